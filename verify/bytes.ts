@@ -1,0 +1,113 @@
+// Byte helpers shared by verify/ and its importers: lowercase hex, BLAKE3 (the official function,
+// via @noble/hashes), the transparency-log leaf hash of JouleClaw SPEC §22.1, and comparisons
+// (bytewise order for RFC 8949 §4.2.1 key sorting; constant time for JCR-1 §5 HMAC tags).
+import { blake3 as nobleBlake3 } from "@noble/hashes/blake3.js";
+import { VerifyInputError } from "./errors.ts";
+
+const HEX = "0123456789abcdef";
+const HEX_PAIRS: string[] = Array.from({ length: 256 }, (_, i) => HEX[i >> 4] + HEX[i & 15]);
+
+/**
+ * Lowercase hex of `b`.
+ * @example toHex(new Uint8Array([0, 255])) // "00ff"
+ */
+export function toHex(b: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < b.length; i++) s += HEX_PAIRS[b[i]];
+  return s;
+}
+
+function nibble(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48; // 0-9
+  if (c >= 97 && c <= 102) return c - 87; // a-f
+  return -1; // uppercase is refused: hashes and tags are lowercase hex (API.md, JCR-1 §2.6)
+}
+
+/**
+ * Bytes of a lowercase hex string. Throws VerifyInputError("bad-hex") on odd length, uppercase or
+ * any other character.
+ * @example fromHex("00ff") // Uint8Array [0, 255]
+ */
+export function fromHex(s: string): Uint8Array {
+  if (typeof s !== "string") {
+    throw new VerifyInputError("bad-hex", "Cannot decode hex: not a string");
+  }
+  if (s.length % 2 !== 0) {
+    throw new VerifyInputError("bad-hex", `Cannot decode hex: odd length ${s.length}`);
+  }
+  const out = new Uint8Array(s.length / 2);
+  for (let i = 0; i < out.length; i++) {
+    const hi = nibble(s.charCodeAt(2 * i));
+    const lo = nibble(s.charCodeAt(2 * i + 1));
+    if (hi < 0 || lo < 0) {
+      throw new VerifyInputError(
+        "bad-hex",
+        `Cannot decode hex: character at ${
+          hi < 0 ? 2 * i : 2 * i + 1
+        } is not a lowercase hex digit`,
+      );
+    }
+    out[i] = (hi << 4) | lo;
+  }
+  return out;
+}
+
+/**
+ * BLAKE3 of `b`, 32 bytes.
+ * @example toHex(blake3(new Uint8Array())) // "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262"
+ */
+export function blake3(b: Uint8Array): Uint8Array {
+  return nobleBlake3(b);
+}
+
+/**
+ * Transparency-log leaf hash, JouleClaw SPEC §22.1: BLAKE3(0x00 || entry).
+ * @example entryLeafHash(envelopeBytes) // 32 bytes
+ */
+export function entryLeafHash(entry: Uint8Array): Uint8Array {
+  const h = nobleBlake3.create();
+  h.update(new Uint8Array([0x00])); // SPEC §22.1: leaf prefix 0x00
+  h.update(entry);
+  return h.digest();
+}
+
+/** Concatenation of byte arrays. */
+export function concatBytes(...parts: Uint8Array[]): Uint8Array {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+/**
+ * Bytewise lexicographic order (shorter prefix first): negative, zero or positive.
+ * This is the RFC 8949 §4.2.1 order when applied to encoded map keys.
+ */
+export function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i];
+  return a.length - b.length;
+}
+
+/** True when `a` and `b` hold the same bytes (not constant time; for public data). */
+export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * Constant-time equality for secrets-derived values (JCR-1 §5: "Comparison MUST be constant-time").
+ * The time depends only on the lengths, never on where the bytes differ.
+ */
+export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a[i] ^ b[i];
+  return diff === 0;
+}

@@ -1,0 +1,239 @@
+// Strict deterministic-CBOR decoder for untrusted bytes: RFC 8949 §4.2.1 ("core deterministic
+// encoding") restricted to the subset a JouleClaw signed core uses (JCR-1 §3.2, ARCHITECTURE
+// Decision 1): unsigned and negative integers, byte strings, text strings, arrays and maps with
+// integer or text keys. Everything else is refused with its own stable code (verify/codes.ts), so
+// that the decoder accepts exactly the bytes the canonical encoder produces:
+// encodeCbor(decodeCbor(b)) == b for every accepted b.
+import { CborError } from "./errors.ts";
+
+/** A decoded value. Integers are JS numbers when |v| <= 2^53-1 and exact bigints beyond. */
+export type CborValue = number | bigint | string | Uint8Array | CborValue[] | CborMap;
+/** A decoded map: keys are integers or text strings, in canonical (encoded-bytewise) order. */
+export type CborMap = Map<string | number | bigint, CborValue>;
+
+/** Resource limits for untrusted input (ARCHITECTURE "Errors": CBOR depth and item counts). */
+export interface CborLimits {
+  /** Deepest allowed nesting of arrays/maps; the top-level container is depth 1. Default 16. */
+  maxDepth?: number;
+  /** Most data items (every key, value and element counted, containers included). Default 10,000. */
+  maxItems?: number;
+}
+
+/** Default nesting limit: a container at depth 17 is refused ("too-deep"). */
+export const CBOR_MAX_DEPTH = 16;
+/** Default item limit: the 10,001st data item is refused ("too-many-items"). */
+export const CBOR_MAX_ITEMS = 10_000;
+
+const TWO32 = 0x1_0000_0000;
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }); // fatal: invalid UTF-8 throws
+
+interface State {
+  b: Uint8Array;
+  pos: number;
+  items: number;
+  maxDepth: number;
+  maxItems: number;
+}
+
+function fail(code: string, why: string, offset: number): never {
+  throw new CborError(code, `Cannot decode CBOR: ${why} at byte ${offset}`, offset);
+}
+
+/**
+ * Decodes exactly one strict deterministic-CBOR data item from untrusted bytes.
+ * Throws CborError with a stable code on the first violation; never returns a partial value.
+ *
+ * @example
+ * ```ts
+ * decodeCbor(new Uint8Array([0xa1, 0x61, 0x61, 0x01])) // Map { "a" => 1 }
+ * decodeCbor(new Uint8Array([0xf5]))                   // throws CborError code "simple-value"
+ * ```
+ */
+export function decodeCbor(bytes: Uint8Array, limits?: CborLimits): CborValue {
+  if (!(bytes instanceof Uint8Array)) {
+    throw new CborError("unsupported-type", "Cannot decode CBOR: input is not a Uint8Array", 0);
+  }
+  const st: State = {
+    b: bytes,
+    pos: 0,
+    items: 0,
+    maxDepth: limits?.maxDepth ?? CBOR_MAX_DEPTH,
+    maxItems: limits?.maxItems ?? CBOR_MAX_ITEMS,
+  };
+  const v = item(st, 0);
+  // RFC 8949 §5.1 / §4.2: exactly one item; anything after it is refused.
+  if (st.pos !== bytes.length) {
+    fail("trailing-bytes", `${bytes.length - st.pos} trailing byte(s)`, st.pos);
+  }
+  return v;
+}
+
+/** Reads the argument of a head whose initial byte is at `start`; checks shortest form. */
+function readArg(st: State, ai: number, start: number): number | bigint {
+  if (ai < 24) return ai;
+  const b = st.b;
+  const p = st.pos;
+  const need = ai === 24 ? 1 : ai === 25 ? 2 : ai === 26 ? 4 : 8;
+  if (p + need > b.length) fail("truncated", "head argument runs past the input", start);
+  st.pos = p + need;
+  let v: number;
+  // RFC 8949 §4.2.1: "The argument ... MUST be as short as possible."
+  if (ai === 24) {
+    v = b[p];
+    if (v < 24) fail("non-shortest-head", `value ${v} encoded in 1 extra byte`, start);
+    return v;
+  }
+  if (ai === 25) {
+    v = (b[p] << 8) | b[p + 1];
+    if (v < 0x100) fail("non-shortest-head", `value ${v} encoded in 2 extra bytes`, start);
+    return v;
+  }
+  if (ai === 26) {
+    v = ((b[p] << 24) >>> 0) + ((b[p + 1] << 16) | (b[p + 2] << 8) | b[p + 3]);
+    if (v < 0x1_0000) fail("non-shortest-head", `value ${v} encoded in 4 extra bytes`, start);
+    return v;
+  }
+  const hi = ((b[p] << 24) >>> 0) + ((b[p + 1] << 16) | (b[p + 2] << 8) | b[p + 3]);
+  const lo = ((b[p + 4] << 24) >>> 0) + ((b[p + 5] << 16) | (b[p + 6] << 8) | b[p + 7]);
+  if (hi === 0) fail("non-shortest-head", `value ${lo} encoded in 8 extra bytes`, start);
+  if (hi < 0x20_0000) return hi * TWO32 + lo; // < 2^53: exact as a number
+  return (BigInt(hi) << 32n) | BigInt(lo); // exact beyond 2^53-1
+}
+
+function item(st: State, depth: number): CborValue {
+  const start = st.pos;
+  const b = st.b;
+  if (start >= b.length) fail("truncated", "input ends where a data item should start", start);
+  if (++st.items > st.maxItems) {
+    fail("too-many-items", `more than ${st.maxItems} data items`, start);
+  }
+  const ib = b[start];
+  st.pos = start + 1;
+  const major = ib >> 5;
+  const ai = ib & 31;
+  if (ai >= 28) {
+    if (ai === 31) {
+      if (major === 7) fail("lone-break", "break (0xff) outside an indefinite-length item", start);
+      // RFC 8949 §4.2.1: "Indefinite-length items MUST NOT appear."
+      if (major >= 2 && major <= 5) fail("indefinite-length", "indefinite-length item", start);
+    }
+    fail("reserved-ai", `reserved additional information ${ai} (major type ${major})`, start);
+  }
+  if (major === 7) {
+    if (ai >= 25) fail("float", "floating-point value", start); // JCR-1 §3.2: no floats
+    fail("simple-value", ai === 24 ? "simple value (1-byte form)" : `simple value ${ai}`, start);
+  }
+  if (major === 6) fail("tag", "tagged item", start);
+  const arg = readArg(st, ai, start);
+  switch (major) {
+    case 0:
+      return arg;
+    case 1:
+      if (typeof arg === "number") {
+        return arg < Number.MAX_SAFE_INTEGER ? -1 - arg : -1n - BigInt(arg);
+      }
+      return -1n - arg;
+    case 2: {
+      const end = lengthEnd(st, arg, start);
+      const out = b.slice(st.pos, end);
+      st.pos = end;
+      return out;
+    }
+    case 3: {
+      const end = lengthEnd(st, arg, start);
+      const s = text(b, st.pos, end, start);
+      st.pos = end;
+      return s;
+    }
+    case 4: {
+      const n = count(st, arg, depth, 1, start);
+      const out: CborValue[] = new Array(n);
+      for (let i = 0; i < n; i++) out[i] = item(st, depth + 1);
+      return out;
+    }
+    default: { // 5: map
+      const n = count(st, arg, depth, 2, start);
+      const out: CborMap = new Map();
+      let prevStart = -1;
+      let prevEnd = -1;
+      const keyRanges: number[] = [];
+      for (let i = 0; i < n; i++) {
+        const ks = st.pos;
+        if (ks < b.length) {
+          const km = b[ks] >> 5;
+          if (km === 2 || km === 4 || km === 5) {
+            fail("unsupported-key", "map key is not an integer or a text string", ks);
+          }
+        }
+        const key = item(st, depth + 1) as string | number | bigint;
+        const ke = st.pos;
+        if (prevStart >= 0) {
+          // RFC 8949 §4.2.1: keys sorted by bytewise lexicographic order of their encodings.
+          const c = compareRange(b, prevStart, prevEnd, ks, ke);
+          if (c === 0) fail("duplicate-key", "duplicate map key", ks);
+          if (c > 0) {
+            for (let j = 0; j < keyRanges.length; j += 2) {
+              if (compareRange(b, keyRanges[j], keyRanges[j + 1], ks, ke) === 0) {
+                fail("duplicate-key", "duplicate map key", ks);
+              }
+            }
+            fail("unsorted-keys", "map keys not in bytewise order of their encodings", ks);
+          }
+        }
+        keyRanges.push(ks, ke);
+        prevStart = ks;
+        prevEnd = ke;
+        out.set(key, item(st, depth + 1));
+      }
+      return out;
+    }
+  }
+}
+
+function lengthEnd(st: State, arg: number | bigint, start: number): number {
+  if (typeof arg === "bigint" || arg > st.b.length - st.pos) {
+    fail("truncated", `declared length ${arg} runs past the input`, start);
+  }
+  return st.pos + arg;
+}
+
+function count(st: State, arg: number | bigint, depth: number, per: number, start: number): number {
+  if (depth + 1 > st.maxDepth) fail("too-deep", `nesting deeper than ${st.maxDepth}`, start);
+  if (typeof arg === "bigint" || arg > st.maxItems) {
+    fail("too-many-items", `declared count ${arg} exceeds ${st.maxItems} items`, start);
+  }
+  // every item needs at least one byte: a count the remaining input cannot hold is truncation
+  if (arg * per > st.b.length - st.pos) {
+    fail("truncated", `declared count ${arg} runs past the input`, start);
+  }
+  return arg;
+}
+
+function text(b: Uint8Array, from: number, to: number, start: number): string {
+  if (to - from <= 64) {
+    let ascii = true;
+    for (let i = from; i < to; i++) {
+      if (b[i] >= 0x80) {
+        ascii = false;
+        break;
+      }
+    }
+    if (ascii) return String.fromCharCode.apply(null, b.subarray(from, to) as unknown as number[]);
+  }
+  try {
+    return utf8.decode(b.subarray(from, to));
+  } catch {
+    return fail("invalid-utf8", "text string is not valid UTF-8", start);
+  }
+}
+
+function compareRange(b: Uint8Array, as: number, ae: number, bs: number, be: number): number {
+  const la = ae - as;
+  const lb = be - bs;
+  const n = la < lb ? la : lb;
+  for (let i = 0; i < n; i++) {
+    const d = b[as + i] - b[bs + i];
+    if (d !== 0) return d;
+  }
+  return la - lb;
+}
