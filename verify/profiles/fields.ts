@@ -1,0 +1,181 @@
+// JCR-1 §2 / §3.2, JouleClaw SPEC §7, JCP §8 — field lists of signed cores.
+//
+// A profile declares its signed core as a table of fields (name, type, required). `checkFields`
+// walks a decoded core against that table and answers the first violation with a stable code:
+// `missing-field`, `bad-field-type` (wrong CBOR major type) or `bad-field-value` (right type, value
+// outside the field's domain). Unknown fields are ignored, never rejected (JCR-1 §1 invariant 4;
+// SPEC §7 "unknown minor → accept by ignoring unknown fields").
+
+import type { CborMap, CborValue } from "../cbor.ts";
+import { publicKeyFromDidKey } from "../did_key.ts";
+
+/** A field check's failure: a reason code from verify/codes.ts and a human-readable detail. */
+export interface Finding {
+  code: string;
+  detail: string;
+}
+
+/** The type of one field of a signed core. */
+export type FieldType =
+  | { t: "text" }
+  | { t: "uint"; max?: bigint }
+  | { t: "hex64" }
+  | { t: "rfc3339" }
+  | { t: "did-key" }
+  | { t: "enum"; values: readonly string[] }
+  | { t: "array"; of: FieldType }
+  | { t: "map"; fields: FieldTable }
+  | { t: "any-map" };
+
+/** A field table: name → type and whether the field MUST be present. */
+export type FieldTable = Record<string, { type: FieldType; required: boolean }>;
+
+/** Field-type constructors, so tables read like the spec's tables. */
+export const F = {
+  text: { t: "text" } as FieldType,
+  uint: { t: "uint" } as FieldType,
+  u8: { t: "uint", max: 0xffn } as FieldType,
+  u16: { t: "uint", max: 0xffffn } as FieldType,
+  u32: { t: "uint", max: 0xffff_ffffn } as FieldType,
+  hex64: { t: "hex64" } as FieldType,
+  rfc3339: { t: "rfc3339" } as FieldType,
+  didKey: { t: "did-key" } as FieldType,
+  anyMap: { t: "any-map" } as FieldType,
+  oneOf: (...values: string[]): FieldType => ({ t: "enum", values }),
+  arrayOf: (of: FieldType): FieldType => ({ t: "array", of }),
+  map: (fields: FieldTable): FieldType => ({ t: "map", fields }),
+};
+
+/** `req(type)` / `opt(type)`: table entries. */
+export const req = (type: FieldType) => ({ type, required: true });
+export const opt = (type: FieldType) => ({ type, required: false });
+
+const HEX64 = /^[0-9a-f]{64}$/;
+// JCR-1 §2: timestamps are RFC 3339 UTC — so the zone is "Z", never an offset.
+const RFC3339_UTC = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?Z$/;
+
+/** True for an unsigned CBOR integer (major type 0), as decoded into number or bigint. */
+export function isUint(v: unknown): v is number | bigint {
+  return (typeof v === "number" && Number.isInteger(v) && v >= 0) ||
+    (typeof v === "bigint" && v >= 0n);
+}
+
+/** True for a decoded CBOR map. */
+export function isMap(v: unknown): v is CborMap {
+  return v instanceof Map;
+}
+
+/** RFC 3339 §5.6 date-time, restricted to UTC ("Z"), with calendar ranges checked. */
+export function isRfc3339Utc(s: string): boolean {
+  const m = RFC3339_UTC.exec(s);
+  if (!m) return false;
+  const [y, mo, d, h, mi, se] = m.slice(1, 7).map(Number);
+  if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || se > 60) return false;
+  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][mo - 1];
+  return d <= days;
+}
+
+function typeName(v: CborValue): string {
+  if (typeof v === "number" || typeof v === "bigint") {
+    return v < 0 ? "negative integer" : "unsigned integer";
+  }
+  if (typeof v === "string") return "text string";
+  if (v instanceof Uint8Array) return "byte string";
+  if (Array.isArray(v)) return "array";
+  return "map";
+}
+
+function wrongType(path: string, want: string, v: CborValue): Finding {
+  return { code: "bad-field-type", detail: `${path} must be ${want}, not a ${typeName(v)}` };
+}
+
+function badValue(path: string, why: string): Finding {
+  return { code: "bad-field-value", detail: `${path} ${why}` };
+}
+
+/** Checks one value against its field type; answers the first violation. */
+export function checkValue(v: CborValue, type: FieldType, path: string): Finding | undefined {
+  switch (type.t) {
+    case "text":
+      return typeof v === "string" ? undefined : wrongType(path, "a text string", v);
+    case "uint":
+      if (!isUint(v)) return wrongType(path, "an unsigned integer", v);
+      if (type.max !== undefined && BigInt(v) > type.max) {
+        return badValue(path, `exceeds ${type.max}`);
+      }
+      return undefined;
+    case "hex64":
+      if (typeof v !== "string") return wrongType(path, "a text string", v);
+      // JCR-1 §2: hashes are lowercase hex BLAKE3-256 (64 hex digits).
+      return HEX64.test(v)
+        ? undefined
+        : badValue(path, "must be 64 lowercase hex digits (BLAKE3-256)");
+    case "rfc3339":
+      if (typeof v !== "string") return wrongType(path, "a text string", v);
+      return isRfc3339Utc(v) ? undefined : badValue(path, "must be an RFC 3339 UTC date-time (…Z)");
+    case "did-key":
+      if (typeof v !== "string") return wrongType(path, "a text string", v);
+      try {
+        publicKeyFromDidKey(v);
+        return undefined;
+      } catch {
+        return badValue(path, "must be an Ed25519 did:key handle (SPEC §8)");
+      }
+    case "enum":
+      if (typeof v !== "string") return wrongType(path, "a text string", v);
+      return type.values.includes(v)
+        ? undefined
+        : badValue(path, `must be one of ${type.values.join(", ")}`);
+    case "array": {
+      if (!Array.isArray(v)) return wrongType(path, "an array", v);
+      for (let i = 0; i < v.length; i++) {
+        const f = checkValue(v[i], type.of, `${path}[${i}]`);
+        if (f) return f;
+      }
+      return undefined;
+    }
+    case "map":
+      if (!isMap(v)) return wrongType(path, "a map", v);
+      return checkFields(v, type.fields, path);
+    case "any-map":
+      return isMap(v) ? undefined : wrongType(path, "a map", v);
+  }
+}
+
+/**
+ * Checks a decoded map against a field table: every required field present, every present known
+ * field of its type. Unknown fields are ignored (JCR-1 §1 invariant 4).
+ */
+export function checkFields(m: CborMap, table: FieldTable, path = ""): Finding | undefined {
+  for (const [name, { type, required }] of Object.entries(table)) {
+    const where = path ? `${path}.${name}` : name;
+    const v = m.get(name);
+    if (v === undefined) {
+      // JCR-1 §3.2: absent optional fields are omitted (never null), so absence is the only "none".
+      if (required) return { code: "missing-field", detail: `${where} is required` };
+      continue;
+    }
+    const f = checkValue(v, type, where);
+    if (f) return f;
+  }
+  return undefined;
+}
+
+/** Reads a text field already checked by `checkFields`. */
+export function text(m: CborMap, name: string): string | undefined {
+  const v = m.get(name);
+  return typeof v === "string" ? v : undefined;
+}
+
+/** Reads an unsigned field already checked by `checkFields`, as bigint. */
+export function uint(m: CborMap, name: string): bigint | undefined {
+  const v = m.get(name);
+  return isUint(v) ? BigInt(v) : undefined;
+}
+
+/** Reads an array field (absent → empty). */
+export function list(m: CborMap, name: string): CborValue[] {
+  const v = m.get(name);
+  return Array.isArray(v) ? v : [];
+}

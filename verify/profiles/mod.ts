@@ -1,0 +1,101 @@
+// Receipt profiles, dispatched on the signed core's schema tag (JouleClaw SPEC §7, JCR-1 §8,
+// JCP §8 "profile versioning"). To add a profile (e.g. "meter-reading/1"): write one module that
+// exports a `Profile`, and add one line to REGISTRY below.
+
+import type { CborMap } from "../cbor.ts";
+import { jcp1Profile, jcp2Profile } from "./jcp.ts";
+import { jcr1Profile } from "./jcr1.ts";
+import { policyProfile } from "./policy.ts";
+import type { Profile } from "./types.ts";
+import { verdictProfile } from "./verdict.ts";
+
+export type { Profile, ProfileOptions, StepOutcome } from "./types.ts";
+export type { Finding } from "./fields.ts";
+export {
+  DRIFT_BAND_PERCENT,
+  MJ_QUANTUM_UJ,
+  PROVENANCES,
+  TIERS,
+  toolReceiptFields,
+  withinDriftBand,
+} from "./jcr1.ts";
+export { policyIndex } from "./policy.ts";
+
+/** Every implemented profile, by schema tag. One line per profile. */
+export const REGISTRY: ReadonlyMap<string, Profile> = new Map<string, Profile>([
+  ["1", jcr1Profile],
+  ["policy/1", policyProfile],
+  ["verdict-receipt/1", verdictProfile],
+  ["jcp/2", jcp2Profile],
+  ["jcp/1", jcp1Profile],
+]);
+
+/** The core fields that may carry a schema tag. */
+export const TAG_FIELDS = ["jc_receipt", "jcp_receipt"] as const;
+
+/** What dispatch found: a profile, or a stable code saying why none applies. */
+export type Dispatch =
+  | { kind: "profile"; schema: string; profile: Profile }
+  | { kind: "refused"; schema: string | null; code: string; detail: string };
+
+/**
+ * Finds the profile for a decoded signed core.
+ *
+ * - no tag, both tags, or a tag that is not text → `missing-field` / `bad-field-type` / `bad-field-value`
+ * - a bare numeric tag (`"N"`, reserved for the cascade receipt) that is not implemented →
+ *   `unknown-major` (SPEC §7, JCR-1 §8: verifiers reject unknown majors at step 1)
+ * - any other unimplemented tag → `unsupported-schema` (reported after the envelope is checked)
+ *
+ * @example
+ * ```ts
+ * const d = dispatch(decodeCbor(payload) as CborMap);
+ * if (d.kind === "profile") d.profile.structure(core);
+ * ```
+ */
+export function dispatch(core: CborMap): Dispatch {
+  const present = TAG_FIELDS.filter((f) => core.has(f));
+  if (present.length === 0) {
+    return {
+      kind: "refused",
+      schema: null,
+      code: "missing-field",
+      detail: "the core carries no jc_receipt or jcp_receipt schema tag",
+    };
+  }
+  if (present.length > 1) {
+    return {
+      kind: "refused",
+      schema: null,
+      code: "bad-field-value",
+      detail: "the core carries both jc_receipt and jcp_receipt",
+    };
+  }
+  const field = present[0];
+  const schema = core.get(field);
+  if (typeof schema !== "string") {
+    return {
+      kind: "refused",
+      schema: null,
+      code: "bad-field-type",
+      detail: `${field} must be a text string`,
+    };
+  }
+  const profile = REGISTRY.get(schema);
+  if (profile && profile.tagField === field) return { kind: "profile", schema, profile };
+  if (field === "jc_receipt" && /^[0-9]+$/.test(schema)) {
+    // SPEC §7: unknown major → reject (the bare numeric form is the cascade receipt's).
+    return {
+      kind: "refused",
+      schema,
+      code: "unknown-major",
+      detail: `jc_receipt major "${schema}" is not implemented (JCR-1 §8)`,
+    };
+  }
+  // JCP §8: refuse a tag it does not implement rather than assume a profile.
+  return {
+    kind: "refused",
+    schema,
+    code: "unsupported-schema",
+    detail: `${field} "${schema}" is not a supported schema`,
+  };
+}
