@@ -125,3 +125,18 @@ export async function verifyToolReceiptHmac(
   for (let i = 0; i < 32; i++) given[i] = parseInt(tagHex.slice(2 * i, 2 * i + 2), 16);
   return constantTimeEqual(expected, given); // JCR-1 §5: "Comparison MUST be constant-time."
 }
+
+/** A ToolReceipt (JCR-1 §2.6) with its tag. */
+export interface ToolReceiptWithTag extends ToolReceiptHmacFields {
+  hmac_sha256_hex: string;
+}
+
+/**
+ * Checks a whole tool receipt's hmac_sha256_hex against the gateway key (JCR-1 §5), in constant
+ * time. Same answers and errors as verifyToolReceiptHmac.
+ *
+ * @example await verifyToolReceipt(receipt, gatewayKeys[receipt.gateway_id]) // true | false
+ */
+export function verifyToolReceipt(receipt: ToolReceiptWithTag, key: Uint8Array): Promise<boolean> {
+  return verifyToolReceiptHmac(key, receipt, receipt.hmac_sha256_hex);
+}

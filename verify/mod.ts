@@ -50,6 +50,7 @@ export {
   computeToolReceiptHmac,
   PROVENANCE_TAGS,
   toolReceiptHmacPayload,
+  verifyToolReceipt,
   verifyToolReceiptHmac,
 } from "./hmac.ts";
-export type { ToolReceiptHmacFields } from "./hmac.ts";
+export type { ToolReceiptHmacFields, ToolReceiptWithTag } from "./hmac.ts";
