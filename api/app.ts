@@ -1,0 +1,126 @@
+// The Hono app, built from the one route table (docs/CONTRACTS.md "api/"). Cross-cutting
+// behaviour lives here and only here: the Hydra Link header on every response (API.md), CORS
+// for the public read and verify routes, per-client rate limiting (429 + Retry-After), request
+// time limits, 404 vs 405, and the one error handler deciding every error's status
+// (app.onError, as in Hono's src/hono-base.ts). Platform-neutral: the Deno entry
+// (api/main.ts) and the Worker entry (api/worker.ts) both call createApp.
+import { Hono } from "hono";
+import type { Context } from "hono";
+import { ApiError, problemResponse, retryAfterSeconds } from "./errors.ts";
+import { API_DOC_LINK } from "./hydra.ts";
+import { withTimeout } from "./limits.ts";
+import { TokenBuckets } from "./rate_limit.ts";
+import type { AppDeps, AppEnv, RouteDef } from "./route.ts";
+import { pathRegExp } from "./route.ts";
+import { allRoutes } from "./routes.ts";
+
+/** Headers a cross-origin script may read from our answers. */
+const EXPOSED = "Link, Location, Retry-After, Content-Type";
+
+function allowedMethods(routes: RouteDef[], matchers: RegExp[], path: string): string[] {
+  const methods = new Set<string>();
+  routes.forEach((r, i) => {
+    if (matchers[i].test(path)) {
+      methods.add(r.method);
+      if (r.method === "GET") methods.add("HEAD");
+    }
+  });
+  return [...methods].sort();
+}
+
+/**
+ * Builds the service's Hono app from `deps` and the route table (default: every group of
+ * api/routes.ts).
+ *
+ * ```ts
+ * const app = createApp({ log, config, verifier: {}, metrics: new Metrics() });
+ * const res = await app.request("/v1/log/tree-head");
+ * ```
+ */
+export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const now = deps.now ?? Date.now;
+  const buckets = {
+    read: new TokenBuckets(deps.config.rate.read),
+    write: new TokenBuckets(deps.config.rate.write),
+  };
+  const matchers = routes.map((r) => pathRegExp(r.path));
+  const corsPath = (path: string) => routes.some((r, i) => r.cors && matchers[i].test(path));
+  const clientKey = deps.clientKey ??
+    ((c: Context<AppEnv>) => String(c.env?.clientAddr ?? "unknown"));
+
+  app.use("*", async (c, next) => {
+    c.set("deps", deps);
+    c.set("routes", routes);
+    c.set("startedAt", performance.now());
+    await next();
+    // API.md: every response carries the ApiDocumentation link.
+    c.res.headers.append("link", API_DOC_LINK);
+    if (corsPath(c.req.path)) {
+      c.res.headers.set("access-control-allow-origin", "*");
+      c.res.headers.set("access-control-expose-headers", EXPOSED);
+    }
+    deps.metrics.inc("jc_http_responses_total", { status: String(c.res.status) });
+  });
+
+  // CORS preflight (Fetch standard §3.2.2) for the public routes.
+  app.options("*", (c) => {
+    const methods = allowedMethods(routes, matchers, c.req.path);
+    if (methods.length === 0) {
+      throw new ApiError("not-found", `Cannot find ${c.req.path}: no such resource`);
+    }
+    const headers: Record<string, string> = { allow: [...methods, "OPTIONS"].join(", ") };
+    if (corsPath(c.req.path)) {
+      headers["access-control-allow-methods"] = [...methods, "OPTIONS"].join(", ");
+      headers["access-control-allow-headers"] = "Content-Type, Accept";
+      headers["access-control-max-age"] = "86400";
+    }
+    return new Response(null, { status: 204, headers });
+  });
+
+  for (const r of routes) {
+    const rateClass = r.rate ?? (r.method === "GET" ? "read" : "write");
+    const timeoutMs = r.timeoutMs ?? deps.config.requestTimeoutMs;
+    app.on(r.method, r.path, async (c) => {
+      if (rateClass !== "none") {
+        const t = buckets[rateClass].take(clientKey(c), now());
+        if (!t.ok) {
+          deps.metrics.inc("jc_rate_limited_total", { class: rateClass });
+          throw new ApiError(
+            "rate-limited",
+            `Cannot answer now: this client is over its ${rateClass} rate limit`,
+            { headers: { "retry-after": retryAfterSeconds(t.retryAfterMs) } },
+          );
+        }
+      }
+      return await withTimeout((async () => await r.handler(c))(), timeoutMs);
+    });
+  }
+
+  app.notFound((c) => {
+    const methods = allowedMethods(routes, matchers, c.req.path);
+    if (methods.length > 0) {
+      return problemResponse(
+        new ApiError(
+          "method-not-allowed",
+          `Cannot ${c.req.method} ${c.req.path}: it allows ${methods.join(", ")}`,
+          { headers: { allow: [...methods, "OPTIONS"].join(", ") } },
+        ),
+      );
+    }
+    return problemResponse(
+      new ApiError("not-found", `Cannot find ${c.req.path}: no such resource`),
+    );
+  });
+
+  app.onError((err, c) => {
+    const res = problemResponse(err);
+    if (res.status === 500 || (err instanceof ApiError && err.cause !== undefined && res.status >= 500)) {
+      // An operational fault: logged with its cause, answered without it.
+      console.error(`Cannot answer ${c.req.method} ${c.req.path}:`, err);
+    }
+    return res;
+  });
+
+  return app;
+}

@@ -1,0 +1,225 @@
+// Service configuration: defaults < optional JSON config file < environment variables.
+// Pure (no Deno.*): the platform entry reads the environment and the file and passes them in,
+// so the Worker entry can build the same ServiceConfig from its bindings. Documented for users in
+// docs/CONFIG.md; every key there is parsed here and nowhere else.
+
+/** A token bucket's refill rate and capacity; perSecond 0 disables the limit. */
+export interface RateSpec {
+  perSecond: number;
+  burst: number;
+}
+
+/** The whole configuration of one service instance. */
+export interface ServiceConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** Log signing key (32-byte Ed25519 secret, hex); generated on first start when absent. */
+  keyFile: string;
+  /** Largest request body accepted, bytes (413 above). */
+  bodyLimit: number;
+  rate: { read: RateSpec; write: RateSpec };
+  /** Sequencer: most entries per batch, longest wait for a batch, bound on pending appends. */
+  batchMax: number;
+  batchAgeMs: number;
+  pendingMax: number;
+  /** "open": any steward whose receipt verifies may append; "listed": only `stewards`. */
+  appends: "open" | "listed";
+  stewards: string[];
+  /** JCR-1 §5 gateway HMAC keys, gateway_id → hex key. */
+  gatewayKeys: Record<string, string>;
+  /** Keys for kids that are not did:key, kid → hex public key or did:key. */
+  keyDirectory: Record<string, string>;
+  /** JCR-1 §6 step 6 reference vectors, input_hash → { joules_uj }. */
+  referenceVectors: Record<string, { joules_uj: number }>;
+  /** Path of a JSON file with more reference vectors (read by the platform entry). */
+  referenceVectorsFile?: string;
+  /** Time limit for one request, milliseconds. */
+  requestTimeoutMs: number;
+  /** Largest page of GET /v1/log/entries. */
+  pageMax: number;
+}
+
+/** Thrown for a configuration that cannot be used. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+/** The embedded defaults (docs/CONFIG.md). */
+export function defaultConfig(): ServiceConfig {
+  return {
+    port: 8080,
+    host: "0.0.0.0",
+    dataDir: "./data",
+    keyFile: "",
+    bodyLimit: 64 * 1024,
+    rate: { read: { perSecond: 200, burst: 400 }, write: { perSecond: 50, burst: 100 } },
+    batchMax: 256,
+    batchAgeMs: 5,
+    pendingMax: 4096,
+    appends: "open",
+    stewards: [],
+    gatewayKeys: {},
+    keyDirectory: {},
+    referenceVectors: {},
+    requestTimeoutMs: 10_000,
+    pageMax: 100,
+  };
+}
+
+function fail(key: string, why: string): never {
+  throw new ConfigError(`Cannot load config: ${key} ${why}`);
+}
+
+function int(key: string, v: unknown, min: number, max: number): number {
+  const n = typeof v === "string" && /^\d+$/.test(v.trim()) ? Number(v.trim()) : v;
+  if (typeof n !== "number" || !Number.isSafeInteger(n) || n < min || n > max) {
+    fail(key, `must be an integer in [${min}, ${max}], got ${JSON.stringify(v)}`);
+  }
+  return n;
+}
+
+function str(key: string, v: unknown): string {
+  if (typeof v !== "string" || v.length === 0) fail(key, "must be a non-empty string");
+  return v;
+}
+
+function strMap(key: string, v: unknown): Record<string, string> {
+  if (typeof v === "string") {
+    // env form: "a=x,b=y"
+    const out: Record<string, string> = {};
+    for (const part of v.split(",").map((s) => s.trim()).filter(Boolean)) {
+      const eq = part.indexOf("=");
+      if (eq <= 0) fail(key, `entry "${part}" is not name=value`);
+      out[part.slice(0, eq)] = part.slice(eq + 1);
+    }
+    return out;
+  }
+  if (!v || typeof v !== "object" || Array.isArray(v)) fail(key, "must be an object");
+  for (const [k, x] of Object.entries(v)) {
+    if (typeof x !== "string") fail(`${key}.${k}`, "must be a string");
+  }
+  return { ...(v as Record<string, string>) };
+}
+
+function rate(key: string, v: unknown): RateSpec {
+  if (typeof v === "string") {
+    // env form: "PER_SECOND[:BURST]"; "0" disables
+    const m = /^\s*(\d+)(?::(\d+))?\s*$/.exec(v);
+    if (!m) fail(key, `must be "PER_SECOND[:BURST]", got ${JSON.stringify(v)}`);
+    const perSecond = Number(m[1]);
+    return { perSecond, burst: m[2] !== undefined ? Number(m[2]) : perSecond * 2 };
+  }
+  if (!v || typeof v !== "object") fail(key, "must be an object {per_second, burst}");
+  const o = v as Record<string, unknown>;
+  const perSecond = int(`${key}.per_second`, o.per_second, 0, 1e9);
+  const burst = o.burst === undefined ? perSecond * 2 : int(`${key}.burst`, o.burst, 1, 1e9);
+  return { perSecond, burst };
+}
+
+function vectors(key: string, v: unknown): Record<string, { joules_uj: number }> {
+  if (!v || typeof v !== "object" || Array.isArray(v)) fail(key, "must be an object");
+  const out: Record<string, { joules_uj: number }> = {};
+  for (const [h, x] of Object.entries(v as Record<string, unknown>)) {
+    const j = (x as { joules_uj?: unknown } | null)?.joules_uj;
+    out[h] = { joules_uj: int(`${key}.${h}.joules_uj`, j, 0, Number.MAX_SAFE_INTEGER) };
+  }
+  return out;
+}
+
+/** Config-file keys (snake_case JSON) → setters. Unknown keys are refused, so typos show. */
+const FILE_KEYS: Record<string, (c: ServiceConfig, v: unknown) => void> = {
+  port: (c, v) => c.port = int("port", v, 0, 65535),
+  host: (c, v) => c.host = str("host", v),
+  data_dir: (c, v) => c.dataDir = str("data_dir", v),
+  key_file: (c, v) => c.keyFile = str("key_file", v),
+  body_limit: (c, v) => c.bodyLimit = int("body_limit", v, 1024, 64 * 1024 * 1024),
+  rate_read: (c, v) => c.rate.read = rate("rate_read", v),
+  rate_write: (c, v) => c.rate.write = rate("rate_write", v),
+  batch_max: (c, v) => c.batchMax = int("batch_max", v, 1, 1_000_000),
+  batch_age_ms: (c, v) => c.batchAgeMs = int("batch_age_ms", v, 0, 60_000),
+  pending_max: (c, v) => c.pendingMax = int("pending_max", v, 1, 10_000_000),
+  appends: (c, v) => {
+    if (v !== "open" && v !== "listed") fail("appends", `must be "open" or "listed"`);
+    c.appends = v;
+  },
+  stewards: (c, v) => {
+    const list = typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : v;
+    if (!Array.isArray(list) || list.some((s) => typeof s !== "string" || !s)) {
+      fail("stewards", "must be a list of steward ids");
+    }
+    c.stewards = list as string[];
+  },
+  gateway_keys: (c, v) => {
+    c.gatewayKeys = strMap("gateway_keys", v);
+    for (const [id, hex] of Object.entries(c.gatewayKeys)) {
+      if (!/^([0-9a-f]{2})+$/.test(hex)) fail(`gateway_keys.${id}`, "must be lowercase hex");
+    }
+  },
+  key_directory: (c, v) => c.keyDirectory = strMap("key_directory", v),
+  reference_vectors: (c, v) => {
+    if (typeof v === "string") c.referenceVectorsFile = v;
+    else c.referenceVectors = vectors("reference_vectors", v);
+  },
+  request_timeout_ms: (c, v) => c.requestTimeoutMs = int("request_timeout_ms", v, 1, 3_600_000),
+  page_max: (c, v) => c.pageMax = int("page_max", v, 1, 10_000),
+};
+
+/** Environment variable → config-file key. */
+export const ENV_KEYS: Record<string, string> = {
+  PORT: "port",
+  HOST: "host",
+  DATA_DIR: "data_dir",
+  JC_KEY_FILE: "key_file",
+  JC_BODY_LIMIT: "body_limit",
+  JC_RATE_READ: "rate_read",
+  JC_RATE_WRITE: "rate_write",
+  JC_BATCH_MAX: "batch_max",
+  JC_BATCH_AGE_MS: "batch_age_ms",
+  JC_PENDING_MAX: "pending_max",
+  JC_APPENDS: "appends",
+  JC_STEWARDS: "stewards",
+  JC_GATEWAY_KEYS: "gateway_keys",
+  JC_KEY_DIRECTORY: "key_directory",
+  JC_REFERENCE_VECTORS: "reference_vectors",
+  JC_REQUEST_TIMEOUT_MS: "request_timeout_ms",
+  JC_PAGE_MAX: "page_max",
+};
+
+/**
+ * Builds the configuration from an optional parsed config file and the environment (env wins).
+ * Throws ConfigError naming the offending key.
+ *
+ * ```ts
+ * const cfg = resolveConfig({ PORT: "9000" });
+ * // cfg.port === 9000, cfg.bodyLimit === 65536
+ * ```
+ */
+export function resolveConfig(
+  env: Record<string, string | undefined>,
+  file?: unknown,
+): ServiceConfig {
+  const c = defaultConfig();
+  if (file !== undefined) {
+    if (!file || typeof file !== "object" || Array.isArray(file)) {
+      fail("config file", "must hold a JSON object");
+    }
+    for (const [k, v] of Object.entries(file as Record<string, unknown>)) {
+      const set = FILE_KEYS[k];
+      if (!set) fail(`config file key "${k}"`, "is unknown (see docs/CONFIG.md)");
+      set(c, v);
+    }
+  }
+  for (const [name, key] of Object.entries(ENV_KEYS)) {
+    const v = env[name];
+    if (v !== undefined && v !== "") FILE_KEYS[key](c, v);
+  }
+  if (!c.keyFile) c.keyFile = `${c.dataDir.replace(/\/+$/, "")}/log-key.hex`;
+  if (c.appends === "listed" && c.stewards.length === 0) {
+    fail("appends", `is "listed" but stewards is empty: nothing could be appended`);
+  }
+  return c;
+}

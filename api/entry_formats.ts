@@ -1,0 +1,72 @@
+// Representations of a log entry (API.md `GET /v1/log/entries/{index}`), table-driven: each row
+// is a media type and how to produce it. Negotiation (api/negotiate.ts) picks a row in table
+// order; 406 when none is acceptable. Other folders add rows (the RDF types) by appending to
+// ENTRY_FORMATS. Platform-neutral.
+import type { Context } from "hono";
+import { toHex, verifyEnvelope } from "../verify/mod.ts";
+import type { VerificationReport } from "../verify/mod.ts";
+import type { AppEnv } from "./route.ts";
+
+/** What a representation is produced from. */
+export interface EntryView {
+  index: number;
+  leafHash: string;
+  envelope: Uint8Array;
+  /** The verification report of the envelope under the service's options (computed once). */
+  report(): Promise<VerificationReport>;
+  /** Absolute URL of the entry. */
+  url: string;
+}
+
+/** One row: a media type and its producer. */
+export interface EntryFormat {
+  mediaType: string;
+  render(view: EntryView, c: Context<AppEnv>): Response | Promise<Response>;
+}
+
+/** The JSON object of an entry (API.md): `{index, leaf_hash, schema, steward, envelope, receipt}`. */
+export async function entryJson(view: EntryView): Promise<Record<string, unknown>> {
+  const r = await view.report();
+  return {
+    index: view.index,
+    leaf_hash: view.leafHash,
+    schema: r.schema,
+    steward: r.steward,
+    envelope: toHex(view.envelope),
+    receipt: r.receipt,
+  };
+}
+
+/** Builds an EntryView whose report is computed at most once. */
+export function entryView(
+  c: Context<AppEnv>,
+  index: number,
+  leafHash: string,
+  envelope: Uint8Array,
+): EntryView {
+  let report: Promise<VerificationReport> | undefined;
+  const url = new URL(`/v1/log/entries/${index}`, c.req.url).href;
+  return {
+    index,
+    leafHash,
+    envelope,
+    url,
+    report: () => report ??= verifyEnvelope(envelope, c.get("deps").verifier),
+  };
+}
+
+/** The representation table, in server preference order. */
+export const ENTRY_FORMATS: EntryFormat[] = [
+  {
+    mediaType: "application/json",
+    render: async (v, c) => c.json(await entryJson(v)),
+  },
+  {
+    // RFC 9052 §2: the raw COSE_Sign1 bytes exactly as submitted (the Merkle leaf's preimage).
+    mediaType: "application/cose",
+    render: (v) =>
+      new Response(v.envelope.slice(), {
+        headers: { "content-type": 'application/cose; cose-type="cose-sign1"' },
+      }),
+  },
+];

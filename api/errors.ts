@@ -1,0 +1,128 @@
+// RFC 9457 problem details (application/problem+json) with stable codes (ARCHITECTURE "Errors",
+// API.md). The HTTP status of every error is decided here, in one place: routes throw ApiError
+// (or let a typed error from verify/ or log/ escape) and `problemResponse` maps it, as Hono's
+// app.onError does in src/hono-base.ts. Platform-neutral.
+import { PushbackError } from "../log/mod.ts";
+
+/** The service's own HTTP error codes (verification reason codes live in verify/codes.ts). */
+export const HTTP_CODES = {
+  "bad-request": { status: 400, title: "Bad request" },
+  "bad-parameter": { status: 400, title: "Bad parameter" },
+  "bad-envelope-encoding": { status: 400, title: "Bad envelope encoding" },
+  "empty-body": { status: 400, title: "Empty body" },
+  "steward-not-allowed": { status: 403, title: "Steward not allowed" },
+  "not-found": { status: 404, title: "Not found" },
+  "method-not-allowed": { status: 405, title: "Method not allowed" },
+  "not-acceptable": { status: 406, title: "Not acceptable" },
+  "body-too-large": { status: 413, title: "Body too large" },
+  "unsupported-media-type": { status: 415, title: "Unsupported media type" },
+  "invalid-receipt": { status: 422, title: "Invalid receipt" },
+  "rate-limited": { status: 429, title: "Too many requests" },
+  "internal": { status: 500, title: "Internal error" },
+  "sequencer-busy": { status: 503, title: "Sequencer busy" },
+  "timeout": { status: 503, title: "Request timed out" },
+  "storage-unavailable": { status: 503, title: "Storage unavailable" },
+  "shutting-down": { status: 503, title: "Shutting down" },
+} as const;
+
+/** A stable HTTP error code of this service. */
+export type HttpCode = keyof typeof HTTP_CODES;
+
+/** Base of the problem `type` URIs: `urn:jouleclaw:problem:<code>` (docs/DECISIONS.md). */
+export const PROBLEM_TYPE_BASE = "urn:jouleclaw:problem:";
+
+/**
+ * An error answer. `code` is the stable machine-readable code; for a 422 it is the verification
+ * reason code of the first failing step, and `extra.report` carries the whole report.
+ */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly headers: Record<string, string>;
+  readonly extra: Record<string, unknown>;
+  constructor(
+    code: HttpCode | string,
+    detail: string,
+    opts: {
+      status?: number;
+      headers?: Record<string, string>;
+      extra?: Record<string, unknown>;
+      cause?: unknown;
+    } = {},
+  ) {
+    super(detail, { cause: opts.cause });
+    this.name = "ApiError";
+    this.code = code;
+    this.status = opts.status ?? (HTTP_CODES as Record<string, { status: number }>)[code]?.status ??
+      500;
+    this.headers = opts.headers ?? {};
+    this.extra = opts.extra ?? {};
+  }
+}
+
+function titleOf(code: string, status: number): string {
+  const known = (HTTP_CODES as Record<string, { title: string }>)[code];
+  if (known) return known.title;
+  return status === 422 ? "Invalid receipt" : "Error";
+}
+
+/** Retry-After (RFC 9110 §10.2.3) in whole seconds, at least 1. */
+export function retryAfterSeconds(ms: number): string {
+  return String(Math.max(1, Math.ceil(ms / 1000)));
+}
+
+/** Builds an application/problem+json response. */
+export function problem(
+  status: number,
+  code: string,
+  detail: string,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Response {
+  const body = {
+    type: PROBLEM_TYPE_BASE + code,
+    title: titleOf(code, status),
+    status,
+    detail,
+    code,
+    ...extra,
+  };
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/problem+json", ...headers },
+  });
+}
+
+/** Names of verify/'s typed input errors (malformed input, never an operational fault). */
+const INPUT_ERROR_NAMES = new Set(["CborError", "VerifyInputError"]);
+
+/** Something that carries a stable `code` (CborError, VerifyInputError, ...). */
+function codeOf(err: unknown): string | undefined {
+  if (err && typeof err === "object" && "code" in err) {
+    const c = (err as { code: unknown }).code;
+    if (typeof c === "string" && c.length > 0) return c;
+  }
+  return undefined;
+}
+
+/**
+ * Maps any thrown value to its problem response: ApiError as declared; PushbackError → 503 +
+ * Retry-After; anything else is an operational fault → 500 with a generic detail (the cause is
+ * logged by the caller, never echoed).
+ */
+export function problemResponse(err: unknown): Response {
+  if (err instanceof ApiError) {
+    return problem(err.status, err.code, err.message, err.extra, err.headers);
+  }
+  if (err instanceof PushbackError) {
+    return problem(503, "sequencer-busy", "Cannot append now: the sequencer is full", {}, {
+      "retry-after": retryAfterSeconds(err.retryAfterMs),
+    });
+  }
+  // A typed input error that escaped a route still gets its code, as a 400.
+  const code = codeOf(err);
+  if (code && err instanceof Error && INPUT_ERROR_NAMES.has(err.name)) {
+    return problem(400, code, err.message);
+  }
+  return problem(500, "internal", "Cannot answer: internal error");
+}

@@ -1,0 +1,26 @@
+// THE route table (docs/CONTRACTS.md "api/"): the app (api/app.ts) and the Hydra
+// ApiDocumentation (api/hydra.ts) are both built from ROUTE_GROUPS and nothing else. To add
+// routes: write `api/routes/<name>.ts` exporting a RouteGroup (see api/route.ts for the row
+// shape) and add it to the list below. Order matters only for identical paths.
+import type { RouteDef, RouteGroup } from "./route.ts";
+import { discoveryRoutes } from "./routes/discovery.ts";
+import { logAppendRoutes } from "./routes/log_append.ts";
+import { logProofRoutes } from "./routes/log_proofs.ts";
+import { logReadRoutes } from "./routes/log_read.ts";
+import { opsRoutes } from "./routes/ops.ts";
+import { verifyRoutes } from "./routes/verify.ts";
+
+/** Every route group of the service, one row per group. */
+export const ROUTE_GROUPS: RouteGroup[] = [
+  discoveryRoutes,
+  verifyRoutes,
+  logAppendRoutes,
+  logReadRoutes,
+  logProofRoutes,
+  opsRoutes,
+];
+
+/** The flat route table. */
+export function allRoutes(groups: RouteGroup[] = ROUTE_GROUPS): RouteDef[] {
+  return groups.flatMap((g) => g.routes);
+}

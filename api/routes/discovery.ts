@@ -1,0 +1,70 @@
+// Discovery routes (API.md "Discovery"; JouleClaw SPEC §14): `GET /` is the Hydra EntryPoint to
+// `Accept: application/ld+json` and an HTML page to browsers; `GET /v1/api-doc` is the
+// ApiDocumentation, generated from the same route table the app is built from.
+import { apiDocumentation, entryPoint, ENTRY_POINT_CLASS } from "../hydra.ts";
+import { negotiateOr406 } from "../negotiate.ts";
+import type { RouteGroup } from "../route.ts";
+import { homePage } from "./home_page.ts";
+
+const LD = "application/ld+json";
+
+/** The discovery route group. */
+export const discoveryRoutes: RouteGroup = {
+  name: "discovery",
+  routes: [
+    {
+      method: "GET",
+      path: "/",
+      cors: true,
+      class: {
+        id: ENTRY_POINT_CLASS,
+        title: "Entry point",
+        description: "The service's entry point: links to every resource it publishes.",
+      },
+      operation: {
+        title: "Get the entry point",
+        description: "HTML for browsers; the Hydra EntryPoint for Accept: application/ld+json.",
+        expects: "owl:Nothing",
+        returns: ENTRY_POINT_CLASS,
+        possibleStatus: [
+          { status: 200, description: "The entry point." },
+          { status: 406, description: "Neither HTML nor JSON-LD is acceptable." },
+        ],
+        toolId: "jouleclaw:entrypoint",
+        mutating: false,
+      },
+      handler: (c) => {
+        const mt = negotiateOr406(c.req.header("accept"), ["text/html", LD, "application/json"]);
+        c.header("vary", "Accept");
+        if (mt === "text/html") return c.html(homePage());
+        const base = new URL(c.req.url).origin;
+        c.header("content-type", `${LD}; charset=utf-8`);
+        return c.body(JSON.stringify(entryPoint(c.get("routes"), base)));
+      },
+    },
+    {
+      method: "GET",
+      path: "/v1/api-doc",
+      cors: true,
+      class: {
+        id: "hydra:ApiDocumentation",
+        title: "API documentation",
+        description: "This service's Hydra ApiDocumentation (JouleClaw SPEC §14).",
+      },
+      operation: {
+        title: "Get the API documentation",
+        description: "The Hydra ApiDocumentation, generated from the route table.",
+        expects: "owl:Nothing",
+        returns: "hydra:ApiDocumentation",
+        possibleStatus: [{ status: 200, description: "The documentation." }],
+        toolId: "jouleclaw:api_doc",
+        mutating: false,
+      },
+      handler: (c) => {
+        const base = new URL(c.req.url).origin;
+        c.header("content-type", `${LD}; charset=utf-8`);
+        return c.body(JSON.stringify(apiDocumentation(c.get("routes"), base)));
+      },
+    },
+  ],
+};
