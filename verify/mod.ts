@@ -54,3 +54,5 @@ export {
   verifyToolReceiptHmac,
 } from "./hmac.ts";
 export type { ToolReceiptHmacFields, ToolReceiptWithTag } from "./hmac.ts";
+// JCP §5: the meter-reading/1 rules the meter agent grades with and the verifier re-checks.
+export * as meterReading from "./profiles/meter_reading.ts";

@@ -5,6 +5,7 @@
 import type { CborMap } from "../cbor.ts";
 import { jcp1Profile, jcp2Profile } from "./jcp.ts";
 import { jcr1Profile } from "./jcr1.ts";
+import { meterReadingProfile } from "./meter_reading.ts";
 import { policyProfile } from "./policy.ts";
 import type { Profile } from "./types.ts";
 import { verdictProfile } from "./verdict.ts";
@@ -28,6 +29,7 @@ export const REGISTRY: ReadonlyMap<string, Profile> = new Map<string, Profile>([
   ["verdict-receipt/1", verdictProfile],
   ["jcp/2", jcp2Profile],
   ["jcp/1", jcp1Profile],
+  ["meter-reading/1", meterReadingProfile],
 ]);
 
 /** The core fields that may carry a schema tag. */
