@@ -56,6 +56,26 @@ export const REASON_CODES = {
   "hmac-bad-provenance": "energy_provenance is not HwShunt, ModelBased or Estimator",
   "hmac-bad-tag-format": "hmac_sha256_hex is not 64 lowercase hex digits",
   "hmac-bad-key": "a gateway HMAC key is empty or not bytes",
+
+  // --- meter-reading/1 (JCP §5, §5.1, §5.2; docs/METER-READING.md): verifier honesty step
+  "reading-bad-span": "a meter reading's end is not after its start",
+  "reading-bad-genesis": "the meter reading at seq 0 does not carry prev = 64 zeros",
+  "reading-provenance-counter": "a meter reading claims a provenance its counter cannot give (JCP §5.1)",
+  "reading-domain-counter": "a meter reading claims a domain its counter does not read (JCP §5)",
+  "reading-coverage": "a GPU-domain meter reading does not carry energy_coverage Partial (JCP §5.2)",
+  "reading-resolution": "energy_uj is finer than the reading's resolution_uj, or resolution_uj below its counter's floor",
+  "reading-declined-order": "a declined rung is not above the rung that produced the figure (JCP §5.1)",
+  "reading-not-live": "a HwShunt reading's liveness evidence does not meet JCP §5 (5 advancing, 4 of every 5, 300 ms)",
+  "reading-implausible": "a HwShunt reading's rate is outside a recorded bound, or its counter was not admissible (JCP §5)",
+  "reading-rate-mismatch": "a meter reading's recorded rate or per-counter energy does not match energy_uj over the span",
+  // --- meter readings, service side (POST /v1/readings)
+  "agent-not-registered": "the reading's agent is not registered with this service",
+  "reading-agent-kid": "the reading's agent is not the COSE kid that signed it",
+  "reading-wrong-schema": "the envelope is not a meter-reading/1 receipt",
+  "reading-seq-replay": "the reading's seq is not after the agent's last accepted seq, and it is not that reading",
+  "reading-seq-gap": "the reading's seq skips past the agent's next seq",
+  "reading-prev-mismatch": "the reading's prev is not the BLAKE3 of the agent's last accepted envelope",
+  "reading-invalid": "the reading does not verify (the report's failing step names why)",
 } as const;
 
 /** A stable reason code. */
