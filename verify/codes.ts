@@ -60,22 +60,98 @@ export const REASON_CODES = {
   // --- meter-reading/1 (JCP §5, §5.1, §5.2; docs/METER-READING.md): verifier honesty step
   "reading-bad-span": "a meter reading's end is not after its start",
   "reading-bad-genesis": "the meter reading at seq 0 does not carry prev = 64 zeros",
-  "reading-provenance-counter": "a meter reading claims a provenance its counter cannot give (JCP §5.1)",
+  "reading-provenance-counter":
+    "a meter reading claims a provenance its counter cannot give (JCP §5.1)",
   "reading-domain-counter": "a meter reading claims a domain its counter does not read (JCP §5)",
-  "reading-coverage": "a GPU-domain meter reading does not carry energy_coverage Partial (JCP §5.2)",
-  "reading-resolution": "energy_uj is finer than the reading's resolution_uj, or resolution_uj below its counter's floor",
-  "reading-declined-order": "a declined rung is not above the rung that produced the figure (JCP §5.1)",
-  "reading-not-live": "a HwShunt reading's liveness evidence does not meet JCP §5 (5 advancing, 4 of every 5, 300 ms)",
-  "reading-implausible": "a HwShunt reading's rate is outside a recorded bound, or its counter was not admissible (JCP §5)",
-  "reading-rate-mismatch": "a meter reading's recorded rate or per-counter energy does not match energy_uj over the span",
+  "reading-coverage":
+    "a GPU-domain meter reading does not carry energy_coverage Partial (JCP §5.2)",
+  "reading-resolution":
+    "energy_uj is finer than the reading's resolution_uj, or resolution_uj below its counter's floor",
+  "reading-declined-order":
+    "a declined rung is not above the rung that produced the figure (JCP §5.1)",
+  "reading-not-live":
+    "a HwShunt reading's liveness evidence does not meet JCP §5 (5 advancing, 4 of every 5, 300 ms)",
+  "reading-implausible":
+    "a HwShunt reading's rate is outside a recorded bound, or its counter was not admissible (JCP §5)",
+  "reading-rate-mismatch":
+    "a meter reading's recorded rate or per-counter energy does not match energy_uj over the span",
   // --- meter readings, service side (POST /v1/readings)
   "agent-not-registered": "the reading's agent is not registered with this service",
   "reading-agent-kid": "the reading's agent is not the COSE kid that signed it",
   "reading-wrong-schema": "the envelope is not a meter-reading/1 receipt",
-  "reading-seq-replay": "the reading's seq is not after the agent's last accepted seq, and it is not that reading",
+  "reading-seq-replay":
+    "the reading's seq is not after the agent's last accepted seq, and it is not that reading",
   "reading-seq-gap": "the reading's seq skips past the agent's next seq",
-  "reading-prev-mismatch": "the reading's prev is not the BLAKE3 of the agent's last accepted envelope",
+  "reading-prev-mismatch":
+    "the reading's prev is not the BLAKE3 of the agent's last accepted envelope",
   "reading-invalid": "the reading does not verify (the report's failing step names why)",
+
+  // --- verification report (JCR-1 §6; verify/report.ts): envelope steps
+  "core-not-map": "[structural] the signed core is not a CBOR map (JCR-1 §3.2)",
+  "missing-field":
+    "[structural] a field the profile requires is absent (JCR-1 §2.1, SPEC §10, §16.7, JCP §8)",
+  "bad-field-type":
+    "[structural] a field has the wrong CBOR type (e.g. text where an unsigned integer is required)",
+  "bad-field-value":
+    "[structural] a field's value is outside its domain (enum, 64-hex hash, RFC 3339 UTC, did:key, range)",
+  "field-not-allowed":
+    "[structural] a field that must not be in this signed core (token_attributions, JCR-1 §3.1; payload_hash in jcp/1)",
+  "unknown-major":
+    "[structural] an unimplemented numeric jc_receipt major (SPEC §7, JCR-1 §8: reject at step 1)",
+  "unsupported-schema":
+    "[structural] an unimplemented <name>/<version> schema; the envelope was still checked",
+  "non-canonical":
+    "[canonical] re-encoding the decoded core does not reproduce the payload bytes (JCR-1 §3.3)",
+  "unknown-kid":
+    "[signature] the kid is not a did:key and the key directory has no key for it (JCR-1 §4)",
+  "kid-steward-mismatch":
+    "[signature] the COSE kid differs from the core's steward (SPEC §10, §16.7; JCP §8)",
+  "bad-signature":
+    "[signature] the Ed25519 signature over Sig_structure does not verify (strict, RFC 8032 §5.1.7)",
+  "not-reached": "[any] skipped: an earlier step produced no checked core to run this step on",
+  "not-applicable": "[any] skipped: the receipt's profile has no such step",
+  // --- JCR-1 cascade receipt "1" (verify/profiles/jcr1.ts)
+  "no-tool-receipts": "[tool_receipts] skipped: the receipt carries no gateway tool receipts",
+  "unknown-gateway":
+    "[tool_receipts] a tool receipt names a gateway_id with no configured HMAC key (JCR-1 §5)",
+  "tool-hmac-mismatch":
+    "[tool_receipts] a tool receipt's HMAC does not verify under its gateway's key (JCR-1 §6 step 4)",
+  "provenance-not-worst":
+    "[honesty] energy_provenance is not the worst counter across tools_touched and tool_receipts (JCR-1 §2.3)",
+  "joules-below-tools":
+    "[honesty] joules_uj is below the sum of tools_touched joules_uj (JCR-1 §6 step 5)",
+  "sub-mj-precision":
+    "[honesty] a ModelBased/Estimator figure is not a whole number of millijoules (JCR-1 §2.3 resolution floor)",
+  "claims-on-deterministic-tier":
+    "[honesty] an L0/L1 receipt carries claims (JCR-1 §2.1: empty for L0/L1)",
+  "within-band":
+    "[joules] pass: joules_uj is within the JCR-1 §7.1 drift band of the operator's reference vector",
+  "out-of-band":
+    "[joules] joules_uj is outside the JCR-1 §7.1 drift band of the operator's reference vector",
+  "joule-unverified": "[joules] skipped: no reference vector for this input_hash (JCR-1 §6 step 6)",
+  // --- policy/1 (SPEC §10; verify/profiles/policy.ts)
+  "policy-bound":
+    "[honesty] pass: policy_digest is the §10.1 digest of a policy the caller supplied",
+  "policy-unbound": "[honesty] skipped: the policy receipt carries no policy_digest (SPEC §10.1)",
+  "policy-unchecked": "[honesty] skipped: no policy was supplied to check policy_digest against",
+  "policy-digest-mismatch":
+    "[honesty] policy_digest is the digest of none of the supplied policies (SPEC §10.1)",
+  "policy-rule-mismatch":
+    "[honesty] the decision's rule is absent from the bound policy or has the other effect (SPEC §9)",
+  "bad-policy": "a policy document (operator input) is malformed",
+  // --- verdict-receipt/1 (SPEC §16.7; verify/profiles/verdict.ts)
+  "verdict-hash-mismatch":
+    "[honesty] verdict_hash is not BLAKE3 of the verdict_json bytes (SPEC §16.7)",
+  "verdict-json-invalid":
+    "[honesty] verdict_json does not parse as a JSON object (SPEC §16.5, §16.7)",
+  "verdict-contract-mismatch":
+    "[honesty] the verdict's contract_hash differs from the receipt's (SPEC §16.7)",
+  // --- jcp/2, jcp/1 (JCP §8, §8.1; verify/profiles/jcp.ts)
+  "deny-reason-misplaced": "[honesty] deny_reason on an allow, or a deny without one (JCP §7, §8)",
+  "bad-coverage":
+    '[honesty] energy_coverage is present with a value other than "Partial" (JCP §5.2)',
+  "chain-length-mismatch":
+    "[honesty] chain_debited_uj / chain_debited_minor length differs from chain_ids (JCP §8.1)",
 } as const;
 
 /** A stable reason code. */
@@ -85,3 +161,42 @@ export type ReasonCode = keyof typeof REASON_CODES;
 export function isReasonCode(code: string): code is ReasonCode {
   return Object.hasOwn(REASON_CODES, code);
 }
+
+/**
+ * Codes that no envelope given to verifyEnvelope can produce, with why: input and configuration
+ * errors, encoder errors, and guards that an earlier check always pre-empts. Every other code is a
+ * verification outcome, and conformance/ publishes a negative vector for each refusal among them.
+ */
+export const NOT_VERIFICATION_OUTCOMES: Partial<Record<ReasonCode, string>> = {
+  "bad-hex": "request/CLI input decoding (a 400 / exit 2), before any envelope exists",
+  "u64-overflow": "raised by the encoder, never by decoding untrusted bytes",
+  "unsafe-integer": "raised by the encoder, never by decoding untrusted bytes",
+  "unsupported-type": "raised by the encoder (or for a non-Uint8Array input), never by bytes",
+  "bad-key-directory": "operator configuration error, raised when the directory is built",
+  "bad-public-key": "operator configuration error",
+  "hmac-bad-key": "operator configuration error (an empty gateway key)",
+  "hmac-bad-joules":
+    "pre-empted: the profile's field check refuses a non-u64 joules_uj (bad-field-type)",
+  "hmac-bad-provenance":
+    "pre-empted: the profile's field check refuses an unknown provenance (bad-field-value)",
+  "hmac-bad-tag-format":
+    "pre-empted: the profile's field check refuses a malformed tag (bad-field-value)",
+  "non-canonical":
+    "guard: the strict decoder accepts only bytes the encoder reproduces (JCR-1 §3.3 still checked)",
+  "bad-policy": "operator configuration error (a policy file that is not a policy)",
+};
+
+/**
+ * Codes that appear on passing or skipped steps of a valid report: information, never a refusal.
+ * They need no negative vector; positive vectors show them.
+ */
+export const INFORMATIONAL_CODES: ReadonlySet<ReasonCode> = new Set<ReasonCode>([
+  "not-reached",
+  "not-applicable",
+  "no-tool-receipts",
+  "within-band",
+  "joule-unverified",
+  "policy-bound",
+  "policy-unbound",
+  "policy-unchecked",
+]);
