@@ -115,7 +115,10 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Hono
 
   app.onError((err, c) => {
     const res = problemResponse(err);
-    if (res.status === 500 || (err instanceof ApiError && err.cause !== undefined && res.status >= 500)) {
+    if (
+      res.status === 500 ||
+      (err instanceof ApiError && err.cause !== undefined && res.status >= 500)
+    ) {
       // An operational fault: logged with its cause, answered without it.
       console.error(`Cannot answer ${c.req.method} ${c.req.path}:`, err);
     }

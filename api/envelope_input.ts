@@ -25,7 +25,9 @@ export async function readEnvelope(req: Request, bodyLimit: number): Promise<Uin
     );
   }
   const body = await readBodyLimited(req, bodyLimit);
-  if (body.length === 0) throw new ApiError("empty-body", "Cannot read the envelope: the body is empty");
+  if (body.length === 0) {
+    throw new ApiError("empty-body", "Cannot read the envelope: the body is empty");
+  }
   let envelope: Uint8Array;
   if (mt === "application/cose") envelope = body;
   else {
@@ -49,12 +51,12 @@ export async function readEnvelope(req: Request, bodyLimit: number): Promise<Uin
     } catch (e) {
       throw new ApiError(
         "bad-envelope-encoding",
-        "Cannot read the envelope: \"envelope\" is not lowercase hex of whole bytes",
+        'Cannot read the envelope: "envelope" is not lowercase hex of whole bytes',
         { cause: e },
       );
     }
     if (envelope.length === 0) {
-      throw new ApiError("empty-body", "Cannot read the envelope: \"envelope\" is empty");
+      throw new ApiError("empty-body", 'Cannot read the envelope: "envelope" is empty');
     }
   }
   if (envelope.length > MAX_ENTRY_BYTES) {

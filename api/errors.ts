@@ -94,7 +94,7 @@ export function problem(
 }
 
 /** Names of verify/'s typed input errors (malformed input, never an operational fault). */
-const INPUT_ERROR_NAMES = new Set(["CborError", "VerifyInputError"]);
+const INPUT_ERROR_NAMES = new Set(["CborError", "VerifyInputError", "LogInputError"]);
 
 /** Something that carries a stable `code` (CborError, VerifyInputError, ...). */
 function codeOf(err: unknown): string | undefined {
@@ -117,6 +117,13 @@ export function problemResponse(err: unknown): Response {
   if (err instanceof PushbackError) {
     return problem(503, "sequencer-busy", "Cannot append now: the sequencer is full", {}, {
       "retry-after": retryAfterSeconds(err.retryAfterMs),
+    });
+  }
+  if (err instanceof Error && err.name === "LogStorageError") {
+    // An operational storage fault: transient as far as the client can tell; retrying an append
+    // is safe (identical bytes are answered exactly once).
+    return problem(503, "storage-unavailable", "Cannot answer: the store failed", {}, {
+      "retry-after": "1",
     });
   }
   // A typed input error that escaped a route still gets its code, as a 400.

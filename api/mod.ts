@@ -27,7 +27,7 @@ export {
   NS,
   statusesOf,
 } from "./hydra.ts";
-export { ApiError, HTTP_CODES, problem, problemResponse, PROBLEM_TYPE_BASE } from "./errors.ts";
+export { ApiError, HTTP_CODES, problem, PROBLEM_TYPE_BASE, problemResponse } from "./errors.ts";
 export type { HttpCode } from "./errors.ts";
 export { ConfigError, defaultConfig, ENV_KEYS, resolveConfig } from "./config.ts";
 export type { RateSpec, ServiceConfig } from "./config.ts";

@@ -51,11 +51,14 @@ export function qualityOf(ranges: Range[], mediaType: string): number {
  * when none is acceptable. An absent or empty Accept accepts the first.
  *
  * ```ts
- * negotiate("application/cose, */*;q=0.1", ["application/json", "application/cose"]);
+ * negotiate("application/cose;q=0.9, application/json;q=0.1", ["application/json", "application/cose"]);
  * // "application/cose"
  * ```
  */
-export function negotiate(accept: string | null | undefined, available: string[]): string | undefined {
+export function negotiate(
+  accept: string | null | undefined,
+  available: string[],
+): string | undefined {
   if (!accept || !accept.trim()) return available[0];
   const ranges = parseAccept(accept);
   if (ranges.length === 0) return available[0];

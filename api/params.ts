@@ -3,16 +3,24 @@
 import { ApiError } from "./errors.ts";
 
 /** A non-negative decimal integer without sign, leading zeros or exponent, at most 2^53 - 1. */
-export function intParam(name: string, raw: string | undefined, opts: { min?: number } = {}): number {
+export function intParam(
+  name: string,
+  raw: string | undefined,
+  opts: { min?: number } = {},
+): number {
   const min = opts.min ?? 0;
-  if (raw === undefined || !/^(0|[1-9][0-9]{0,15})$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
+  if (
+    raw === undefined || !/^(0|[1-9][0-9]{0,15})$/.test(raw) || !Number.isSafeInteger(Number(raw))
+  ) {
     throw new ApiError(
       "bad-parameter",
       `Cannot read ${name}: ${JSON.stringify(raw ?? null)} is not a non-negative decimal integer`,
     );
   }
   const n = Number(raw);
-  if (n < min) throw new ApiError("bad-parameter", `Cannot read ${name}: it must be at least ${min}`);
+  if (n < min) {
+    throw new ApiError("bad-parameter", `Cannot read ${name}: it must be at least ${min}`);
+  }
   return n;
 }
 

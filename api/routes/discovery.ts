@@ -1,7 +1,7 @@
 // Discovery routes (API.md "Discovery"; JouleClaw SPEC §14): `GET /` is the Hydra EntryPoint to
 // `Accept: application/ld+json` and an HTML page to browsers; `GET /v1/api-doc` is the
 // ApiDocumentation, generated from the same route table the app is built from.
-import { apiDocumentation, entryPoint, ENTRY_POINT_CLASS } from "../hydra.ts";
+import { apiDocumentation, ENTRY_POINT_CLASS, entryPoint } from "../hydra.ts";
 import { negotiateOr406 } from "../negotiate.ts";
 import type { RouteGroup } from "../route.ts";
 import { homePage } from "./home_page.ts";

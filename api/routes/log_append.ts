@@ -55,7 +55,9 @@ export const logAppendRoutes: RouteGroup = {
           extra: { report },
         });
       }
-      if (deps.config.appends === "listed" && !deps.config.stewards.includes(report.steward ?? "")) {
+      if (
+        deps.config.appends === "listed" && !deps.config.stewards.includes(report.steward ?? "")
+      ) {
         throw new ApiError(
           "steward-not-allowed",
           `Cannot append the envelope: steward ${report.steward} is not listed on this log`,

@@ -41,32 +41,49 @@ export const logProofRoutes: RouteGroup = {
         const rawIndex = c.req.query("index");
         const rawLeaf = c.req.query("leaf_hash");
         if ((rawIndex === undefined) === (rawLeaf === undefined)) {
-          throw new ApiError("bad-parameter", "Cannot prove inclusion: give exactly one of index and leaf_hash");
+          throw new ApiError(
+            "bad-parameter",
+            "Cannot prove inclusion: give exactly one of index and leaf_hash",
+          );
         }
         const explicitSize = optIntParam("size", c.req.query("size"), { min: 1 });
         const latest = (await log.latestHead()).size;
         const size = explicitSize ?? latest;
         if (size > latest) {
-          throw new ApiError("bad-parameter", `Cannot prove inclusion: size ${size} is past the latest head (${latest})`);
+          throw new ApiError(
+            "bad-parameter",
+            `Cannot prove inclusion: size ${size} is past the latest head (${latest})`,
+          );
         }
         let index: number;
         let leaf: string;
         if (rawLeaf !== undefined) {
           leaf = hashParam("leaf_hash", rawLeaf);
           const i = await log.indexOfLeaf(fromHex(leaf));
-          if (i === undefined) throw new ApiError("not-found", `Cannot prove inclusion: no entry has leaf hash ${leaf}`);
+          if (i === undefined) {
+            throw new ApiError(
+              "not-found",
+              `Cannot prove inclusion: no entry has leaf hash ${leaf}`,
+            );
+          }
           index = i;
         } else {
           index = intParam("index", rawIndex);
           if (index >= size) {
-            throw new ApiError("bad-parameter", `Cannot prove inclusion: index ${index} is not below size ${size}`);
+            throw new ApiError(
+              "bad-parameter",
+              `Cannot prove inclusion: index ${index} is not below size ${size}`,
+            );
           }
           const bytes = await log.entry(index);
           if (!bytes) throw new ApiError("not-found", `Cannot prove inclusion: no entry ${index}`);
           leaf = toHex(entryLeafHash(bytes));
         }
         if (index >= size) {
-          throw new ApiError("bad-parameter", `Cannot prove inclusion: entry ${index} is not in the tree of size ${size}`);
+          throw new ApiError(
+            "bad-parameter",
+            `Cannot prove inclusion: entry ${index} is not in the tree of size ${size}`,
+          );
         }
         const path = (await log.inclusionProof(index, size)).map(toHex);
         if (explicitSize !== undefined) c.header("cache-control", IMMUTABLE);

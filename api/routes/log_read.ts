@@ -37,8 +37,7 @@ export const logReadRoutes: RouteGroup = {
       class: { id: "jc:LogEntry", title: "Log entry", description: "One entry of the log." },
       operation: {
         title: "Get an entry",
-        description:
-          "The entry as JSON {index, leaf_hash, schema, steward, envelope, receipt}; " +
+        description: "The entry as JSON {index, leaf_hash, schema, steward, envelope, receipt}; " +
           "Accept: application/cose gives the raw envelope bytes.",
         expects: "owl:Nothing",
         returns: "jc:LogEntry",
@@ -90,7 +89,8 @@ export const logReadRoutes: RouteGroup = {
           const v = await entryAt(c, i);
           members.push({ "@id": v.url, ...(await entryJson(v)) });
         }
-        const page = (s: number) => new URL(`/v1/log/entries?start=${s}&limit=${limit}`, c.req.url).href;
+        const page = (s: number) =>
+          new URL(`/v1/log/entries?start=${s}&limit=${limit}`, c.req.url).href;
         const view: Record<string, unknown> = {
           "@id": page(start),
           "@type": "hydra:PartialCollectionView",

@@ -14,7 +14,7 @@ export const opsRoutes: RouteGroup = {
       class: { id: "jc:Health", title: "Health", description: "Liveness and storage check." },
       operation: {
         title: "Check health",
-        description: "200 {status: \"ok\", tree_size} when the store answers; 503 otherwise.",
+        description: '200 {status: "ok", tree_size} when the store answers; 503 otherwise.',
         expects: "owl:Nothing",
         returns: "jc:Health",
         possibleStatus: [

@@ -26,7 +26,7 @@ export const verifyRoutes: RouteGroup = {
     operation: {
       title: "Verify a receipt envelope",
       description:
-        "Body: the envelope as application/cose bytes or JSON {\"envelope\": hex}. Answers the " +
+        'Body: the envelope as application/cose bytes or JSON {"envelope": hex}. Answers the ' +
         "verification report, valid or not.",
       expects: "jc:Envelope",
       returns: "jc:VerificationReport",

@@ -1,0 +1,52 @@
+// Loading the configuration on Deno (docs/CONFIG.md): the optional JSON config file named by
+// `--config PATH` or JC_CONFIG, the environment, and a reference-vectors file if one is named.
+// Deno-only: the Worker entry builds its config from bindings with resolveConfig directly.
+import { ConfigError, resolveConfig } from "./config.ts";
+import type { ServiceConfig } from "./config.ts";
+
+async function readJson(path: string, what: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (e) {
+    throw new ConfigError(
+      `Cannot load config: ${what} ${path} cannot be read (${(e as Error).message})`,
+    );
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new ConfigError(
+      `Cannot load config: ${what} ${path} is not JSON (${(e as Error).message})`,
+    );
+  }
+}
+
+/** The value of `--config PATH` / `--config=PATH` in `args`, if any. */
+export function configPathFromArgs(args: string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--config") return args[i + 1];
+    if (args[i].startsWith("--config=")) return args[i].slice("--config=".length);
+  }
+  return undefined;
+}
+
+/**
+ * Resolves the service configuration from the environment and command-line arguments, reading
+ * the config file and the reference-vectors file they name.
+ */
+export async function loadConfig(
+  env: Record<string, string | undefined>,
+  args: string[] = [],
+): Promise<ServiceConfig> {
+  const path = configPathFromArgs(args) ?? env.JC_CONFIG;
+  const file = path ? await readJson(path, "config file") : undefined;
+  const config = resolveConfig(env, file);
+  if (config.referenceVectorsFile) {
+    const more = resolveConfig({}, {
+      reference_vectors: await readJson(config.referenceVectorsFile, "reference vectors file"),
+    }).referenceVectors;
+    config.referenceVectors = { ...more, ...config.referenceVectors };
+  }
+  return config;
+}

@@ -1,0 +1,75 @@
+// The Deno entry, embedded default (ARCHITECTURE "Storage and sequencing"):
+// `deno task start` serves the app on PORT (default 8080) with a SQLite log in DATA_DIR
+// (default ./data) and a log key generated on first start. SIGINT/SIGTERM shut down
+// gracefully: stop accepting, finish the requests in flight, drain the sequencer (nothing
+// accepted is dropped), close the store. Configuration: docs/CONFIG.md.
+import { openSqliteLog } from "../log/sqlite/mod.ts";
+import { createApp, Metrics, verifierOptions } from "./mod.ts";
+import { loadConfig } from "./config_load.ts";
+
+/** A running service: its address and how to stop it. */
+export interface RunningService {
+  url: string;
+  signer: string;
+  shutdown(): Promise<void>;
+}
+
+/** Starts the service with the configuration of `env` and `args`. */
+export async function startService(
+  env: Record<string, string | undefined>,
+  args: string[] = [],
+): Promise<RunningService> {
+  const config = await loadConfig(env, args);
+  const verifier = verifierOptions(config);
+  await Deno.mkdir(config.dataDir, { recursive: true });
+  const log = await openSqliteLog({
+    dir: config.dataDir,
+    keyFile: config.keyFile,
+    batchMax: config.batchMax,
+    batchAgeMs: config.batchAgeMs,
+    pendingMax: config.pendingMax,
+  });
+  const app = createApp({ log, config, verifier, metrics: new Metrics() });
+  let resolveListen: (a: Deno.NetAddr) => void;
+  const listening = new Promise<Deno.NetAddr>((r) => resolveListen = r);
+  const server = Deno.serve(
+    {
+      port: config.port,
+      hostname: config.host,
+      onListen: (addr) => resolveListen(addr as Deno.NetAddr),
+    },
+    (req, info) => app.fetch(req, { clientAddr: (info.remoteAddr as Deno.NetAddr).hostname }),
+  );
+  const addr = await listening;
+  const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
+  let stopping: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${addr.port}`,
+    signer: log.signer(),
+    shutdown: () =>
+      stopping ??= (async () => {
+        await server.shutdown(); // stops accepting; waits for the requests in flight
+        await log.close(); // drains the sequencer, then closes the store
+      })(),
+  };
+}
+
+if (import.meta.main) {
+  let svc: RunningService;
+  try {
+    svc = await startService(Deno.env.toObject(), Deno.args);
+  } catch (e) {
+    console.error((e as Error).message);
+    Deno.exit(1);
+  }
+  // One JSON line on stdout: scripts and tests read the address from it (PORT=0 picks a port).
+  console.log(JSON.stringify({ listening: svc.url, signer: svc.signer }));
+  const stop = async (signal: string) => {
+    console.error(`Received ${signal}: draining and shutting down`);
+    await svc.shutdown();
+    console.error("Shut down cleanly");
+    Deno.exit(0);
+  };
+  Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
+  Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
+}

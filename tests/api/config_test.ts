@@ -1,0 +1,89 @@
+// Configuration: defaults, file, environment precedence, and clear refusals (docs/CONFIG.md).
+import assert from "node:assert/strict";
+import { ConfigError, defaultConfig, ENV_KEYS, resolveConfig } from "../../api/config.ts";
+import { configPathFromArgs, loadConfig } from "../../api/config_load.ts";
+
+Deno.test("config: embedded defaults", () => {
+  const c = resolveConfig({});
+  assert.equal(c.port, 8080);
+  assert.equal(c.dataDir, "./data");
+  assert.equal(c.keyFile, "./data/log-key.hex");
+  assert.equal(c.bodyLimit, 65536);
+  assert.equal(c.appends, "open");
+  assert.deepEqual(c.rate, defaultConfig().rate);
+});
+
+Deno.test("config: file then environment, environment wins", () => {
+  const c = resolveConfig(
+    { PORT: "9001", JC_RATE_WRITE: "10:20", JC_GATEWAY_KEYS: "gw-1=00ff,gw-2=abcd" },
+    {
+      port: 7000,
+      data_dir: "/tmp/x",
+      rate_read: { per_second: 5 },
+      appends: "listed",
+      stewards: ["did:key:zA"],
+      reference_vectors: { "aa": { joules_uj: 12 } },
+    },
+  );
+  assert.equal(c.port, 9001);
+  assert.equal(c.dataDir, "/tmp/x");
+  assert.equal(c.keyFile, "/tmp/x/log-key.hex");
+  assert.deepEqual(c.rate.read, { perSecond: 5, burst: 10 });
+  assert.deepEqual(c.rate.write, { perSecond: 10, burst: 20 });
+  assert.deepEqual(c.gatewayKeys, { "gw-1": "00ff", "gw-2": "abcd" });
+  assert.deepEqual(c.referenceVectors, { aa: { joules_uj: 12 } });
+  assert.deepEqual(c.stewards, ["did:key:zA"]);
+});
+
+Deno.test("config: every environment variable maps to a file key that parses", () => {
+  for (const [env, key] of Object.entries(ENV_KEYS)) {
+    assert.ok(typeof key === "string" && key.length > 0, env);
+  }
+  // "0" disables a rate limit.
+  assert.equal(resolveConfig({ JC_RATE_READ: "0" }).rate.read.perSecond, 0);
+});
+
+Deno.test("config: bad values are refused with the key named", () => {
+  const bad: [Record<string, string>, unknown, RegExp][] = [
+    [{ PORT: "80a" }, undefined, /port/],
+    [{ PORT: "70000" }, undefined, /port/],
+    [{ JC_RATE_READ: "fast" }, undefined, /rate_read/],
+    [{ JC_APPENDS: "some" }, undefined, /appends/],
+    [{ JC_APPENDS: "listed" }, undefined, /stewards is empty/],
+    [{ JC_GATEWAY_KEYS: "gw" }, undefined, /gateway_keys/],
+    [{ JC_GATEWAY_KEYS: "gw=XYZ" }, undefined, /gateway_keys.gw/],
+    [{}, { prot: 1 }, /"prot" is unknown/],
+    [{}, [1], /JSON object/],
+    [{}, { reference_vectors: { a: { joules_uj: -1 } } }, /reference_vectors.a.joules_uj/],
+    [{}, { body_limit: 10 }, /body_limit/],
+  ];
+  for (const [env, file, re] of bad) {
+    assert.throws(() => resolveConfig(env, file), (e: unknown) => {
+      assert.ok(e instanceof ConfigError);
+      assert.match(e.message, /^Cannot load config: /);
+      assert.match(e.message, re);
+      return true;
+    });
+  }
+});
+
+Deno.test("config: loadConfig reads --config and the reference-vectors file", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/v.json`, JSON.stringify({ "bb": { joules_uj: 7 } }));
+    await Deno.writeTextFile(
+      `${dir}/c.json`,
+      JSON.stringify({ port: 1234, reference_vectors: `${dir}/v.json` }),
+    );
+    assert.equal(configPathFromArgs(["--config", "x"]), "x");
+    assert.equal(configPathFromArgs(["--config=y"]), "y");
+    const c = await loadConfig({}, ["--config", `${dir}/c.json`]);
+    assert.equal(c.port, 1234);
+    assert.deepEqual(c.referenceVectors, { bb: { joules_uj: 7 } });
+    await Deno.writeTextFile(`${dir}/bad.json`, "{");
+    await assert.rejects(loadConfig({ JC_CONFIG: `${dir}/bad.json` }), /is not JSON/);
+    await assert.rejects(loadConfig({ JC_CONFIG: `${dir}/none.json` }), /cannot be read/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
