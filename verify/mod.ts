@@ -22,13 +22,16 @@ export { CborError, VerifyInputError } from "./errors.ts";
 export { isReasonCode, REASON_CODES } from "./codes.ts";
 export type { ReasonCode } from "./codes.ts";
 export {
+  ed25519Backend,
   ed25519GenerateSecret,
   ed25519PublicKey,
   ed25519Sign,
   ed25519StrictPrecheck,
   ed25519Verify,
   ed25519VerifyPure,
+  setWebCryptoEd25519,
   SMALL_ORDER_ENCODINGS,
+  SMALL_ORDER_NONCANONICAL,
 } from "./ed25519.ts";
 export {
   base58btcDecode,
@@ -56,3 +59,11 @@ export {
 export type { ToolReceiptHmacFields, ToolReceiptWithTag } from "./hmac.ts";
 // JCP §5: the meter-reading/1 rules the meter agent grades with and the verifier re-checks.
 export * as meterReading from "./profiles/meter_reading.ts";
+// JCR-1 §6: the verifier and its report; receipt profiles by schema tag; SPEC §10.1 policy_digest.
+export { CANONICAL_FORM_CODES, failureCodes, STEP_NAMES, verifyEnvelope } from "./report.ts";
+export type { VerificationReport, VerificationStep, VerifierOptions } from "./report.ts";
+export { dispatch, DRIFT_BAND_PERCENT, REGISTRY, withinDriftBand } from "./profiles/mod.ts";
+export type { Profile, ProfileOptions, StepOutcome } from "./profiles/mod.ts";
+export { parsePolicy, policyDigest, policyDigestPreimage, PolicyError } from "./policy_digest.ts";
+export type { Policy, PolicyAction, PolicyAgents, PolicyRule } from "./policy_digest.ts";
+export { INFORMATIONAL_CODES, NOT_VERIFICATION_OUTCOMES } from "./codes.ts";

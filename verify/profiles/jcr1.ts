@@ -2,7 +2,7 @@
 // §7.1 drift bands. JouleClaw SPEC §1.3 (honest provenance) and §2 (worst counter) say the same.
 
 import type { CborMap } from "../cbor.ts";
-import { verifyToolReceipt } from "../hmac.ts";
+import { type ToolReceiptHmacFields, verifyToolReceiptHmac } from "../hmac.ts";
 import { VerifyInputError } from "../errors.ts";
 import {
   checkFields,
@@ -130,7 +130,7 @@ async function toolReceipts(core: CborMap, opts: ProfileOptions): Promise<StepOu
     }
     let ok: boolean;
     try {
-      ok = await verifyToolReceipt(toolReceiptFields(m), key);
+      ok = await verifyToolReceiptHmac(key, toolReceiptFields(m), text(m, "hmac_sha256_hex")!);
     } catch (e) {
       if (e instanceof VerifyInputError) {
         return { status: "fail", code: e.code, detail: `tool_receipts[${i}]: ${e.message}` };
@@ -150,14 +150,13 @@ async function toolReceipts(core: CborMap, opts: ProfileOptions): Promise<StepOu
 }
 
 /** The JCR-1 §2.6 fields of a checked tool receipt, as the HMAC helper takes them. */
-export function toolReceiptFields(m: CborMap) {
+export function toolReceiptFields(m: CborMap): ToolReceiptHmacFields {
   return {
     tool_id: text(m, "tool_id")!,
     joules_uj: uint(m, "joules_uj")!,
     energy_provenance: text(m, "energy_provenance")!,
     minted_at: text(m, "minted_at")!,
     gateway_id: text(m, "gateway_id")!,
-    hmac_sha256_hex: text(m, "hmac_sha256_hex")!,
   };
 }
 
