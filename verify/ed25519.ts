@@ -192,9 +192,17 @@ export async function ed25519Verify(
   return crypto.subtle.verify({ name: "Ed25519" }, key, sig as BufferSource, msg as BufferSource);
 }
 
-/** Forces the pure path in ed25519Verify (for tests and environments with a broken WebCrypto). */
+/**
+ * Forces the pure path in ed25519Verify (`false`), or lets it probe WebCrypto again (`true`).
+ * For tests and for environments whose WebCrypto Ed25519 is known to be broken.
+ */
 export function setWebCryptoEd25519(enabled: boolean): void {
   webCryptoUsable = enabled ? undefined : false;
+}
+
+/** Which path ed25519Verify took last: "webcrypto", "pure", or "unprobed" before the first call. */
+export function ed25519Backend(): "webcrypto" | "pure" | "unprobed" {
+  return webCryptoUsable === undefined ? "unprobed" : webCryptoUsable ? "webcrypto" : "pure";
 }
 
 /**
