@@ -1,0 +1,199 @@
+// Durable Object backend of the log's storage contract (log/storage.ts, docs/STORAGE.md) over a
+// SQLite-backed Durable Object's `ctx.storage.sql` (ARCHITECTURE "Storage and sequencing": the
+// scale-out deployment). One object holds one log. `commitBatch` runs in `transactionSync`, so a
+// batch is stored whole or not at all; the runtime's output gate holds every answer until the
+// write is durable, so nothing is acknowledged before it would survive a restart (Decision 7).
+import {
+  type Batch,
+  checkBatchExtends,
+  type LogStorage,
+  LogStorageError,
+  StorageConflictError,
+  type StoredHead,
+} from "../mod.ts";
+import type { DurableSqlStorage, SqlValue } from "./sql_types.ts";
+
+/** Schema version this backend writes; a store of another version is refused, never guessed at. */
+export const DURABLE_SCHEMA_VERSION = 1;
+
+const SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS jc_meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)`,
+  // leaf: the full 32-byte leaf hash, UNIQUE: the store itself refuses a second copy of an entry.
+  `CREATE TABLE IF NOT EXISTS jc_entries (idx INTEGER PRIMARY KEY, leaf BLOB NOT NULL UNIQUE,` +
+  ` bytes BLOB NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS jc_tiles (level INTEGER NOT NULL, idx INTEGER NOT NULL,` +
+  ` hashes BLOB NOT NULL, PRIMARY KEY (level, idx)) WITHOUT ROWID`,
+  `CREATE TABLE IF NOT EXISTS jc_heads (size INTEGER PRIMARY KEY, root BLOB NOT NULL,` +
+  ` ts INTEGER NOT NULL, sig BLOB NOT NULL)`,
+];
+
+type HeadRow = { size: number; root: ArrayBuffer; ts: number; sig: ArrayBuffer } & Record<
+  string,
+  SqlValue
+>;
+
+const bytes = (v: SqlValue): Uint8Array => {
+  if (!(v instanceof ArrayBuffer)) {
+    throw new LogStorageError("storage-corrupt", `Cannot read store: expected a BLOB, got ${typeof v}`);
+  }
+  return new Uint8Array(v);
+};
+
+const toHead = (r: HeadRow): StoredHead => ({
+  size: r.size,
+  root: bytes(r.root),
+  timestamp: r.ts,
+  signature: bytes(r.sig),
+});
+
+function operational<T>(what: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof StorageConflictError || err instanceof LogStorageError) throw err;
+    throw new LogStorageError("storage-fault", `Cannot ${what}: ${(err as Error)?.message ?? err}`, {
+      cause: err,
+    });
+  }
+}
+
+/** Options of `openDurableStorage`. */
+export interface DurableStorageOptions {
+  /**
+   * Test hook: called inside the commit transaction after every row is written; throwing from it
+   * must roll the whole batch back (the contract's "all or nothing").
+   */
+  beforeCommitEnd?: (batch: Batch) => void;
+}
+
+/**
+ * Opens the log store held in a SQLite-backed Durable Object's storage, creating its tables on
+ * first use. Throws `LogStorageError("storage-schema")` for a store written by another schema.
+ *
+ * ```ts
+ * // inside a Durable Object class:
+ * const store = openDurableStorage(this.ctx.storage);
+ * const head = await store.latestHead();
+ * ```
+ */
+export function openDurableStorage(
+  storage: DurableSqlStorage,
+  opts: DurableStorageOptions = {},
+): LogStorage {
+  const sql = storage.sql;
+  operational("create the log tables", () =>
+    storage.transactionSync(() => {
+      for (const stmt of SCHEMA) sql.exec(stmt);
+      const row = sql.exec<{ v: string }>(`SELECT v FROM jc_meta WHERE k = 'schema'`).toArray()[0];
+      if (row === undefined) {
+        sql.exec(`INSERT INTO jc_meta (k, v) VALUES ('schema', ?)`, String(DURABLE_SCHEMA_VERSION));
+      } else if (row.v !== String(DURABLE_SCHEMA_VERSION)) {
+        throw new LogStorageError(
+          "storage-schema",
+          `Cannot open store: schema version ${row.v}, this build reads ${DURABLE_SCHEMA_VERSION}`,
+        );
+      }
+    }));
+
+  let closed = false;
+  const read = <T>(what: string, fn: () => T): Promise<T> => {
+    if (closed) {
+      return Promise.reject(new LogStorageError("storage-closed", `Cannot ${what}: store is closed`));
+    }
+    try {
+      return Promise.resolve(operational(what, fn));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  };
+  const latestSize = (): number | undefined =>
+    sql.exec<{ size: number }>(`SELECT size FROM jc_heads ORDER BY size DESC LIMIT 1`).toArray()[0]
+      ?.size;
+
+  return {
+    latestHead: () =>
+      read("read the latest head", () => {
+        const r = sql.exec<HeadRow>(`SELECT * FROM jc_heads ORDER BY size DESC LIMIT 1`).toArray()[0];
+        return r && toHead(r);
+      }),
+    head: (size) =>
+      read("read a head", () => {
+        const r = sql.exec<HeadRow>(`SELECT * FROM jc_heads WHERE size = ?`, size).toArray()[0];
+        return r && toHead(r);
+      }),
+    heads: (fromSize, limit) =>
+      read("read heads", () =>
+        sql.exec<HeadRow>(
+          `SELECT * FROM jc_heads WHERE size >= ? ORDER BY size LIMIT ?`,
+          fromSize,
+          limit,
+        ).toArray().map(toHead)),
+    entry: (index) =>
+      read("read an entry", () => {
+        const r = sql.exec<{ bytes: ArrayBuffer }>(`SELECT bytes FROM jc_entries WHERE idx = ?`, index)
+          .toArray()[0];
+        return r && bytes(r.bytes);
+      }),
+    entries: (start, limit) =>
+      read("read entries", () =>
+        sql.exec<{ bytes: ArrayBuffer }>(
+          `SELECT bytes FROM jc_entries WHERE idx >= ? ORDER BY idx LIMIT ?`,
+          start,
+          limit,
+        ).toArray().map((r) => bytes(r.bytes))),
+    tile: (level, index) =>
+      read("read a tile", () => {
+        const r = sql.exec<{ hashes: ArrayBuffer }>(
+          `SELECT hashes FROM jc_tiles WHERE level = ? AND idx = ?`,
+          level,
+          index,
+        ).toArray()[0];
+        return r && bytes(r.hashes);
+      }),
+    leafCandidates: (leafHash) =>
+      read("look up a leaf hash", () =>
+        sql.exec<{ idx: number }>(`SELECT idx FROM jc_entries WHERE leaf = ?`, leafHash).toArray()
+          .map((r) => r.idx)),
+    commitBatch: (batch) =>
+      read("commit batch", () =>
+        storage.transactionSync(() => {
+          checkBatchExtends(batch, latestSize());
+          for (const e of batch.entries) {
+            // docs/STORAGE.md: the leaf index is unique; a stored leaf hash refuses the batch.
+            const dup = sql.exec(`SELECT idx FROM jc_entries WHERE leaf = ?`, e.leafHash).toArray();
+            if (dup.length) {
+              throw new StorageConflictError(
+                `Cannot commit batch: the leaf hash of entry ${e.index} is already stored`,
+              );
+            }
+            sql.exec(
+              `INSERT INTO jc_entries (idx, leaf, bytes) VALUES (?, ?, ?)`,
+              e.index,
+              e.leafHash,
+              e.bytes,
+            );
+          }
+          for (const t of batch.tiles) {
+            sql.exec(
+              `INSERT OR REPLACE INTO jc_tiles (level, idx, hashes) VALUES (?, ?, ?)`,
+              t.level,
+              t.index,
+              t.hashes,
+            );
+          }
+          const h = batch.head;
+          sql.exec(
+            `INSERT INTO jc_heads (size, root, ts, sig) VALUES (?, ?, ?, ?)`,
+            h.size,
+            h.root,
+            h.timestamp,
+            h.signature,
+          );
+          opts.beforeCommitEnd?.(batch);
+        })),
+    close: () => {
+      closed = true;
+      return Promise.resolve();
+    },
+  };
+}
