@@ -2,6 +2,7 @@
 // Pure (no Deno.*): the platform entry reads the environment and the file and passes them in,
 // so the Worker entry can build the same ServiceConfig from its bindings. Documented for users in
 // docs/CONFIG.md; every key there is parsed here and nowhere else.
+import { SEQUENCER_DEFAULTS } from "../log/mod.ts";
 
 /** A token bucket's refill rate and capacity; perSecond 0 disables the limit. */
 export interface RateSpec {
@@ -57,9 +58,9 @@ export function defaultConfig(): ServiceConfig {
     keyFile: "",
     bodyLimit: 64 * 1024,
     rate: { read: { perSecond: 200, burst: 400 }, write: { perSecond: 50, burst: 100 } },
-    batchMax: 256,
-    batchAgeMs: 5,
-    pendingMax: 4096,
+    batchMax: SEQUENCER_DEFAULTS.batchMax,
+    batchAgeMs: SEQUENCER_DEFAULTS.batchAgeMs,
+    pendingMax: SEQUENCER_DEFAULTS.pendingMax,
     appends: "open",
     stewards: [],
     gatewayKeys: {},

@@ -2,12 +2,13 @@
 // with `Content-Type: application/cose`, or JSON `{"envelope": "<hex>"}`. 400 when the request
 // is unusable (no body, bad JSON, bad hex), 415 for another media type, 413 over the limit; the
 // envelope's own validity is the verifier's business, not this module's. Pure.
+import { MAX_ENTRY_BYTES } from "../log/mod.ts";
 import { fromHex } from "../verify/mod.ts";
 import { ApiError } from "./errors.ts";
 import { readBodyLimited } from "./limits.ts";
 
 /** Largest entry the log stores (ARCHITECTURE Decision 5: at most 65,535 bytes). */
-export const MAX_ENTRY_BYTES = 65_535;
+export { MAX_ENTRY_BYTES };
 
 /** The media type of a Content-Type header, lowercased, without parameters. */
 export function mediaTypeOf(contentType: string | null): string {

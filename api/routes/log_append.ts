@@ -4,7 +4,7 @@
 // bytes resubmitted get the existing entry (200, exactly once). An invalid envelope never
 // reaches the log (422 with the report).
 import { PushbackError } from "../../log/mod.ts";
-import { verifyEnvelope } from "../../verify/mod.ts";
+import { failureCodes, verifyEnvelope } from "../../verify/mod.ts";
 import { readEnvelope } from "../envelope_input.ts";
 import { ApiError } from "../errors.ts";
 import type { RouteGroup } from "../route.ts";
@@ -52,7 +52,7 @@ export const logAppendRoutes: RouteGroup = {
         // JCR-1 §6: failure at steps 1-4 makes the receipt invalid; it is never logged.
         throw new ApiError(outcome, `Cannot append the envelope: it does not verify (${outcome})`, {
           status: 422,
-          extra: { report },
+          extra: { codes: failureCodes(report), report },
         });
       }
       if (

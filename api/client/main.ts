@@ -1,0 +1,141 @@
+// `deno task client <command>`: the log's client and monitor CLI (README "Client and monitor").
+//   submit FILE              append an envelope; prints its index; checks the proof and head
+//   prove INDEX|LEAF_HASH    fetch and check an inclusion proof against the latest signed head
+//   head                     fetch and check the latest signed head
+//   monitor URL              poll URL, checking every new head extends the last one seen
+// Options: --url URL (or JC_URL; default http://127.0.0.1:8080), --signer DID (pin the log key),
+// monitor: --state FILE (default ./.jc-monitor.json), --interval SECONDS (default 30), --once.
+// Exit status: 0 ok, 1 usage or network error, 2 a server answer failed a check, 3 monitor alarm.
+import { fromHex } from "../../verify/mod.ts";
+import { HttpError, LogClient, VerificationFailure } from "./client.ts";
+import { emptyState, parseState, poll } from "./monitor.ts";
+import type { MonitorState } from "./monitor.ts";
+
+const USAGE = `usage: deno task client <command> [options]
+  submit FILE              append a COSE_Sign1 envelope (raw bytes, or hex if FILE ends in .hex)
+  prove INDEX|LEAF_HASH    check an inclusion proof against the latest signed head
+  head                     check and print the latest signed head
+  monitor URL              watch a log; alarm (exit 3) on any inconsistency
+options: --url URL  --signer DID  --state FILE  --interval SECONDS  --once`;
+
+interface Opts {
+  positional: string[];
+  flags: Record<string, string | true>;
+}
+
+function parseArgs(args: string[]): Opts {
+  const positional: string[] = [];
+  const flags: Record<string, string | true> = {};
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (!a.startsWith("--")) {
+      positional.push(a);
+      continue;
+    }
+    const eq = a.indexOf("=");
+    if (eq > 0) flags[a.slice(2, eq)] = a.slice(eq + 1);
+    else if (a === "--once") flags.once = true;
+    else flags[a.slice(2)] = args[++i] ?? "";
+  }
+  return { positional, flags };
+}
+
+function out(v: unknown) {
+  console.log(JSON.stringify(v));
+}
+
+async function readEnvelopeFile(path: string): Promise<Uint8Array> {
+  const bytes = await Deno.readFile(path);
+  if (!path.endsWith(".hex")) return bytes;
+  return fromHex(new TextDecoder().decode(bytes).trim());
+}
+
+async function loadState(path: string): Promise<MonitorState> {
+  try {
+    return parseState(await Deno.readTextFile(path));
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return emptyState();
+    throw e;
+  }
+}
+
+async function saveState(path: string, state: MonitorState) {
+  const tmp = `${path}.tmp-${Deno.pid}`;
+  await Deno.writeTextFile(tmp, JSON.stringify(state, null, 1));
+  await Deno.rename(tmp, path); // atomic replace: a crash never leaves half a state
+}
+
+async function monitor(url: string, flags: Opts["flags"]): Promise<number> {
+  const statePath = String(flags.state ?? "./.jc-monitor.json");
+  const interval = Number(flags.interval ?? 30);
+  for (;;) {
+    const state = await loadState(statePath);
+    const r = await poll(url, state);
+    if (r.ok) {
+      await saveState(statePath, state);
+      out({ ok: true, url, size: r.head.size, root: r.head.root, message: r.message });
+    } else if (r.transient) {
+      console.error(`monitor: cannot poll ${url} now: ${r.alarm}`);
+      if (flags.once) return 1;
+    } else {
+      console.error(`ALARM: ${url}: ${r.alarm}`);
+      out({ ok: false, url, alarm: r.alarm });
+      return 3;
+    }
+    if (flags.once) return 0;
+    await new Promise((res) => setTimeout(res, interval * 1000));
+  }
+}
+
+/** Runs the CLI with `args`; returns the exit status. */
+export async function main(args: string[]): Promise<number> {
+  const { positional, flags } = parseArgs(args);
+  const [cmd, arg] = positional;
+  const url = String(flags.url ?? Deno.env.get("JC_URL") ?? "http://127.0.0.1:8080");
+  const signer = typeof flags.signer === "string" ? flags.signer : undefined;
+  const client = new LogClient(url, signer);
+  try {
+    switch (cmd) {
+      case "submit": {
+        if (!arg) break;
+        const a = await client.submit(await readEnvelopeFile(arg));
+        out({
+          index: a.index,
+          leaf_hash: a.leaf_hash,
+          created: a.created,
+          tree_size: a.tree_head.size,
+          verified: true,
+        });
+        return 0;
+      }
+      case "prove": {
+        if (!arg) break;
+        const target = /^\d+$/.test(arg) ? Number(arg) : arg;
+        const p = await client.prove(target);
+        out({ index: p.index, size: p.size, leaf_hash: p.leaf_hash, path: p.path, verified: true });
+        return 0;
+      }
+      case "head":
+        out({ ...(await client.head()), verified: true });
+        return 0;
+      case "monitor":
+        if (!arg) break;
+        return await monitor(arg, flags);
+    }
+    console.error(USAGE);
+    return 1;
+  } catch (e) {
+    if (e instanceof VerificationFailure) {
+      console.error(`CHECK FAILED: ${e.message}`);
+      return 2;
+    }
+    if (e instanceof HttpError) {
+      console.error(e.message);
+      return 1;
+    }
+    console.error(`Cannot run ${cmd}: ${(e as Error).message}`);
+    return 1;
+  }
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

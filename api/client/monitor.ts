@@ -1,0 +1,93 @@
+// A log monitor (RFC 6962 §5.3 / RFC 9162 §8.3 "Monitor"): remembers every signed head it has
+// seen per log key, and on each poll checks that the log's new head is signed by that key and
+// extends the last head seen (consistency proof), alarming on anything else: a bad signature,
+// a rollback, two roots at one size, a failed proof. Heads are remembered per *signer*, not per
+// URL, so two services answering for the same key with different trees — a split view — are
+// caught as soon as one monitor sees both. Pure: the CLI loads and saves the state.
+import type { TreeHead } from "../../log/mod.ts";
+import { HttpError, LogClient, VerificationFailure } from "./client.ts";
+
+/** What the monitor remembers between runs. */
+export interface MonitorState {
+  version: 1;
+  /** URL → the signer it answered for the first time. */
+  urls: Record<string, string>;
+  /** signer → heads seen, in the order seen (the last one is the largest). */
+  heads: Record<string, TreeHead[]>;
+}
+
+/** Most heads remembered per signer. */
+export const MAX_REMEMBERED = 1000;
+
+/** A fresh state. */
+export function emptyState(): MonitorState {
+  return { version: 1, urls: {}, heads: {} };
+}
+
+/** Outcome of one poll. */
+export type PollResult =
+  | { ok: true; head: TreeHead; previous?: TreeHead; message: string }
+  | { ok: false; alarm: string; transient: boolean };
+
+/**
+ * Polls `url` once, checking its latest head against `state`, which is updated in place only
+ * when the poll passes. `transient` marks failures that prove nothing (network, 5xx).
+ */
+export async function poll(
+  url: string,
+  state: MonitorState,
+  fetchFn: typeof fetch = fetch,
+): Promise<PollResult> {
+  const known = state.urls[url];
+  const client = new LogClient(url, undefined, fetchFn);
+  try {
+    const signer = await client.signer();
+    if (known && known !== signer) {
+      return alarm(`log key changed at ${url}: was ${known}, now ${signer}`);
+    }
+    const head = await client.head();
+    const seen = state.heads[signer] ?? [];
+    const previous = seen.at(-1);
+    if (previous) {
+      // Same size seen before with another root is equivocation, whatever came after.
+      const twin = seen.find((h) => h.size === head.size && h.root !== head.root);
+      if (twin) {
+        return alarm(
+          `two signed roots at size ${head.size} for ${signer}: ${twin.root} and ${head.root}`,
+        );
+      }
+      await client.checkConsistency(previous, head);
+    }
+    state.urls[url] = signer;
+    if (!previous || previous.size !== head.size || previous.root !== head.root) {
+      state.heads[signer] = [...seen, head].slice(-MAX_REMEMBERED);
+    }
+    return {
+      ok: true,
+      head,
+      previous,
+      message: previous
+        ? `head ${head.size} (root ${head.root}) is consistent with ${previous.size}`
+        : `first head seen: ${head.size} (root ${head.root})`,
+    };
+  } catch (e) {
+    if (e instanceof VerificationFailure) return alarm(e.message);
+    if (e instanceof HttpError && e.status >= 400 && e.status < 500 && e.status !== 429) {
+      return alarm(`the log refused a proof it owes: ${e.message}`);
+    }
+    return { ok: false, alarm: (e as Error).message, transient: true };
+  }
+}
+
+function alarm(message: string): PollResult {
+  return { ok: false, alarm: message, transient: false };
+}
+
+/** Parses a saved state, refusing anything that is not one. */
+export function parseState(text: string): MonitorState {
+  const s = JSON.parse(text);
+  if (!s || s.version !== 1 || typeof s.urls !== "object" || typeof s.heads !== "object") {
+    throw new Error("Cannot load the monitor state: not a version 1 monitor state file");
+  }
+  return s as MonitorState;
+}

@@ -1,0 +1,24 @@
+// api/edge/: the Cloudflare Worker deployment's parts (docs/EDGE.md): the sequencer Durable
+// Object, the `Log` adapter the Worker's app uses (RPC to the object, immutable reads cached), the
+// edge HTTP cache, and the RPC wire format. api/worker.ts is the entry that wires them together.
+// Only durable_object.ts needs workerd (it imports cloudflare:workers); it is re-exported by
+// api/worker.ts, not from here, so Deno tests can import this module.
+export { EdgeLog, ImmutableCache, type SequencerRpc } from "./edge_log.ts";
+export {
+  cacheKey,
+  type CacheOptions,
+  EDGE_CACHE_HEADER,
+  type EdgeCache,
+  isImmutable,
+  serveCached,
+} from "./http_cache.ts";
+export {
+  EdgeConfigError,
+  LOG_KEY_SECRET,
+  logKeyFromEnv,
+  openEdgeLog,
+  SequencerCore,
+  stringBindings,
+} from "./sequencer.ts";
+export { capture, fromWire, type Outcome, toWire, unwrap, type WireError } from "./wire.ts";
+export { type EdgeSettings, edgeSettings } from "./settings.ts";

@@ -1,0 +1,123 @@
+// The log's sequencer as the Durable Object runs it (docs/EDGE.md; ARCHITECTURE "Storage and
+// sequencing": one sequencer per log decides order). Platform-neutral: the Durable Object class
+// (durable_object.ts) hands it a storage backend, the log key and the sequencer settings; every
+// method answers an `Outcome` so errors cross Workers RPC intact (wire.ts). Kept apart from the
+// class so Deno tests drive it over the memory backend.
+import {
+  type AppendResult,
+  type Log,
+  type LogStorage,
+  openLog,
+  type TreeHead,
+} from "../../log/mod.ts";
+import { fromHex } from "../../verify/mod.ts";
+import { resolveConfig } from "../config.ts";
+import { capture, type Outcome } from "./wire.ts";
+
+/** Name of the Worker secret holding the log key: 32-byte Ed25519 secret, 64 hex digits. */
+export const LOG_KEY_SECRET = "JC_LOG_KEY";
+
+/** The error a Worker without its log key answers with (problem+json via the app). */
+export class EdgeConfigError extends Error {
+  readonly code = "edge-config";
+  constructor(message: string) {
+    super(message);
+    this.name = "EdgeConfigError";
+  }
+}
+
+/** Reads the log key from the Worker's bindings; throws EdgeConfigError naming what is wrong. */
+export function logKeyFromEnv(env: Record<string, unknown>): Uint8Array {
+  const v = env[LOG_KEY_SECRET];
+  if (typeof v !== "string" || v.length === 0) {
+    throw new EdgeConfigError(
+      `Cannot open the log: the ${LOG_KEY_SECRET} secret is not set (wrangler secret put ${LOG_KEY_SECRET})`,
+    );
+  }
+  if (!/^[0-9a-f]{64}$/.test(v.trim())) {
+    throw new EdgeConfigError(
+      `Cannot open the log: ${LOG_KEY_SECRET} must be 64 lowercase hex digits (a 32-byte Ed25519 secret)`,
+    );
+  }
+  return fromHex(v.trim());
+}
+
+/** Text bindings of the Worker as the config reader takes them (vars are strings). */
+export function stringBindings(env: Record<string, unknown>): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (typeof v === "string") out[k] = v;
+    else if (typeof v === "number") out[k] = String(v);
+  }
+  return out;
+}
+
+/** Opens the log over `storage` with the key and sequencer settings of the Worker's bindings. */
+export function openEdgeLog(storage: LogStorage, env: Record<string, unknown>): Promise<Log> {
+  const secretKey = logKeyFromEnv(env);
+  const config = resolveConfig(stringBindings(env));
+  return openLog(storage, {
+    secretKey,
+    batchMax: config.batchMax,
+    batchAgeMs: config.batchAgeMs,
+    pendingMax: config.pendingMax,
+  });
+}
+
+/**
+ * One log behind RPC: opens it on first use (again after a failed open, so a fixed secret or
+ * store recovers without a redeploy) and answers each call as an Outcome.
+ */
+export class SequencerCore {
+  readonly #open: () => Promise<Log>;
+  #log: Promise<Log> | undefined;
+
+  constructor(open: () => Promise<Log>) {
+    this.#open = open;
+  }
+
+  /** The open log (opening it when needed). */
+  log(): Promise<Log> {
+    if (!this.#log) {
+      const p = this.#open();
+      this.#log = p;
+      p.catch(() => {
+        if (this.#log === p) this.#log = undefined;
+      });
+    }
+    return this.#log;
+  }
+
+  append(entry: Uint8Array): Promise<Outcome<AppendResult>> {
+    return capture(async () => (await this.log()).append(entry));
+  }
+  entry(index: number): Promise<Outcome<Uint8Array | undefined>> {
+    return capture(async () => (await this.log()).entry(index));
+  }
+  indexOfLeaf(leafHash: Uint8Array): Promise<Outcome<number | undefined>> {
+    return capture(async () => (await this.log()).indexOfLeaf(leafHash));
+  }
+  latestHead(): Promise<Outcome<TreeHead>> {
+    return capture(async () => (await this.log()).latestHead());
+  }
+  headAt(size: number): Promise<Outcome<TreeHead | undefined>> {
+    return capture(async () => (await this.log()).headAt(size));
+  }
+  inclusionProof(index: number, size: number): Promise<Outcome<Uint8Array[]>> {
+    return capture(async () => (await this.log()).inclusionProof(index, size));
+  }
+  consistencyProof(first: number, second: number): Promise<Outcome<Uint8Array[]>> {
+    return capture(async () => (await this.log()).consistencyProof(first, second));
+  }
+  check(): Promise<Outcome<void>> {
+    return capture(async () => (await this.log()).check());
+  }
+  /** Drains the sequencer and closes the store; the next call reopens. */
+  close(): Promise<Outcome<void>> {
+    return capture(async () => {
+      const p = this.#log;
+      this.#log = undefined;
+      if (p) await (await p).close();
+    });
+  }
+}

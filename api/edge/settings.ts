@@ -1,0 +1,40 @@
+// Settings only the Worker build has (docs/EDGE.md), read from Worker vars beside the service's
+// own configuration (api/config.ts, docs/CONFIG.md), with the same "Cannot ..." error grammar.
+import { EdgeConfigError } from "./sequencer.ts";
+
+/** Edge-only settings. */
+export interface EdgeSettings {
+  /** `max-age` of the latest-head answer, seconds (JC_EDGE_HEAD_MAX_AGE_S, default 1; 0: none). */
+  headMaxAgeS: number;
+  /** Bytes of immutable reads each isolate keeps (JC_EDGE_CACHE_BYTES, default 8 MiB; 0: none). */
+  cacheBytes: number;
+  /** Whether GET answers marked immutable are kept in the Cache API (JC_EDGE_HTTP_CACHE, "on"). */
+  httpCache: boolean;
+}
+
+function int(env: Record<string, unknown>, name: string, dflt: number, max: number): number {
+  const v = env[name];
+  if (v === undefined || v === "") return dflt;
+  const s = String(v).trim();
+  if (!/^\d+$/.test(s) || Number(s) > max) {
+    throw new EdgeConfigError(
+      `Cannot load config: ${name} must be an integer in [0, ${max}], got ${JSON.stringify(v)}`,
+    );
+  }
+  return Number(s);
+}
+
+/** Reads the edge settings from the Worker's bindings; throws EdgeConfigError on a bad value. */
+export function edgeSettings(env: Record<string, unknown>): EdgeSettings {
+  const http = env.JC_EDGE_HTTP_CACHE ?? "on";
+  if (http !== "on" && http !== "off") {
+    throw new EdgeConfigError(
+      `Cannot load config: JC_EDGE_HTTP_CACHE must be "on" or "off", got ${JSON.stringify(http)}`,
+    );
+  }
+  return {
+    headMaxAgeS: int(env, "JC_EDGE_HEAD_MAX_AGE_S", 1, 3600),
+    cacheBytes: int(env, "JC_EDGE_CACHE_BYTES", 8 * 1024 * 1024, 64 * 1024 * 1024),
+    httpCache: http === "on",
+  };
+}

@@ -1,0 +1,95 @@
+// The Cloudflare Worker entry (docs/CONTRACTS.md "api/", docs/EDGE.md): the same Hono app and route
+// table as the embedded default (api/main.ts), with the log held by the sequencer Durable Object
+// (api/edge/durable_object.ts, SQLite storage) and configuration from Worker vars through the same
+// reader (api/config.ts). The log key is the JC_LOG_KEY Worker secret. Immutable answers are kept
+// in the edge cache; the latest head is short-cached. Built by `deno task edge:build` into one
+// module (edge/dist/worker.js) that wrangler.toml names.
+import { ConfigError, createApp, Metrics, problem, resolveConfig, verifierOptions } from "./mod.ts";
+import type { AppEnv } from "./mod.ts";
+import {
+  type EdgeCache,
+  EdgeConfigError,
+  EdgeLog,
+  type EdgeSettings,
+  edgeSettings,
+  logKeyFromEnv,
+  type SequencerRpc,
+  serveCached,
+  stringBindings,
+} from "./edge/mod.ts";
+import { LOG_OBJECT_NAME } from "./edge/durable_object.ts";
+import { ed25519PublicKey } from "../verify/mod.ts";
+import type { Hono } from "hono";
+
+export { LogSequencer } from "./edge/durable_object.ts";
+
+/** The Durable Object namespace binding (the slice used here). */
+interface SequencerNamespace {
+  idFromName(name: string): unknown;
+  get(id: unknown): SequencerRpc;
+}
+
+/** The Worker's bindings (wrangler.toml): the sequencer namespace, the log key, the vars. */
+interface WorkerEnv {
+  LOG_SEQUENCER: SequencerNamespace;
+  JC_LOG_KEY?: string;
+  [name: string]: unknown;
+}
+
+interface ExecutionContext {
+  waitUntil(p: Promise<unknown>): void;
+}
+
+interface Built {
+  app: Hono<AppEnv>;
+  settings: EdgeSettings;
+}
+
+// One app per isolate: the bindings of a deployment do not change while an isolate lives, and
+// the per-isolate immutable-read cache lives in the EdgeLog it holds.
+let built: Built | undefined;
+
+function build(env: WorkerEnv): Built {
+  if (built) return built;
+  const settings = edgeSettings(env);
+  const secret = logKeyFromEnv(env);
+  const config = resolveConfig(stringBindings(env));
+  const ns = env.LOG_SEQUENCER;
+  if (!ns || typeof ns.idFromName !== "function") {
+    throw new EdgeConfigError(
+      "Cannot open the log: the LOG_SEQUENCER Durable Object binding is missing (wrangler.toml)",
+    );
+  }
+  const id = ns.idFromName(LOG_OBJECT_NAME);
+  const log = new EdgeLog(() => ns.get(id), ed25519PublicKey(secret), settings.cacheBytes);
+  const app = createApp({ log, config, verifier: verifierOptions(config), metrics: new Metrics() });
+  built = { app, settings };
+  return built;
+}
+
+/** Cloudflare's Cache API where the runtime has one (workerd does; other hosts may not). */
+function defaultCache() {
+  const c = (globalThis as { caches?: { default?: unknown } }).caches?.default;
+  return c as EdgeCache | undefined;
+}
+
+export default {
+  async fetch(req: Request, env: WorkerEnv, ctx: ExecutionContext): Promise<Response> {
+    let b: Built;
+    try {
+      b = build(env);
+    } catch (err) {
+      if (err instanceof EdgeConfigError || err instanceof ConfigError) {
+        console.error(err.message);
+        return problem(500, "edge-config", err.message);
+      }
+      throw err;
+    }
+    const clientAddr = req.headers.get("cf-connecting-ip") ?? "unknown";
+    return await serveCached(req, async () => await b.app.fetch(req, { clientAddr }), {
+      cache: b.settings.httpCache ? defaultCache() : undefined,
+      waitUntil: (p) => ctx.waitUntil(p),
+      headMaxAgeS: b.settings.headMaxAgeS,
+    });
+  },
+};
