@@ -15,13 +15,16 @@ export function generateAll(): Record<string, string> {
 // every runtime (Deno, workerd) serves the same bytes without reading files.
 
 /** \`v1.jsonld\`: the JSON-LD context (SPEC §13). */
-export const V1_JSONLD: string = ${JSON.stringify(jsonld)};
+export const V1_JSONLD: string =
+  ${JSON.stringify(jsonld)};
 
 /** \`v1.ttl\`: the Turtle ontology (SPEC §13). */
-export const V1_TTL: string = ${JSON.stringify(ttl)};
+export const V1_TTL: string =
+  ${JSON.stringify(ttl)};
 
 /** \`v1.shapes.ttl\`: the SHACL Core shapes (SPEC §15). */
-export const V1_SHAPES_TTL: string = ${JSON.stringify(shapes)};
+export const V1_SHAPES_TTL: string =
+  ${JSON.stringify(shapes)};
 `;
   return { "v1.jsonld": jsonld, "v1.ttl": ttl, "v1.shapes.ttl": shapes, "assets.ts": assets };
 }

@@ -1,17 +1,20 @@
 // RDF 1.1 Turtle (https://www.w3.org/TR/turtle/) — the few writing helpers the generators share,
 // and the decimal-range regular expression the u64 shapes use.
 
-/** A Turtle string literal (STRING_LITERAL_QUOTE, Turtle §6.4 escapes). */
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/g;
+
+/** A Turtle string literal (STRING_LITERAL_QUOTE, Turtle §6.4 escapes; control characters as \\uXXXX). */
 export function str(s: string): string {
-  return `"${
-    s.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n").replace(/\r/g, "\\r")
-      .replace(/\t/g, "\\t")
-      // deno-lint-ignore no-control-regex
-      .replace(
-        /[\u0000-\u001f\u007f]/g,
-        (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-      )
-  }"`;
+  const body = s.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n").replace(
+    /\r/g,
+    "\\r",
+  )
+    .replace(/\t/g, "\\t").replace(
+      CONTROL,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+    );
+  return `"${body}"`;
 }
 
 /** A literal with a language tag. */
