@@ -69,6 +69,8 @@ const mf = new Miniflare({
   durableObjectsPersist: persist ? resolve(persist, "do") : false,
   cachePersist: persist ? resolve(persist, "cache") : false,
   log: new Log(LogLevel.WARN),
+  // No network: never fetch the `request.cf` placeholder from Cloudflare, use Miniflare's default.
+  cf: false,
 });
 
 let closing = false;

@@ -52,9 +52,7 @@ export async function nodeVersion(): Promise<string> {
     (Number(m[1]) === NODE_MIN[0] && Number(m[2]) < NODE_MIN[1])
   ) {
     throw new Error(
-      `Cannot start the local Worker runtime: Node >= ${
-        NODE_MIN.join(".")
-      } is needed, found ${v}`,
+      `Cannot start the local Worker runtime: Node >= ${NODE_MIN.join(".")} is needed, found ${v}`,
     );
   }
   return v;

@@ -1,0 +1,79 @@
+// `deno task edge`: runs the Worker build of the service locally under real workerd (Miniflare),
+// no Cloudflare account needed (docs/EDGE.md). `deno task edge:build` only bundles it for
+// `wrangler deploy`.
+//
+// Environment: PORT (default 8787), EDGE_STATE (durable local state, default .wrangler/state,
+// the folder `wrangler dev` uses too), JC_LOG_KEY (the log key; default: generated once and kept
+// in <EDGE_STATE>/jc-log-key.hex), and any JC_* variable of docs/CONFIG.md or docs/EDGE.md,
+// which overrides the [vars] of wrangler.toml.
+import { bundleWorker, repoPath } from "./tooling.ts";
+import { startEdge } from "./runtime.ts";
+
+/** Entry and output of the Worker build. */
+export const WORKER_ENTRY = "api/worker.ts";
+export const WORKER_BUNDLE = "edge/dist/worker.js";
+
+/** Bundles api/worker.ts to edge/dist/worker.js (what wrangler.toml's `main` names). */
+export async function buildWorker(): Promise<{ path: string; bytes: number; ms: number }> {
+  await Deno.mkdir(repoPath("edge/dist"), { recursive: true });
+  return await bundleWorker(WORKER_ENTRY, WORKER_BUNDLE);
+}
+
+/** The log key for a local run: JC_LOG_KEY, else the one kept in the state folder (created once). */
+export async function localLogKey(stateDir: string, env = Deno.env.toObject()): Promise<string> {
+  if (env.JC_LOG_KEY) return env.JC_LOG_KEY;
+  const file = `${stateDir}/jc-log-key.hex`;
+  try {
+    return (await Deno.readTextFile(file)).trim();
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+  }
+  const key = Array.from(
+    crypto.getRandomValues(new Uint8Array(32)),
+    (b) => b.toString(16).padStart(2, "0"),
+  )
+    .join("");
+  await Deno.mkdir(stateDir, { recursive: true });
+  await Deno.writeTextFile(file, key + "\n", { mode: 0o600, createNew: true });
+  return key;
+}
+
+/** JC_* variables of the environment: they override wrangler.toml's vars for a local run. */
+export function varOverrides(env = Deno.env.toObject()): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).filter(([k]) => k.startsWith("JC_") && k !== "JC_LOG_KEY"),
+  );
+}
+
+if (import.meta.main) {
+  try {
+    const b = await buildWorker();
+    console.error(
+      `Built ${WORKER_BUNDLE} (${(b.bytes / 1024).toFixed(0)} KiB, ${b.ms.toFixed(0)} ms)`,
+    );
+    if (Deno.args.includes("--build-only")) Deno.exit(0);
+    const port = Number(Deno.env.get("PORT") ?? "8787");
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+      throw new Error(`Cannot start the edge build: PORT must be an integer in [0, 65535]`);
+    }
+    const state = Deno.env.get("EDGE_STATE") ?? repoPath(".wrangler/state");
+    const rt = await startEdge({
+      script: WORKER_BUNDLE,
+      config: "wrangler.toml",
+      port,
+      persistTo: state,
+      bindings: { ...varOverrides(), JC_LOG_KEY: await localLogKey(state) },
+      verbose: true,
+    });
+    console.log(JSON.stringify({ listening: rt.url.href.replace(/\/$/, ""), state }));
+    const stop = async () => {
+      await rt.stop();
+      Deno.exit(0);
+    };
+    Deno.addSignalListener("SIGINT", stop);
+    Deno.addSignalListener("SIGTERM", stop);
+  } catch (err) {
+    console.error(err instanceof Error ? err.message : err);
+    Deno.exit(1);
+  }
+}
