@@ -60,6 +60,10 @@ export function parseCoseSign1(bytes: Uint8Array): CoseSign1 {
   if (!(prot instanceof Uint8Array)) {
     bad("cose-protected-not-bstr", "protected header is not a bstr");
   }
+  // RFC 9052 §3: a zero-length protected bstr stands for an empty map, which lacks alg and kid
+  if (prot.length === 0) {
+    bad("cose-protected-keys", "protected header is empty, not {1: alg, 4: kid}");
+  }
   let hdr;
   try {
     hdr = decodeCbor(prot); // Decision 2: the protected map must itself be canonical
