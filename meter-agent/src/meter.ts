@@ -97,6 +97,15 @@ function worstStatus(js: PlausibilityJudgement[]): PlausibilityJudgement | undef
   return js.find((j) => j.status === "implausible") ?? js.find((j) => j.status === "unjudgeable");
 }
 
+function boundValue(j: PlausibilityJudgement): number | undefined {
+  const b = meterReading.plausibilityBounds(j.limit_mw, j.draw_mean_mw);
+  return j.bound === "limit"
+    ? b.limit_ceiling_mw
+    : j.bound === "draw-ceiling"
+    ? b.draw_ceiling_mw
+    : b.floor_mw;
+}
+
 function plausibilityDecline(
   rung: Rung,
   names: readonly string[],
@@ -111,7 +120,7 @@ function plausibilityDecline(
       rung,
       reason: "counter-implausible",
       detail: `${name}: rate ${bad.rate_mw} mW breaks the ${bad.bound} bound (${
-        bad.bound === "draw-floor" ? bad.floor_mw : bad.ceiling_mw
+        boundValue(bad)
       } mW; limit ${bad.limit_mw ?? "-"} mW, mean draw ${
         bad.draw_mean_mw ?? "-"
       } mW, ${bad.draw_discarded} of ${bad.draw_samples} draw samples discarded)`,

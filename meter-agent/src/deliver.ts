@@ -1,0 +1,131 @@
+// Delivery of spooled readings to `POST /v1/readings` (docs API.md "Meter readings"): batches in
+// seq order, retried with exponential backoff (honouring Retry-After) through outages. A reading
+// leaves the spool only when the service answered it with a log index; a resubmission of the same
+// bytes is answered with the existing index, so a retry after a lost answer duplicates nothing.
+
+import { toHex } from "../../verify/mod.ts";
+import type { Spool } from "./spool.ts";
+
+/** One envelope's answer. */
+export type ReadingResult = { seq: number; index: number } | {
+  seq: number;
+  code: string;
+  detail?: string;
+};
+
+/** Delivery options. */
+export interface DeliverOptions {
+  batchMax?: number;
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  log?: (msg: string) => void;
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+}
+
+/** POSTs one batch as JSON `{"envelopes": [hex]}`; throws on transport failure or a non-200. */
+export async function postReadings(
+  server: string,
+  envelopes: Uint8Array[],
+  opts: DeliverOptions = {},
+): Promise<ReadingResult[]> {
+  const f = opts.fetch ?? fetch;
+  const res = await f(new URL("/v1/readings", server), {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ envelopes: envelopes.map(toHex) }),
+    signal: AbortSignal.timeout(opts.timeoutMs ?? 30_000),
+  });
+  const text = await res.text();
+  if (res.status !== 200) {
+    const err = new Error(`Cannot deliver readings: HTTP ${res.status} ${text.slice(0, 200)}`) as
+      & Error
+      & {
+        retryAfterMs?: number;
+      };
+    const ra = Number(res.headers.get("retry-after"));
+    if (Number.isFinite(ra) && ra > 0) err.retryAfterMs = ra * 1000;
+    throw err;
+  }
+  const body = JSON.parse(text) as { results?: ReadingResult[] };
+  if (!Array.isArray(body.results)) {
+    throw new Error("Cannot deliver readings: the answer has no results array");
+  }
+  return body.results;
+}
+
+/** Drains the spool to the service, forever, until stopped. */
+export class Deliverer {
+  readonly #spool: Spool;
+  readonly #server: string;
+  readonly #opts: DeliverOptions;
+  #wake?: () => void;
+  #stopped = false;
+  #delay = 0;
+  /** Readings acknowledged so far (this process). */
+  acked = 0;
+  constructor(spool: Spool, server: string, opts: DeliverOptions = {}) {
+    this.#spool = spool;
+    this.#server = server;
+    this.#opts = opts;
+  }
+
+  /** Something new is spooled: stop waiting (unless backing off). */
+  kick(): void {
+    if (this.#delay === 0) this.#wake?.();
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    this.#wake?.();
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise((r) => {
+      const t = setTimeout(() => (this.#wake = undefined, r()), ms);
+      this.#wake = () => (clearTimeout(t), this.#wake = undefined, r());
+    });
+  }
+
+  /** Sends what is pending once; true when the spool is empty afterwards. */
+  async once(): Promise<boolean> {
+    const batch = this.#spool.pending(this.#opts.batchMax ?? 64);
+    if (batch.length === 0) return true;
+    const results = await postReadings(this.#server, batch.map((b) => b.envelope), this.#opts);
+    const done = results.filter((r): r is { seq: number; index: number } => "index" in r).map((r) =>
+      r.seq
+    );
+    const sent = new Set(batch.map((b) => b.seq));
+    this.#spool.ack(done.filter((s) => sent.has(s)));
+    this.acked += done.length;
+    const refused = results.filter((r) => "code" in r);
+    if (refused.length) {
+      // Kept in the spool: a refusal is an operator matter (registration, a broken chain), never a drop.
+      throw new Error(
+        `Cannot deliver reading seq ${refused[0].seq}: ${(refused[0] as { code: string }).code} ${
+          (refused[0] as { detail?: string }).detail ?? ""
+        }`,
+      );
+    }
+    return this.#spool.pending(1).length === 0;
+  }
+
+  /** The loop: send, back off exponentially on failure (base 250 ms, cap 30 s, with jitter). */
+  async run(): Promise<void> {
+    const base = this.#opts.baseDelayMs ?? 250;
+    const max = this.#opts.maxDelayMs ?? 30_000;
+    while (!this.#stopped) {
+      try {
+        const empty = await this.once();
+        this.#delay = 0;
+        if (empty) await this.#sleep(60_000);
+      } catch (e) {
+        const ra = (e as { retryAfterMs?: number }).retryAfterMs;
+        this.#delay = Math.min(max, this.#delay ? this.#delay * 2 : base);
+        const wait = Math.max(ra ?? 0, this.#delay * (0.5 + Math.random() / 2));
+        this.#opts.log?.(`${(e as Error).message}; retrying in ${Math.round(wait)} ms`);
+        await this.#sleep(wait);
+      }
+    }
+  }
+}
