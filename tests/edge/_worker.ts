@@ -1,0 +1,47 @@
+// Test helper: the real Worker build (api/worker.ts bundled like `deno task edge:build`) under
+// local workerd with wrangler.toml's bindings, a fixed log key, rate limits off and durable state
+// in a temporary folder. One runtime per test file, reused across its steps (docs/EDGE.md).
+import { bundleWorker } from "../../edge/tooling.ts";
+import { type EdgeRuntime, startEdge } from "../../edge/runtime.ts";
+
+/** The log key every edge test runs with (hex of 32 bytes 0x2a). */
+export const TEST_LOG_KEY = "2a".repeat(32);
+
+let bundled: Promise<string> | undefined;
+
+/** Bundles api/worker.ts once per test process (into edge/dist/, kept apart from the task's). */
+export function workerBundle(): Promise<string> {
+  bundled ??= (async () => {
+    await Deno.mkdir(new URL("../../edge/dist/", import.meta.url), { recursive: true });
+    const name = `edge/dist/worker-test-${Deno.pid}.js`;
+    await bundleWorker("api/worker.ts", name);
+    return name;
+  })();
+  return bundled;
+}
+
+/** Starts the Worker; `persistTo` keeps its state across restarts. */
+export async function startWorker(
+  persistTo: string,
+  bindings: Record<string, string> = {},
+): Promise<EdgeRuntime> {
+  return await startEdge({
+    script: await workerBundle(),
+    config: "wrangler.toml",
+    persistTo,
+    bindings: {
+      JC_LOG_KEY: TEST_LOG_KEY,
+      JC_RATE_READ: "0",
+      JC_RATE_WRITE: "0",
+      ...bindings,
+    },
+  });
+}
+
+/** Removes this process's bundle (call once at the end of a file). */
+export async function removeBundle(): Promise<void> {
+  if (!bundled) return;
+  const name = await bundled;
+  bundled = undefined;
+  await Deno.remove(new URL(`../../${name}`, import.meta.url)).catch(() => {});
+}
