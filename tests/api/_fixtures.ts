@@ -60,8 +60,12 @@ export async function testApp(
   const log = wrap(await openMemoryLog({ batchAgeMs: 1 }));
   const deps: AppDeps = { log, config, verifier: verifierOptions(config), metrics: new Metrics() };
   const app = createApp(deps);
-  const fetchFn =
-    ((input: RequestInfo | URL, init?: RequestInit) =>
-      app.request(String(input instanceof Request ? input.url : input), init)) as typeof fetch;
+  const fetchFn = (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = String(input instanceof Request ? input.url : input);
+    const res = await app.request(url, init);
+    // As fetch does, name the URL the answer came from (clients resolve links against it).
+    Object.defineProperty(res, "url", { value: url });
+    return res;
+  }) as typeof fetch;
   return { app, log, deps, fetchFn, base: "http://localhost" };
 }
