@@ -225,7 +225,6 @@ Deno.test("cose: 10^5 random mutations of valid envelopes raise only CborError/V
   const r = rng(0x5eed);
   const outcomes = new Map<string, number>();
   const N = 100_000;
-  const t0 = performance.now();
   for (let i = 0; i < N; i++) {
     const base = bases[i % bases.length];
     let b = base.slice();
@@ -260,7 +259,5 @@ Deno.test("cose: 10^5 random mutations of valid envelopes raise only CborError/V
     }
     outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
   }
-  const secs = (performance.now() - t0) / 1000;
-  assert.ok(secs < 20, `took ${secs.toFixed(1)} s`);
   assert.ok(outcomes.size >= 15, `mutations reach many refusal classes: ${[...outcomes.keys()]}`);
 });
