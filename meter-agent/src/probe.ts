@@ -155,11 +155,11 @@ export async function probe(
           counted++;
           countedUs += s.dtUs;
         }
-        draws.forEach((
-          d,
-          i,
-        ) => (d === undefined ? (ev.drawReadable[i] = false) : ev.draws[i].push(d)));
       }
+      draws.forEach((
+        d,
+        i,
+      ) => (d === undefined ? (ev.drawReadable[i] = false) : ev.draws[i].push(d)));
       if (!tracker.set.drawsMw) ev.drawReadable.fill(false);
     }
     if ((counted >= LIVENESS.window && countedUs >= minCounted) || now - t0 >= maxUs) break;
