@@ -152,6 +152,9 @@ export const REASON_CODES = {
     '[honesty] energy_coverage is present with a value other than "Partial" (JCP §5.2)',
   "chain-length-mismatch":
     "[honesty] chain_debited_uj / chain_debited_minor length differs from chain_ids (JCP §8.1)",
+  "bad-config": "an operator-config JSON document (CLI --config) is malformed",
+  "legacy-profile":
+    "a producer asked to seal a verify-only legacy profile (JCP §8: jcp/1 is never minted)",
 } as const;
 
 /** A stable reason code. */
@@ -184,6 +187,16 @@ export const NOT_VERIFICATION_OUTCOMES: Partial<Record<ReasonCode, string>> = {
   "non-canonical":
     "guard: the strict decoder accepts only bytes the encoder reproduces (JCR-1 §3.3 still checked)",
   "bad-policy": "operator configuration error (a policy file that is not a policy)",
+  "bad-config": "operator configuration error (an operator-config JSON that is malformed)",
+  "legacy-profile": "producer-side: sealing a verify-only legacy profile (jcp/1) is refused",
+  "agent-not-registered": "service-side (POST /v1/readings), decided after verification",
+  "reading-agent-kid": "service-side (POST /v1/readings), decided after verification",
+  "reading-wrong-schema": "service-side (POST /v1/readings), decided after verification",
+  "reading-seq-replay": "service-side (POST /v1/readings), decided after verification",
+  "reading-seq-gap": "service-side (POST /v1/readings), decided after verification",
+  "reading-prev-mismatch": "service-side (POST /v1/readings), decided after verification",
+  "reading-invalid":
+    "service-side (POST /v1/readings): wraps a failed report, whose own code is the outcome",
 };
 
 /**
