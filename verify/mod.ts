@@ -62,8 +62,15 @@ export * as meterReading from "./profiles/meter_reading.ts";
 // JCR-1 §6: the verifier and its report; receipt profiles by schema tag; SPEC §10.1 policy_digest.
 export { CANONICAL_FORM_CODES, failureCodes, STEP_NAMES, verifyEnvelope } from "./report.ts";
 export type { VerificationReport, VerificationStep, VerifierOptions } from "./report.ts";
-export { dispatch, DRIFT_BAND_PERCENT, REGISTRY, withinDriftBand } from "./profiles/mod.ts";
+export {
+  assertMintable,
+  dispatch,
+  DRIFT_BAND_PERCENT,
+  REGISTRY,
+  withinDriftBand,
+} from "./profiles/mod.ts";
 export type { Profile, ProfileOptions, StepOutcome } from "./profiles/mod.ts";
 export { parsePolicy, policyDigest, policyDigestPreimage, PolicyError } from "./policy_digest.ts";
 export type { Policy, PolicyAction, PolicyAgents, PolicyRule } from "./policy_digest.ts";
 export { INFORMATIONAL_CODES, NOT_VERIFICATION_OUTCOMES } from "./codes.ts";
+export { mergeOptions, optionsFromConfig } from "./operator_config.ts";

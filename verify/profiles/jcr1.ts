@@ -93,7 +93,7 @@ function structure(core: CborMap): Finding | undefined {
   // JCR-1 §3.1: token_attributions are advisory, carried outside the signature, never in the core.
   if (core.has("token_attributions")) {
     return {
-      code: "advisory-in-core",
+      code: "field-not-allowed",
       detail: "token_attributions must be carried outside the signed core (JCR-1 §3.1)",
     };
   }

@@ -3,6 +3,7 @@
 // exports a `Profile`, and add one line to REGISTRY below.
 
 import type { CborMap } from "../cbor.ts";
+import { VerifyInputError } from "../errors.ts";
 import { jcp1Profile, jcp2Profile } from "./jcp.ts";
 import { jcr1Profile } from "./jcr1.ts";
 import { meterReadingProfile } from "./meter_reading.ts";
@@ -100,4 +101,23 @@ export function dispatch(core: CborMap): Dispatch {
     code: "unsupported-schema",
     detail: `${field} "${schema}" is not a supported schema`,
   };
+}
+
+/**
+ * Refuses to seal a core whose profile is verify-only (JCP §8: implementations MUST NOT mint
+ * `jcp/1`). Producers call this before signing; unknown schemas are the producer's business.
+ *
+ * @example assertMintable({ jcp_receipt: "jcp/2" }) // ok; { jcp_receipt: "jcp/1" } throws
+ * @throws {VerifyInputError} code "legacy-profile"
+ */
+export function assertMintable(core: Record<string, unknown>): void {
+  for (const field of TAG_FIELDS) {
+    const p = typeof core[field] === "string" ? REGISTRY.get(core[field] as string) : undefined;
+    if (p && p.tagField === field && !p.produced) {
+      throw new VerifyInputError(
+        "legacy-profile",
+        `Cannot seal receipt: ${p.schema} is verified but never produced (JCP §8)`,
+      );
+    }
+  }
 }
