@@ -1,0 +1,112 @@
+// verify/ is pure (ARCHITECTURE "Layout"): web-standard APIs only, so it runs unchanged in Deno,
+// workerd, browsers and Node 20. Checked two ways: a static scan of every module reachable from
+// verify/mod.ts, and a browser-platform bundle of verify/mod.ts executed by Node 20 (/usr/bin/node).
+import assert from "node:assert/strict";
+
+const root = new URL("../../verify/", import.meta.url);
+
+async function reachable(): Promise<Map<string, string>> {
+  const seen = new Map<string, string>();
+  const queue = [new URL("mod.ts", root)];
+  while (queue.length) {
+    const u = queue.pop()!;
+    if (seen.has(u.href)) continue;
+    const src = await Deno.readTextFile(u);
+    seen.set(u.href, src);
+    for (const m of src.matchAll(/(?:import|export)[^"';]*?from\s+"(\.{1,2}\/[^"]+)"/g)) {
+      queue.push(new URL(m[1], u));
+    }
+  }
+  return seen;
+}
+
+Deno.test("verify/: every module reachable from mod.ts uses web-standard APIs only", async () => {
+  const mods = await reachable();
+  assert.ok(mods.size >= 10);
+  for (const [href, src] of mods) {
+    const code = src.replace(/\/\/.*$/gm, "").replace(/\/\*[\s\S]*?\*\//g, ""); // comments may say anything
+    for (
+      const banned of [/\bDeno\./, /from\s+"node:/, /\bBuffer\b/, /\bprocess\./, /\brequire\(/]
+    ) {
+      assert.ok(!banned.test(code), `${href} uses ${banned}`);
+    }
+  }
+});
+
+const SMOKE = `
+const v = await import(process.argv[2]);
+const sk = new Uint8Array(32).fill(5);
+const pub = v.ed25519PublicKey(sk);
+const env = v.coseSign1(v.encodeCbor({ a: 1, b: 2n ** 60n }), sk, v.didKeyFromPublicKey(pub));
+const p = v.parseCoseSign1(env);
+const tbs = v.coseSigStructure(p.protectedBytes, p.payload);
+const identity = v.fromHex("01" + "00".repeat(31));
+const forged = new Uint8Array(64); forged.set(identity);
+let code = null; try { v.decodeCbor(v.fromHex("a2616201616102")); } catch (e) { code = e.code; }
+const tag = await v.computeToolReceiptHmac(new Uint8Array([1]), { tool_id: "t", joules_uj: 1n, energy_provenance: "HwShunt", minted_at: "m", gateway_id: "g" });
+console.log(JSON.stringify({
+  ok: await v.ed25519Verify(p.signature, tbs, pub),
+  pureOk: v.ed25519VerifyPure(p.signature, tbs, pub),
+  forged: await v.ed25519Verify(forged, tbs, identity),
+  backend: v.ed25519Backend(),
+  core: v.toJson(v.decodeCbor(p.payload)),
+  code, tag,
+  leaf: v.toHex(v.entryLeafHash(env)).length,
+}));
+`;
+
+Deno.test("verify/mod.ts bundled for the browser platform runs unchanged in Node 20", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const bundle = `${dir}/verify.mjs`;
+    const b = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "bundle",
+        "--quiet",
+        "--platform=browser",
+        new URL("mod.ts", root).pathname,
+        "-o",
+        bundle,
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.ok(b.success, `deno bundle failed: ${new TextDecoder().decode(b.stderr)}`);
+    await Deno.writeTextFile(`${dir}/smoke.mjs`, SMOKE);
+    let out: Deno.CommandOutput;
+    try {
+      out = await new Deno.Command("/usr/bin/node", {
+        args: [`${dir}/smoke.mjs`, bundle],
+        stdout: "piped",
+        stderr: "piped",
+      })
+        .output();
+    } catch (e) {
+      throw new Error(`Cannot run Node 20 at /usr/bin/node for the portability check: ${e}`);
+    }
+    assert.ok(out.success, `node failed: ${new TextDecoder().decode(out.stderr)}`);
+    const r = JSON.parse(new TextDecoder().decode(out.stdout));
+    const tag = await (await import("../../verify/mod.ts")).computeToolReceiptHmac(
+      new Uint8Array([1]),
+      {
+        tool_id: "t",
+        joules_uj: 1n,
+        energy_provenance: "HwShunt",
+        minted_at: "m",
+        gateway_id: "g",
+      },
+    );
+    assert.deepEqual(r, {
+      ok: true,
+      pureOk: true,
+      forged: false,
+      backend: "webcrypto",
+      core: { a: 1, b: "1152921504606846976" },
+      code: "unsorted-keys",
+      tag,
+      leaf: 64,
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
