@@ -31,14 +31,21 @@ export interface ServiceConfig {
   gatewayKeys: Record<string, string>;
   /** Keys for kids that are not did:key, kid → hex public key or did:key. */
   keyDirectory: Record<string, string>;
-  /** JCR-1 §6 step 6 reference vectors, input_hash → { joules_uj }. */
-  referenceVectors: Record<string, { joules_uj: number }>;
-  /** Path of a JSON file with more reference vectors (read by the platform entry). */
-  referenceVectorsFile?: string;
+  /** JCR-1 §6 step 6 reference vectors, input_hash → { joules_uj } (checked by verify/). */
+  referenceVectors: Record<string, unknown>;
+  /**
+   * Path of an operator-config JSON file in verify/'s format (gateway_keys, keys,
+   * reference_vectors, policies; see verify/operator_config.ts), read by the platform entry.
+   */
+  operatorConfigFile?: string;
+  /** That file's parsed content; the inline keys above add to and override it. */
+  operatorConfig?: unknown;
   /** Time limit for one request, milliseconds. */
   requestTimeoutMs: number;
   /** Largest page of GET /v1/log/entries. */
   pageMax: number;
+  /** Meter agents registered for POST /v1/readings: did:key → label (meter-agent/README.md). */
+  agents: Record<string, string>;
 }
 
 /** Thrown for a configuration that cannot be used. */
@@ -68,6 +75,7 @@ export function defaultConfig(): ServiceConfig {
     referenceVectors: {},
     requestTimeoutMs: 10_000,
     pageMax: 100,
+    agents: {},
   };
 }
 
@@ -121,14 +129,9 @@ function rate(key: string, v: unknown): RateSpec {
   return { perSecond, burst };
 }
 
-function vectors(key: string, v: unknown): Record<string, { joules_uj: number }> {
+function obj(key: string, v: unknown): Record<string, unknown> {
   if (!v || typeof v !== "object" || Array.isArray(v)) fail(key, "must be an object");
-  const out: Record<string, { joules_uj: number }> = {};
-  for (const [h, x] of Object.entries(v as Record<string, unknown>)) {
-    const j = (x as { joules_uj?: unknown } | null)?.joules_uj;
-    out[h] = { joules_uj: int(`${key}.${h}.joules_uj`, j, 0, Number.MAX_SAFE_INTEGER) };
-  }
-  return out;
+  return { ...(v as Record<string, unknown>) };
 }
 
 /** Config-file keys (snake_case JSON) → setters. Unknown keys are refused, so typos show. */
@@ -161,12 +164,16 @@ const FILE_KEYS: Record<string, (c: ServiceConfig, v: unknown) => void> = {
     }
   },
   key_directory: (c, v) => c.keyDirectory = strMap("key_directory", v),
-  reference_vectors: (c, v) => {
-    if (typeof v === "string") c.referenceVectorsFile = v;
-    else c.referenceVectors = vectors("reference_vectors", v);
-  },
+  reference_vectors: (c, v) => c.referenceVectors = obj("reference_vectors", v),
+  operator_config: (c, v) => c.operatorConfigFile = str("operator_config", v),
   request_timeout_ms: (c, v) => c.requestTimeoutMs = int("request_timeout_ms", v, 1, 3_600_000),
   page_max: (c, v) => c.pageMax = int("page_max", v, 1, 10_000),
+  agents: (c, v) => {
+    c.agents = strMap("agents", v);
+    for (const did of Object.keys(c.agents)) {
+      if (!/^did:key:z[1-9A-HJ-NP-Za-km-z]+$/.test(did)) fail(`agents.${did}`, "must be keyed by a did:key");
+    }
+  },
 };
 
 /** Environment variable → config-file key. */
@@ -185,9 +192,10 @@ export const ENV_KEYS: Record<string, string> = {
   JC_STEWARDS: "stewards",
   JC_GATEWAY_KEYS: "gateway_keys",
   JC_KEY_DIRECTORY: "key_directory",
-  JC_REFERENCE_VECTORS: "reference_vectors",
+  JC_OPERATOR_CONFIG: "operator_config",
   JC_REQUEST_TIMEOUT_MS: "request_timeout_ms",
   JC_PAGE_MAX: "page_max",
+  JC_AGENTS: "agents",
 };
 
 /**
