@@ -171,7 +171,9 @@ const FILE_KEYS: Record<string, (c: ServiceConfig, v: unknown) => void> = {
   agents: (c, v) => {
     c.agents = strMap("agents", v);
     for (const did of Object.keys(c.agents)) {
-      if (!/^did:key:z[1-9A-HJ-NP-Za-km-z]+$/.test(did)) fail(`agents.${did}`, "must be keyed by a did:key");
+      if (!/^did:key:z[1-9A-HJ-NP-Za-km-z]+$/.test(did)) {
+        fail(`agents.${did}`, "must be keyed by a did:key");
+      }
     }
   },
 };

@@ -1,5 +1,5 @@
 // Loading the configuration on Deno (docs/CONFIG.md): the optional JSON config file named by
-// `--config PATH` or JC_CONFIG, the environment, and a reference-vectors file if one is named.
+// `--config PATH` or JC_CONFIG, the environment, and the operator-config file if one is named.
 // Deno-only: the Worker entry builds its config from bindings with resolveConfig directly.
 import { ConfigError, resolveConfig } from "./config.ts";
 import type { ServiceConfig } from "./config.ts";
@@ -33,7 +33,7 @@ export function configPathFromArgs(args: string[]): string | undefined {
 
 /**
  * Resolves the service configuration from the environment and command-line arguments, reading
- * the config file and the reference-vectors file they name.
+ * the config file and the operator-config file they name.
  */
 export async function loadConfig(
   env: Record<string, string | undefined>,
@@ -42,11 +42,8 @@ export async function loadConfig(
   const path = configPathFromArgs(args) ?? env.JC_CONFIG;
   const file = path ? await readJson(path, "config file") : undefined;
   const config = resolveConfig(env, file);
-  if (config.referenceVectorsFile) {
-    const more = resolveConfig({}, {
-      reference_vectors: await readJson(config.referenceVectorsFile, "reference vectors file"),
-    }).referenceVectors;
-    config.referenceVectors = { ...more, ...config.referenceVectors };
+  if (config.operatorConfigFile) {
+    config.operatorConfig = await readJson(config.operatorConfigFile, "operator config");
   }
   return config;
 }

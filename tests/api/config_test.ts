@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { ConfigError, defaultConfig, ENV_KEYS, resolveConfig } from "../../api/config.ts";
 import { configPathFromArgs, loadConfig } from "../../api/config_load.ts";
+import { verifierOptions } from "../../api/verifier_options.ts";
 
 Deno.test("config: embedded defaults", () => {
   const c = resolveConfig({});
@@ -22,7 +23,7 @@ Deno.test("config: file then environment, environment wins", () => {
       rate_read: { per_second: 5 },
       appends: "listed",
       stewards: ["did:key:zA"],
-      reference_vectors: { "aa": { joules_uj: 12 } },
+      reference_vectors: { ["aa".repeat(32)]: { joules_uj: 12 } },
     },
   );
   assert.equal(c.port, 9001);
@@ -31,7 +32,10 @@ Deno.test("config: file then environment, environment wins", () => {
   assert.deepEqual(c.rate.read, { perSecond: 5, burst: 10 });
   assert.deepEqual(c.rate.write, { perSecond: 10, burst: 20 });
   assert.deepEqual(c.gatewayKeys, { "gw-1": "00ff", "gw-2": "abcd" });
-  assert.deepEqual(c.referenceVectors, { aa: { joules_uj: 12 } });
+  assert.deepEqual(c.referenceVectors, { ["aa".repeat(32)]: { joules_uj: 12 } });
+  const opts = verifierOptions(c);
+  assert.deepEqual(opts.referenceVectors, { ["aa".repeat(32)]: { joules_uj: 12n } });
+  assert.deepEqual([...opts.gatewayKeys!["gw-1"]], [0, 255]);
   assert.deepEqual(c.stewards, ["did:key:zA"]);
 });
 
@@ -54,7 +58,7 @@ Deno.test("config: bad values are refused with the key named", () => {
     [{ JC_GATEWAY_KEYS: "gw=XYZ" }, undefined, /gateway_keys.gw/],
     [{}, { prot: 1 }, /"prot" is unknown/],
     [{}, [1], /JSON object/],
-    [{}, { reference_vectors: { a: { joules_uj: -1 } } }, /reference_vectors.a.joules_uj/],
+    [{}, { reference_vectors: [] }, /reference_vectors/],
     [{}, { body_limit: 10 }, /body_limit/],
   ];
   for (const [env, file, re] of bad) {
@@ -67,19 +71,29 @@ Deno.test("config: bad values are refused with the key named", () => {
   }
 });
 
-Deno.test("config: loadConfig reads --config and the reference-vectors file", async () => {
+Deno.test("config: loadConfig reads --config and the operator-config file", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    await Deno.writeTextFile(`${dir}/v.json`, JSON.stringify({ "bb": { joules_uj: 7 } }));
+    const h = "bb".repeat(32);
+    await Deno.writeTextFile(
+      `${dir}/op.json`,
+      JSON.stringify({ reference_vectors: { [h]: { joules_uj: 7 } }, gateway_keys: { g: "01" } }),
+    );
     await Deno.writeTextFile(
       `${dir}/c.json`,
-      JSON.stringify({ port: 1234, reference_vectors: `${dir}/v.json` }),
+      JSON.stringify({ port: 1234, operator_config: `${dir}/op.json`, gateway_keys: { g: "02" } }),
     );
     assert.equal(configPathFromArgs(["--config", "x"]), "x");
     assert.equal(configPathFromArgs(["--config=y"]), "y");
     const c = await loadConfig({}, ["--config", `${dir}/c.json`]);
     assert.equal(c.port, 1234);
-    assert.deepEqual(c.referenceVectors, { bb: { joules_uj: 7 } });
+    const opts = verifierOptions(c);
+    assert.deepEqual(opts.referenceVectors, { [h]: { joules_uj: 7n } });
+    assert.deepEqual([...opts.gatewayKeys!.g], [2], "inline keys override the file's");
+    // verify/'s reader refuses a bad operator config, named as a config error
+    await Deno.writeTextFile(`${dir}/op.json`, JSON.stringify({ reference_vectors: { x: 1 } }));
+    const bad = await loadConfig({ JC_CONFIG: `${dir}/c.json` });
+    assert.throws(() => verifierOptions(bad), /^ConfigError: Cannot load config: verifier options/);
     await Deno.writeTextFile(`${dir}/bad.json`, "{");
     await assert.rejects(loadConfig({ JC_CONFIG: `${dir}/bad.json` }), /is not JSON/);
     await assert.rejects(loadConfig({ JC_CONFIG: `${dir}/none.json` }), /cannot be read/);
