@@ -8,6 +8,7 @@ import { logAppendRoutes } from "./routes/log_append.ts";
 import { logProofRoutes } from "./routes/log_proofs.ts";
 import { logReadRoutes } from "./routes/log_read.ts";
 import { opsRoutes } from "./routes/ops.ts";
+import { readingsRoutes } from "./routes/readings.ts";
 import { verifyRoutes } from "./routes/verify.ts";
 
 /** Every route group of the service, one row per group. */
@@ -18,6 +19,7 @@ export const ROUTE_GROUPS: RouteGroup[] = [
   logReadRoutes,
   logProofRoutes,
   opsRoutes,
+  readingsRoutes,
 ];
 
 /** The flat route table. */
