@@ -1,0 +1,155 @@
+// JouleClaw SPEC §13, API.md (`GET /v1/log/entries/{index}` as RDF, `GET /v1/log/export`) — log
+// entries as RDF, and the RDF 1.1 N-Quads / Turtle serializations.
+//
+// An entry's node is the entry's URL (`@id`), carries the receipt's triples (through the v1
+// context) and two facts of the log: `jc:logIndex` and `jc:leafHash`, so an RDF store can tie each
+// receipt to its inclusion proof. In the export every entry is one named graph whose name is the
+// entry's URL, and its blank nodes are relabelled per entry so two graphs never share one.
+
+import { Writer } from "n3";
+import { type Quad, type Term, toJsonLd, toQuads, VocabError } from "./jsonld.ts";
+import { CONTEXT_URL, JC } from "./schema.ts";
+
+const XSD_STRING = "http://www.w3.org/2001/XMLSchema#string";
+
+/** What an entry's RDF is made from (the fields of API.md's entry object). */
+export interface EntryInput {
+  index: number;
+  leafHash: string;
+  /** the receipt's JSON projection (verify/'s report `receipt`), or null when it could not be read */
+  receipt: unknown;
+  /** the entry's absolute URL: the node's IRI and, in the export, the graph's name */
+  url: string;
+}
+
+/** An IRI in N-Quads form; characters IRIREF forbids are percent-encoded (RDF 1.1 N-Quads §2.4). */
+function iri(v: string): string {
+  // deno-lint-ignore no-control-regex
+  return `<${v.replace(/[\u0000-\u0020<>"{}|^`\\]/g, (c) => encodeURIComponent(c))}>`;
+}
+
+/** A string literal's body with the N-Quads ECHAR escapes (RDF 1.1 N-Quads §2.4, canonical form). */
+function quoted(v: string): string {
+  return `"${
+    v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n").replace(/\r/g, "\\r")
+  }"`;
+}
+
+function term(t: Term, bnodePrefix: string): string {
+  switch (t.termType) {
+    case "NamedNode":
+      return iri(t.value);
+    case "BlankNode":
+      return `_:${bnodePrefix}${t.value.startsWith("_:") ? t.value.slice(2) : t.value}`;
+    case "Literal": {
+      if (t.language) return `${quoted(t.value)}@${t.language}`;
+      const dt = t.datatype?.value;
+      return dt && dt !== XSD_STRING ? `${quoted(t.value)}^^${iri(dt)}` : quoted(t.value);
+    }
+    default:
+      return "";
+  }
+}
+
+/**
+ * Serializes quads as N-Quads lines (RDF 1.1 N-Quads). `graph` overrides every quad's graph;
+ * `bnodePrefix` is prepended to blank-node labels (unique per entry in an export).
+ */
+export function toNQuads(
+  quads: Quad[],
+  opts: { graph?: string; bnodePrefix?: string } = {},
+): string {
+  const p = opts.bnodePrefix ?? "";
+  const g = opts.graph !== undefined ? ` ${iri(opts.graph)}` : "";
+  let out = "";
+  for (const q of quads) {
+    const graph = g || (q.graph.termType === "DefaultGraph" ? "" : ` ${term(q.graph, p)}`);
+    out += `${term(q.subject, p)} ${term(q.predicate, p)} ${term(q.object, p)}${graph} .\n`;
+  }
+  return out;
+}
+
+/** Serializes quads (default graph) as Turtle with the vocabulary's prefixes. */
+export function toTurtle(quads: Quad[]): Promise<string> {
+  const w = new Writer({
+    prefixes: {
+      jc: JC,
+      xsd: "http://www.w3.org/2001/XMLSchema#",
+      rdf: "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
+    },
+  });
+  // deno-lint-ignore no-explicit-any
+  for (const q of quads) w.addQuad(q.subject as any, q.predicate as any, q.object as any);
+  return new Promise((resolve, reject) => w.end((err, text) => err ? reject(err) : resolve(text)));
+}
+
+/** The entry's JSON-LD document (SPEC §13): the receipt with `@context`, `@id` = its URL, and the log facts. */
+export function entryJsonLd(e: EntryInput): Record<string, unknown> {
+  try {
+    return toJsonLd(e.receipt, { id: e.url, logIndex: e.index, leafHash: e.leafHash });
+  } catch (err) {
+    if (!(err instanceof VocabError)) throw err;
+    // A receipt of a schema the vocabulary does not know: the log's facts are still RDF.
+    return { "@context": CONTEXT_URL, "@id": e.url, log_index: e.index, leaf_hash: e.leafHash };
+  }
+}
+
+/** The entry's quads, in the default graph. */
+export function entryQuads(e: EntryInput): Promise<Quad[]> {
+  let doc: Record<string, unknown>;
+  try {
+    doc = toJsonLd(e.receipt, { id: e.url, logIndex: e.index, leafHash: e.leafHash });
+  } catch (err) {
+    if (!(err instanceof VocabError)) throw err;
+    return Promise.resolve(logFacts(e));
+  }
+  return toQuads(doc);
+}
+
+/** `jc:logIndex` and `jc:leafHash` of an entry whose receipt has no RDF form. */
+function logFacts(e: EntryInput): Quad[] {
+  const s: Term = { termType: "NamedNode", value: e.url };
+  const g: Term = { termType: "DefaultGraph", value: "" };
+  return [
+    {
+      subject: s,
+      predicate: { termType: "NamedNode", value: JC + "leafHash" },
+      object: {
+        termType: "Literal",
+        value: e.leafHash,
+        datatype: { termType: "NamedNode", value: XSD_STRING },
+      },
+      graph: g,
+    },
+    {
+      subject: s,
+      predicate: { termType: "NamedNode", value: JC + "logIndex" },
+      object: {
+        termType: "Literal",
+        value: String(e.index),
+        datatype: {
+          termType: "NamedNode",
+          value: "http://www.w3.org/2001/XMLSchema#nonNegativeInteger",
+        },
+      },
+      graph: g,
+    },
+  ];
+}
+
+/** One entry as N-Quads lines of its own named graph (graph IRI = entry URL, API.md export). */
+export async function entryNQuads(e: EntryInput): Promise<string> {
+  return toNQuads(await entryQuads(e), { graph: e.url, bnodePrefix: `e${e.index}_` });
+}
+
+/**
+ * The export (API.md `GET /v1/log/export`): N-Quads of entries `start..end-1`, one named graph per
+ * entry, produced lazily so a response can stream it. `read(i)` supplies each entry.
+ */
+export async function* exportNQuads(
+  start: number,
+  end: number,
+  read: (index: number) => Promise<EntryInput>,
+): AsyncGenerator<string> {
+  for (let i = start; i < end; i++) yield await entryNQuads(await read(i));
+}
