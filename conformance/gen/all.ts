@@ -34,6 +34,7 @@ export async function generateAll(): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const [file, { title, make }] of Object.entries(SETS)) {
     out[file] = publish({
+      kind: "receipt-vectors/1",
       title,
       generator: "conformance/gen.ts (deno task conformance:gen)",
       operator_config: "operator-config.json",

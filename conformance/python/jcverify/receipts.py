@@ -1,0 +1,116 @@
+"""JCR-1 §6 over one envelope: six steps in the project's order, every step that can run is run,
+and the result is (valid, failing codes in step order). Also the checker of a receipt-vector file."""
+
+import cbor2
+
+from . import cose, didkey, ed25519, profiles
+from .cbor_scan import ScanError, scan
+from .cose import Refusal
+
+CANONICAL_FORM = {"unsorted-keys", "non-shortest-head", "indefinite-length"}
+
+# The codes this verifier decides exactly as verify/ does; any other refusal code from a vector is
+# still required to be a refusal here, but its code is not compared.
+IMPLEMENTED = {
+    "truncated", "trailing-bytes", "reserved-ai", "non-shortest-head", "indefinite-length", "lone-break",
+    "float", "simple-value", "tag", "invalid-utf8", "unsorted-keys", "duplicate-key", "unsupported-key",
+    "too-deep", "too-many-items",
+    "cose-wrong-tag", "cose-not-array", "cose-protected-not-bstr", "cose-protected-not-canonical",
+    "cose-protected-keys", "cose-alg-unsupported", "cose-bad-alg", "cose-kid-not-text",
+    "cose-unprotected-not-empty", "cose-payload-not-bstr", "cose-bad-signature",
+    "core-not-map", "missing-field", "bad-field-type", "bad-field-value", "field-not-allowed",
+    "unknown-major", "unsupported-schema", "bad-did-key", "unknown-kid", "kid-steward-mismatch",
+    "bad-signature", "unknown-gateway", "tool-hmac-mismatch", "hmac-field-nul", "provenance-not-worst",
+    "joules-below-tools", "sub-mj-precision", "claims-on-deterministic-tier", "policy-digest-mismatch",
+    "policy-rule-mismatch", "verdict-hash-mismatch", "verdict-json-invalid", "verdict-contract-mismatch",
+    "deny-reason-misplaced", "bad-coverage", "chain-length-mismatch", "out-of-band",
+}
+
+
+def _run(f, *a):
+    try:
+        f(*a)
+        return None
+    except Refusal as e:
+        return e.code
+
+
+def verify(envelope: bytes, cfg):
+    fails = {}
+    core = None
+    schema = None
+    env = None
+    try:
+        env = cose.parse(envelope)
+    except Refusal as e:
+        fails["structural"] = e.code
+    if env:
+        prot, kid, payload, sig = env
+        try:
+            scan(payload)
+            core = cbor2.loads(payload)
+        except ScanError as e:
+            if e.code in CANONICAL_FORM:
+                fails["canonical"] = e.code
+            else:
+                fails["structural"] = e.code
+        if core is not None:
+            if not isinstance(core, dict):
+                fails["structural"] = "core-not-map"
+                core = None
+            else:
+                try:
+                    schema = profiles.dispatch(core)
+                    profiles.structure(schema, core)
+                except Refusal as e:
+                    fails["structural"] = e.code
+                    schema = None
+                # JCR-1 §3.3: recompute CORE, byte-identical to the payload
+                if cbor2.dumps(core, canonical=True) != payload and "canonical" not in fails:
+                    fails["canonical"] = "non-canonical"
+        # signature: kid → key, kid == steward, strict Ed25519 over Sig_structure
+        try:
+            if kid.startswith("did:key:"):
+                try:
+                    pub = didkey.public_key(kid)
+                except ValueError:
+                    raise Refusal("bad-did-key")
+            else:
+                pub = cfg.keys.get(kid)
+                if pub is None:
+                    raise Refusal("unknown-kid")
+            if isinstance(core, dict) and isinstance(core.get("steward"), str) and core["steward"] != kid:
+                raise Refusal("kid-steward-mismatch")
+            if not ed25519.verify(sig, cose.sig_structure(prot, payload), pub):
+                raise Refusal("bad-signature")
+        except Refusal as e:
+            fails["signature"] = e.code
+    if schema is not None and "structural" not in fails:
+        for step, f in (("tool_receipts", profiles.tool_receipts), ("honesty", profiles.honesty),
+                        ("joules", profiles.joules)):
+            c = _run(f, schema, core, cfg)
+            if c:
+                fails[step] = c
+    order = ["structural", "canonical", "signature", "tool_receipts", "honesty", "joules"]
+    codes = [fails[s] for s in order if s in fails]
+    return (not codes, codes)
+
+
+def handles(doc) -> bool:
+    return isinstance(doc, dict) and doc.get("kind") == "receipt-vectors/1"
+
+
+def check_file(doc, cfg, name):
+    """Yield (vector name, ok, message) for every vector of a receipt-vector file."""
+    for v in doc["vectors"]:
+        valid, codes = verify(bytes.fromhex(v["cose_sign1_hex"]), cfg)
+        exp = v["expected"]
+        if exp["valid"]:
+            ok = valid
+            msg = "valid" if ok else f"expected valid, refused with {codes}"
+        else:
+            want = set(exp["codes"])
+            comparable = [c for c in codes if c in IMPLEMENTED]
+            ok = not valid and set(comparable) <= want and (want & IMPLEMENTED) <= set(codes)
+            msg = f"refused {codes}" if ok else f"expected refusal {sorted(want)}, got valid={valid} {codes}"
+        yield (v["name"], ok, msg)

@@ -1,0 +1,65 @@
+// The independent Python verifier (conformance/python/jcverify) re-verifies every published vector
+// in CI. Its dependencies are Debian packages; when one is missing this test FAILS naming it.
+
+import assert from "node:assert/strict";
+import { SETS } from "./gen/all.ts";
+
+const PY = "/usr/bin/python3";
+const here = new URL(".", import.meta.url).pathname;
+const vectorsDir = new URL("./vectors/", import.meta.url).pathname;
+
+async function sh(cmd: string, args: string[], cwd = here) {
+  try {
+    const o = await new Deno.Command(cmd, { args, cwd, stdout: "piped", stderr: "piped", env: { PYTHONDONTWRITEBYTECODE: "1" } }).output();
+    return { code: o.code, out: new TextDecoder().decode(o.stdout), err: new TextDecoder().decode(o.stderr) };
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return { code: -1, out: "", err: String(e) };
+    throw e;
+  }
+}
+
+async function requireDeps() {
+  const py = await sh(PY, ["-c", "print(1)"]);
+  assert.equal(py.code, 0, `Cannot run the Python verifier: ${PY} is missing (install Debian package python3)`);
+  for (const [mod, pkg] of [["cbor2", "python3-cbor2"], ["nacl.signing", "python3-nacl"]]) {
+    const r = await sh(PY, ["-c", `import ${mod}`]);
+    assert.equal(r.code, 0, `Cannot run the Python verifier: module ${mod} is missing (install Debian package ${pkg})`);
+  }
+  const b3 = await sh("b3sum", ["--version"]);
+  assert.equal(b3.code, 0, "Cannot run the Python verifier: the b3sum command is missing (install Debian package b3sum)");
+}
+
+async function vectorCount(dir: string): Promise<number> {
+  let n = 0;
+  for (const f of Object.keys(SETS)) n += JSON.parse(await Deno.readTextFile(`${dir}/${f}`)).vectors.length;
+  return n;
+}
+
+Deno.test("python: jcverify re-verifies every published vector with no disagreement", async () => {
+  await requireDeps();
+  const r = await sh(PY, ["-m", "jcverify", vectorsDir], `${here}python`);
+  assert.equal(r.code, 0, r.err + r.out);
+  const n = await vectorCount(vectorsDir);
+  assert.match(r.out, new RegExp(`checked ${n} vectors, 0 disagreements`), r.out);
+});
+
+Deno.test("python: jcverify notices a vector whose expectation is wrong (it can fail)", async () => {
+  await requireDeps();
+  const tmp = await Deno.makeTempDir();
+  try {
+    for (const f of [...Object.keys(SETS), "operator-config.json"]) await Deno.copyFile(`${vectorsDir}/${f}`, `${tmp}/${f}`);
+    const neg = JSON.parse(await Deno.readTextFile(`${tmp}/negative.json`));
+    const v = neg.vectors.find((x: { name: string }) => x.name === "neg-provenance-not-worst");
+    v.expected.codes = ["joules-below-tools"]; // a wrong code
+    const pos = JSON.parse(await Deno.readTextFile(`${tmp}/jcr1.json`));
+    pos.vectors[0].expected = { valid: false, codes: ["bad-signature"] }; // a valid one claimed refused
+    await Deno.writeTextFile(`${tmp}/negative.json`, JSON.stringify(neg));
+    await Deno.writeTextFile(`${tmp}/jcr1.json`, JSON.stringify(pos));
+    const r = await sh(PY, ["-m", "jcverify", tmp], `${here}python`);
+    assert.equal(r.code, 1, r.out + r.err);
+    assert.match(r.out, /2 disagreements/);
+    assert.match(r.err, /neg-provenance-not-worst/);
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
