@@ -1,0 +1,178 @@
+// End to end (meter-agent issue, "Acceptance"): the bundled agent under real Node 20 (/usr/bin/node)
+// against the real service (api/main.ts, SQLite store) on 127.0.0.1, reading a fake sysfs RAPL
+// tree kept live by this test. The service is killed mid-stream and restarted; the agent is
+// killed and restarted; at the end the log holds every reading exactly once, in seq order, with
+// the chain intact, and every reading the agent signed is in the log or still in its spool.
+import assert from "node:assert/strict";
+import { buildAgent } from "../../meter-agent/build.ts";
+import {
+  blake3,
+  decodeCbor,
+  didKeyFromPublicKey,
+  ed25519GenerateSecret,
+  ed25519PublicKey,
+  parseCoseSign1,
+  toHex,
+  verifyEnvelope,
+} from "../../verify/mod.ts";
+
+const NODE = "/usr/bin/node";
+const root = new URL("../../", import.meta.url).pathname;
+
+function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const p = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return p;
+}
+
+async function until(what: string, f: () => Promise<boolean>, ms = 30_000): Promise<void> {
+  const t0 = Date.now();
+  while (!(await f())) {
+    if (Date.now() - t0 > ms) {
+      throw new Error(`Cannot finish the e2e: timed out waiting for ${what}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+Deno.test("e2e: bundled agent on Node 20 → service; service and agent killed and restarted; every reading once, chain intact", async () => {
+  const nodeVersion = new TextDecoder().decode(
+    (await new Deno.Command(NODE, { args: ["--version"] }).output()).stdout,
+  );
+  assert.match(nodeVersion, /^v(2\d|[3-9]\d)\./, `this test needs Node >= 20 at ${NODE}`);
+  const tmp = await Deno.makeTempDir({ prefix: "meter-e2e-" });
+  const bundle = await buildAgent(`${tmp}/dist`);
+  // fake sysfs: one live RAPL package counter at 25 W, rewritten atomically every 5 ms
+  const zone = `${tmp}/sys/class/powercap/intel-rapl:0`;
+  await Deno.mkdir(zone, { recursive: true });
+  await Deno.writeTextFile(`${zone}/name`, "package-0\n");
+  await Deno.writeTextFile(`${zone}/max_energy_range_uj`, "262143328850\n");
+  const t0 = performance.now();
+  const write = () => {
+    Deno.writeTextFileSync(
+      `${zone}/energy_uj.tmp`,
+      `${Math.floor((performance.now() - t0) * 25_000)}\n`,
+    );
+    Deno.renameSync(`${zone}/energy_uj.tmp`, `${zone}/energy_uj`);
+  };
+  write();
+  const feeder = setInterval(write, 5);
+
+  const secret = ed25519GenerateSecret();
+  const did = didKeyFromPublicKey(ed25519PublicKey(secret));
+  await Deno.writeTextFile(`${tmp}/agent.key`, toHex(secret));
+  const port = freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const env = {
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    DATA_DIR: `${tmp}/data`,
+    JC_AGENTS: `${did}=e2e`,
+    JC_STORE: "sqlite",
+  };
+  const startService = () =>
+    new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", `${root}api/main.ts`],
+      env,
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+  const startAgent = () =>
+    new Deno.Command(NODE, {
+      args: [
+        bundle,
+        "--server",
+        url,
+        "--key",
+        `${tmp}/agent.key`,
+        "--interval",
+        "0.4",
+        "--sysfs",
+        `${tmp}/sys`,
+        "--spool",
+        `${tmp}/spool`,
+        "--rungs",
+        "rapl",
+        "--reprobe",
+        "3600",
+      ],
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+  const agentHead = async (): Promise<number> => {
+    try {
+      const r = await fetch(`${url}/v1/agents/${did}`);
+      const j = await r.json();
+      return r.ok ? (j.last_seq ?? -1) : -1;
+    } catch {
+      return -1;
+    }
+  };
+  let svc = startService();
+  let agent = startAgent();
+  try {
+    await until("3 readings", async () => (await agentHead()) >= 2);
+    svc.kill("SIGKILL");
+    await svc.status;
+    await new Promise((r) => setTimeout(r, 1500)); // the agent keeps metering and spooling
+    svc = startService();
+    const before = await (async () => {
+      let h = -1;
+      await until("the service back", async () => (h = await agentHead()) >= 0);
+      return h;
+    })();
+    await until("readings across the outage", async () => (await agentHead()) >= before + 4);
+    agent.kill("SIGKILL");
+    await agent.status;
+    agent = startAgent();
+    const h2 = await agentHead();
+    await until("readings after the agent restart", async () => (await agentHead()) >= h2 + 3);
+    agent.kill("SIGTERM");
+    await agent.status;
+  } finally {
+    clearInterval(feeder);
+    try {
+      agent.kill("SIGKILL");
+    } catch { /* already gone */ }
+    await agent.stderr.cancel().catch(() => {});
+  }
+  try {
+    // The whole log: every meter reading exactly once, seq 0..n-1 in log order, prev chained.
+    const size = (await (await fetch(`${url}/v1/log/tree-head`)).json()).size as number;
+    let prev = "0".repeat(64);
+    const seqs: number[] = [];
+    for (let i = 0; i < size; i++) {
+      const r = await fetch(`${url}/v1/log/entries/${i}`, {
+        headers: { accept: "application/cose" },
+      });
+      const env = new Uint8Array(await r.arrayBuffer());
+      const cose = parseCoseSign1(env);
+      assert.equal(cose.kid, did);
+      const core = decodeCbor(cose.payload) as Map<string, unknown>;
+      assert.equal(core.get("prev"), prev, `entry ${i}: chain intact`);
+      assert.equal(core.get("energy_provenance"), "HwShunt");
+      seqs.push(Number(core.get("seq")));
+      prev = toHex(blake3(env));
+      if (i === 0) assert.equal((await verifyEnvelope(env)).valid, true);
+    }
+    assert.deepEqual(seqs, seqs.map((_, i) => i), "seq 0..n-1, each once, in log order");
+    // Every reading signed is in the log or still spooled (none lost, none signed twice).
+    const chain = JSON.parse(await Deno.readTextFile(`${tmp}/spool/chain.json`));
+    const pending = [...Deno.readDirSync(`${tmp}/spool/pending`)].map((e) =>
+      Number(e.name.slice(0, 16))
+    ).sort((a, b) => a - b);
+    const all = new Set([...seqs, ...pending]);
+    assert.equal(
+      all.size,
+      chain.seq,
+      `log ${seqs.length} + spool ${pending.length} cover seq 0..${chain.seq - 1}`,
+    );
+    assert.ok(seqs.length >= 10);
+  } finally {
+    svc.kill("SIGTERM");
+    await svc.status;
+    await svc.stderr.cancel().catch(() => {});
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
