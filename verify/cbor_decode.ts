@@ -209,16 +209,34 @@ function count(st: State, arg: number | bigint, depth: number, per: number, star
   return arg;
 }
 
+const INTERN_MAX = 8192;
+const intern = new Map<number, string>(); // short ASCII strings (field names, enum values) recur
+
 function text(b: Uint8Array, from: number, to: number, start: number): string {
   if (to - from <= 64) {
-    let ascii = true;
-    for (let i = from; i < to; i++) {
-      if (b[i] >= 0x80) {
-        ascii = false;
-        break;
-      }
+    let h = 0x811c9dc5 ^ (to - from); // FNV-1a over the bytes, seeded with the length
+    let i = from;
+    for (; i < to; i++) {
+      const c = b[i];
+      if (c >= 0x80) break;
+      h = Math.imul(h ^ c, 0x01000193);
     }
-    if (ascii) return String.fromCharCode.apply(null, b.subarray(from, to) as unknown as number[]);
+    if (i === to) {
+      const hit = intern.get(h);
+      if (hit !== undefined && hit.length === to - from) {
+        let same = true;
+        for (let j = 0; j < hit.length; j++) {
+          if (hit.charCodeAt(j) !== b[from + j]) {
+            same = false;
+            break;
+          }
+        }
+        if (same) return hit;
+      }
+      const s = String.fromCharCode.apply(null, b.subarray(from, to) as unknown as number[]);
+      if (hit === undefined && intern.size < INTERN_MAX) intern.set(h, s);
+      return s;
+    }
   }
   try {
     return utf8.decode(b.subarray(from, to));

@@ -12,10 +12,12 @@ const NEG_MIN = -(1n << 64n);
 const utf8 = new TextEncoder();
 
 class Writer {
-  buf = new Uint8Array(256);
+  buf: Uint8Array;
   pos = 0;
   items = 0;
-  constructor(readonly maxDepth: number, readonly maxItems: number) {}
+  constructor(readonly maxDepth: number, readonly maxItems: number, size = 1024) {
+    this.buf = new Uint8Array(size);
+  }
   ensure(n: number): void {
     if (this.pos + n <= this.buf.length) return;
     let size = this.buf.length * 2;
@@ -120,13 +122,8 @@ function enc(w: Writer, v: unknown, depth: number): void {
       if (v >= 0n) w.headBig(0, v);
       else w.headBig(1, -1n - v);
       return;
-    case "string": {
-      if (!v.isWellFormed()) refuse("invalid-utf8", "text contains a lone surrogate");
-      const b = utf8.encode(v);
-      w.head(3, b.length);
-      w.bytes(b);
-      return;
-    }
+    case "string":
+      return writeText(w, v);
     case "boolean":
     case "undefined":
       refuse("simple-value", `${v} has no representation (no simple values)`);
@@ -144,10 +141,8 @@ function enc(w: Writer, v: unknown, depth: number): void {
         for (const x of v) enc(w, x, depth + 1);
         return;
       }
-      if (v instanceof Map) return encMap(w, [...v.entries()], depth);
-      if (isPlainObject(v)) {
-        return encMap(w, Object.entries(v).filter(([, x]) => x !== undefined), depth);
-      }
+      if (v instanceof Map) return encMap(w, v, depth);
+      if (isPlainObject(v)) return encMap(w, v, depth);
       refuse("unsupported-type", `${Object.prototype.toString.call(v)} has no representation`);
       break;
     }
@@ -156,17 +151,67 @@ function enc(w: Writer, v: unknown, depth: number): void {
   }
 }
 
-function encMap(w: Writer, entries: [unknown, unknown][], depth: number): void {
-  const keyed: { k: Uint8Array; v: unknown }[] = new Array(entries.length);
-  for (let i = 0; i < entries.length; i++) {
-    const [k, v] = entries[i];
-    if (typeof k !== "string" && typeof k !== "number" && typeof k !== "bigint") {
-      refuse("unsupported-key", "map key is not an integer or a text string");
+/** RFC 8949 §4.2.1 text: the ASCII fast path writes in place; anything else goes via TextEncoder. */
+function writeText(w: Writer, s: string): void {
+  const n = s.length;
+  const start = w.pos;
+  w.ensure(9 + n);
+  w.head(3, n);
+  const b = w.buf;
+  let p = w.pos;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x80) {
+      w.pos = start;
+      if (!s.isWellFormed()) refuse("invalid-utf8", "text contains a lone surrogate");
+      const u = utf8.encode(s);
+      w.head(3, u.length);
+      w.bytes(u);
+      return;
     }
-    const kw = new Writer(w.maxDepth, Infinity);
-    enc(kw, k, 0);
+    b[p++] = c;
+  }
+  w.pos = p;
+}
+
+const KEY_CACHE_MAX = 4096;
+const textKeyCache = new Map<string, Uint8Array>(); // receipts reuse a small set of field names
+
+function encodeKey(k: unknown, maxDepth: number): Uint8Array {
+  if (typeof k === "string") {
+    let e = textKeyCache.get(k);
+    if (e === undefined) {
+      const kw = new Writer(maxDepth, Infinity, 16 + 3 * k.length);
+      writeText(kw, k);
+      e = kw.result();
+      if (textKeyCache.size < KEY_CACHE_MAX) textKeyCache.set(k, e);
+    }
+    return e;
+  }
+  if (typeof k !== "number" && typeof k !== "bigint") {
+    refuse("unsupported-key", "map key is not an integer or a text string");
+  }
+  const kw = new Writer(maxDepth, Infinity, 16);
+  enc(kw, k, 0);
+  return kw.result();
+}
+
+function encMap(
+  w: Writer,
+  m: Map<unknown, unknown> | Record<string, unknown>,
+  depth: number,
+): void {
+  const keyed: { k: Uint8Array; v: unknown }[] = [];
+  const add = (k: unknown, v: unknown) => {
     if (++w.items > w.maxItems) refuse("too-many-items", `more than ${w.maxItems} data items`);
-    keyed[i] = { k: kw.result(), v };
+    keyed.push({ k: encodeKey(k, w.maxDepth), v });
+  };
+  if (m instanceof Map) { for (const [k, v] of m) add(k, v); }
+  else {
+    for (const k in m) {
+      // own enumerable string keys only; undefined = absent optional field (JCR-1 §3.2)
+      if (Object.hasOwn(m, k) && m[k] !== undefined) add(k, m[k]);
+    }
   }
   // RFC 8949 §4.2.1: keys sorted in bytewise lexicographic order of their deterministic encodings.
   keyed.sort((a, b) => compareBytes(a.k, b.k));
@@ -176,8 +221,8 @@ function encMap(w: Writer, entries: [unknown, unknown][], depth: number): void {
     }
   }
   w.head(5, keyed.length);
-  for (const { k, v } of keyed) {
-    w.bytes(k);
-    enc(w, v, depth + 1);
+  for (let i = 0; i < keyed.length; i++) {
+    w.bytes(keyed[i].k);
+    enc(w, keyed[i].v, depth + 1);
   }
 }

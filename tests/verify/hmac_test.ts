@@ -83,7 +83,7 @@ Deno.test("hmac: tags equal Python's hmac/hashlib and verify; any other tag does
     const flipped = tag.slice(0, 63) + (tag[63] === "0" ? "1" : "0");
     assert.equal(await verifyToolReceiptHmac(c.key, c, flipped), false);
     assert.equal(
-      await verifyToolReceiptHmac(c.key, { ...c, joules_uj: c.joules_uj + 1n }, tag),
+      await verifyToolReceiptHmac(c.key, { ...c, joules_uj: c.joules_uj ^ 1n }, tag),
       false,
     );
     const otherKey = c.key.slice();
