@@ -10,8 +10,18 @@ const vectorsDir = new URL("./vectors/", import.meta.url).pathname;
 
 async function sh(cmd: string, args: string[], cwd = here) {
   try {
-    const o = await new Deno.Command(cmd, { args, cwd, stdout: "piped", stderr: "piped", env: { PYTHONDONTWRITEBYTECODE: "1" } }).output();
-    return { code: o.code, out: new TextDecoder().decode(o.stdout), err: new TextDecoder().decode(o.stderr) };
+    const o = await new Deno.Command(cmd, {
+      args,
+      cwd,
+      stdout: "piped",
+      stderr: "piped",
+      env: { PYTHONDONTWRITEBYTECODE: "1" },
+    }).output();
+    return {
+      code: o.code,
+      out: new TextDecoder().decode(o.stdout),
+      err: new TextDecoder().decode(o.stderr),
+    };
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return { code: -1, out: "", err: String(e) };
     throw e;
@@ -20,18 +30,32 @@ async function sh(cmd: string, args: string[], cwd = here) {
 
 async function requireDeps() {
   const py = await sh(PY, ["-c", "print(1)"]);
-  assert.equal(py.code, 0, `Cannot run the Python verifier: ${PY} is missing (install Debian package python3)`);
+  assert.equal(
+    py.code,
+    0,
+    `Cannot run the Python verifier: ${PY} is missing (install Debian package python3)`,
+  );
   for (const [mod, pkg] of [["cbor2", "python3-cbor2"], ["nacl.signing", "python3-nacl"]]) {
     const r = await sh(PY, ["-c", `import ${mod}`]);
-    assert.equal(r.code, 0, `Cannot run the Python verifier: module ${mod} is missing (install Debian package ${pkg})`);
+    assert.equal(
+      r.code,
+      0,
+      `Cannot run the Python verifier: module ${mod} is missing (install Debian package ${pkg})`,
+    );
   }
   const b3 = await sh("b3sum", ["--version"]);
-  assert.equal(b3.code, 0, "Cannot run the Python verifier: the b3sum command is missing (install Debian package b3sum)");
+  assert.equal(
+    b3.code,
+    0,
+    "Cannot run the Python verifier: the b3sum command is missing (install Debian package b3sum)",
+  );
 }
 
 async function vectorCount(dir: string): Promise<number> {
   let n = 0;
-  for (const f of Object.keys(SETS)) n += JSON.parse(await Deno.readTextFile(`${dir}/${f}`)).vectors.length;
+  for (const f of Object.keys(SETS)) {
+    n += JSON.parse(await Deno.readTextFile(`${dir}/${f}`)).vectors.length;
+  }
   return n;
 }
 
@@ -47,7 +71,9 @@ Deno.test("python: jcverify notices a vector whose expectation is wrong (it can 
   await requireDeps();
   const tmp = await Deno.makeTempDir();
   try {
-    for (const f of [...Object.keys(SETS), "operator-config.json"]) await Deno.copyFile(`${vectorsDir}/${f}`, `${tmp}/${f}`);
+    for (const f of [...Object.keys(SETS), "operator-config.json"]) {
+      await Deno.copyFile(`${vectorsDir}/${f}`, `${tmp}/${f}`);
+    }
     const neg = JSON.parse(await Deno.readTextFile(`${tmp}/negative.json`));
     const v = neg.vectors.find((x: { name: string }) => x.name === "neg-provenance-not-worst");
     v.expected.codes = ["joules-below-tools"]; // a wrong code
