@@ -6,6 +6,7 @@ import type { Context } from "hono";
 import { toHex, verifyEnvelope } from "../verify/mod.ts";
 import type { VerificationReport } from "../verify/mod.ts";
 import type { AppEnv } from "./route.ts";
+import { RDF_ENTRY_FORMATS } from "./routes/rdf.ts";
 
 /** What a representation is produced from. */
 export interface EntryView {
@@ -69,4 +70,6 @@ export const ENTRY_FORMATS: EntryFormat[] = [
         headers: { "content-type": 'application/cose; cose-type="cose-sign1"' },
       }),
   },
+  // JouleClaw SPEC §13: JSON-LD, N-Quads and Turtle (api/routes/rdf.ts).
+  ...RDF_ENTRY_FORMATS,
 ];

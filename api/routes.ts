@@ -9,6 +9,9 @@ import { logProofRoutes } from "./routes/log_proofs.ts";
 import { logReadRoutes } from "./routes/log_read.ts";
 import { opsRoutes } from "./routes/ops.ts";
 import { readingsRoutes } from "./routes/readings.ts";
+import { rdfRoutes } from "./routes/rdf.ts";
+import { sparqlRoutes } from "./routes/sparql.ts";
+import { vocabRoutes } from "./routes/vocab.ts";
 import { verifyRoutes } from "./routes/verify.ts";
 
 /** Every route group of the service, one row per group. */
@@ -20,6 +23,9 @@ export const ROUTE_GROUPS: RouteGroup[] = [
   logProofRoutes,
   opsRoutes,
   readingsRoutes,
+  vocabRoutes,
+  rdfRoutes,
+  sparqlRoutes,
 ];
 
 /** The flat route table. */

@@ -36,6 +36,7 @@ export {
 } from "./shacl.ts";
 export {
   type EntryInput,
+  entryInputFromEnvelope,
   entryJsonLd,
   entryNQuads,
   entryQuads,

@@ -9,6 +9,7 @@
 import { Writer } from "n3";
 import { type Quad, type Term, toJsonLd, toQuads, VocabError } from "./jsonld.ts";
 import { CONTEXT_URL, JC } from "./schema.ts";
+import { decodeCbor, entryLeafHash, parseCoseSign1, toHex, toJson } from "../verify/mod.ts";
 
 const XSD_STRING = "http://www.w3.org/2001/XMLSchema#string";
 
@@ -152,4 +153,21 @@ export async function* exportNQuads(
   read: (index: number) => Promise<EntryInput>,
 ): AsyncGenerator<string> {
   for (let i = start; i < end; i++) yield await entryNQuads(await read(i));
+}
+
+/**
+ * An entry's RDF input from its stored envelope bytes: the signed core's JSON projection (verify/'s
+ * `toJson`), without re-verifying the signature (the log verified it before appending). A payload
+ * that cannot be decoded gives `receipt: null`, whose RDF is the log facts only.
+ */
+export function entryInputFromEnvelope(
+  index: number,
+  envelope: Uint8Array,
+  url: string,
+): EntryInput {
+  let receipt: unknown = null;
+  try {
+    receipt = toJson(decodeCbor(parseCoseSign1(envelope).payload));
+  } catch { /* not decodable: the log facts alone */ }
+  return { index, leafHash: toHex(entryLeafHash(envelope)), receipt, url };
 }

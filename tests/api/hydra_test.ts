@@ -135,6 +135,8 @@ Deno.test("hydra: Alcaeus discovers every operation, and every operation is a ro
     second: "1",
     start: "0",
     limit: "1",
+    end: "1",
+    query: "ASK%7B%7D",
   };
   assert.equal(found.length, routes.length, "as many operations as routes");
   for (const f of found) {

@@ -1,0 +1,199 @@
+// SPARQL 1.1 Protocol §2.1 (query operation only) over the log's RDF: `GET /v1/sparql?query=`,
+// `POST` with `application/x-www-form-urlencoded` (`query=`) or `application/sparql-query`.
+// Results as SPARQL JSON / XML / CSV / TSV (SELECT, ASK) or Turtle / N-Triples (CONSTRUCT,
+// DESCRIBE); 400 for a malformed query or an update, 406 / 415 as the protocol says; with no query,
+// the SPARQL Service Description. The store (in-process Oxigraph, vocab/sparql/mod.ts) is imported
+// only when the endpoint is first used; a platform entry may pass its own provider as
+// `deps.extra.sparql`, or `null` to refuse the endpoint with 501 `sparql-unavailable`.
+import type { Context } from "hono";
+import { ApiError } from "../errors.ts";
+import { negotiate } from "../negotiate.ts";
+import type { AppDeps, AppEnv, RouteDef, RouteGroup } from "../route.ts";
+import { entryInputFromEnvelope } from "../../vocab/mod.ts";
+import type { LogSource, SparqlAnswer } from "../../vocab/sparql/mod.ts";
+
+/** What the platform entry provides as `deps.extra.sparql`. */
+export interface SparqlProvider {
+  /** opens the store over a log source (once per app) */
+  open(source: LogSource): {
+    query(q: string, mediaType: string): Promise<SparqlAnswer>;
+    form(q: string): string;
+  };
+  /** the SPARQL Service Description (Turtle) of the endpoint */
+  describe(endpoint: string): string;
+  resultTypes: readonly string[];
+  graphTypes: readonly string[];
+}
+
+const stores = new WeakMap<AppDeps, ReturnType<SparqlProvider["open"]>>();
+
+async function provider(c: Context<AppEnv>): Promise<SparqlProvider> {
+  const extra = c.get("deps").extra;
+  if (extra && "sparql" in extra) {
+    const p = extra.sparql as SparqlProvider | null | false;
+    if (!p) {
+      throw new ApiError(
+        "sparql-unavailable",
+        "Cannot answer SPARQL here: this deployment has no SPARQL store (docs/RDF.md)",
+        { status: 501 },
+      );
+    }
+    return p;
+  }
+  // The embedded default: in-process Oxigraph, loaded only when the endpoint is first used.
+  return (await import("../../vocab/sparql/mod.ts")).sparqlProvider;
+}
+
+function store(c: Context<AppEnv>, p: SparqlProvider) {
+  const deps = c.get("deps");
+  let s = stores.get(deps);
+  if (!s) {
+    // Graph IRIs are entry URLs under the origin of the first query (docs/DECISIONS.md).
+    const origin = new URL(c.req.url).origin;
+    s = p.open({
+      size: async () => (await deps.log.latestHead()).size,
+      read: async (i) => {
+        const bytes = await deps.log.entry(i);
+        if (!bytes) {
+          throw new Error(`Cannot load entry ${i} into the SPARQL store: the log does not have it`);
+        }
+        return entryInputFromEnvelope(i, bytes, `${origin}/v1/log/entries/${i}`);
+      },
+    });
+    stores.set(deps, s);
+  }
+  return s;
+}
+
+async function queryText(c: Context<AppEnv>): Promise<string | undefined> {
+  if (c.req.method === "GET") return c.req.query("query");
+  const ct = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  if (ct === "application/sparql-query") return await c.req.text();
+  if (ct === "application/x-www-form-urlencoded") {
+    const form = new URLSearchParams(await c.req.text());
+    if (form.has("update")) {
+      throw new ApiError(
+        "sparql-update-refused",
+        "Cannot run an update: this endpoint answers queries only",
+        { status: 400 },
+      );
+    }
+    return form.get("query") ?? undefined;
+  }
+  // SPARQL 1.1 Protocol §2.1.3: a POST query is form-encoded or application/sparql-query.
+  throw new ApiError(
+    "unsupported-media-type",
+    `Cannot read a SPARQL query from ${
+      ct || "a body without Content-Type"
+    }: send application/sparql-query or application/x-www-form-urlencoded`,
+  );
+}
+
+async function handler(c: Context<AppEnv>): Promise<Response> {
+  const p = await provider(c);
+  const q = await queryText(c);
+  const endpoint = new URL("/v1/sparql", c.req.url).href;
+  if (q === undefined || !q.trim()) {
+    // SPARQL 1.1 Service Description §2: the description, when no query is given.
+    return new Response(p.describe(endpoint), {
+      headers: { "content-type": "text/turtle; charset=utf-8", vary: "Accept" },
+    });
+  }
+  const s = store(c, p);
+  const form = s.form(q);
+  if (form === "update") {
+    throw new ApiError(
+      "sparql-update-refused",
+      "Cannot run an update: this endpoint answers queries only (SPARQL 1.1 Protocol §2.1)",
+      { status: 400 },
+    );
+  }
+  const types = form === "construct" || form === "describe" ? p.graphTypes : p.resultTypes;
+  const mt = negotiate(c.req.header("accept"), [...types]) ??
+    // Clients often send Accept: application/json for results.
+    (types === p.resultTypes && /application\/json/.test(c.req.header("accept") ?? "")
+      ? types[0]
+      : undefined);
+  if (!mt) {
+    throw new ApiError(
+      "not-acceptable",
+      `Cannot produce ${c.req.header("accept")} for a ${form} query: available ${types.join(", ")}`,
+      { extra: { available: types } },
+    );
+  }
+  try {
+    const a = await s.query(q, mt);
+    return new Response(a.body, {
+      headers: {
+        "content-type": `${a.contentType}; charset=utf-8`,
+        "jc-tree-size": String(a.size),
+        vary: "Accept",
+      },
+    });
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code === "sparql-bad-query" || code === "sparql-update-refused") {
+      throw new ApiError(code, (e as Error).message, { status: 400 });
+    }
+    throw e;
+  }
+}
+
+const DOC = {
+  expects: "owl:Nothing",
+  returns: "jc:SparqlResults",
+  possibleStatus: [
+    {
+      status: 200,
+      description: "Query results (or the service description when no query is given).",
+    },
+    { status: 400, description: "A malformed query, or an update." },
+    { status: 406, description: "No acceptable result format for the query form." },
+    { status: 415, description: "POST body neither application/sparql-query nor form-encoded." },
+    { status: 501, description: "No SPARQL store in this deployment." },
+  ],
+  mutating: false,
+};
+const CLASS = {
+  id: "jc:SparqlEndpoint",
+  title: "SPARQL endpoint",
+  description:
+    "SPARQL 1.1 Protocol query endpoint over the log's RDF (one named graph per entry; default graph = their union).",
+};
+
+/** The SPARQL route group (kept apart so a Worker can omit or replace it). */
+export const sparqlRoutes: RouteGroup = {
+  name: "sparql",
+  routes: [
+    {
+      method: "GET",
+      path: "/v1/sparql",
+      query: ["query"],
+      cors: true,
+      class: CLASS,
+      operation: {
+        ...DOC,
+        title: "SPARQL query (GET)",
+        description: "?query= a SPARQL 1.1 query; no query gives the service description.",
+        toolId: "jouleclaw:sparql.get",
+      },
+      handler,
+    } satisfies RouteDef,
+    {
+      method: "POST",
+      path: "/v1/sparql",
+      cors: true,
+      rate: "read",
+      class: CLASS,
+      operation: {
+        ...DOC,
+        expects: "jc:SparqlQuery",
+        title: "SPARQL query (POST)",
+        description:
+          "A query as application/sparql-query, or form-encoded query=. Updates are refused.",
+        toolId: "jouleclaw:sparql.post",
+      },
+      handler,
+    } satisfies RouteDef,
+  ],
+};
