@@ -27,14 +27,19 @@ const SCHEMA = [
   ` ts INTEGER NOT NULL, sig BLOB NOT NULL)`,
 ];
 
-type HeadRow = { size: number; root: ArrayBuffer; ts: number; sig: ArrayBuffer } & Record<
-  string,
-  SqlValue
->;
+type HeadRow =
+  & { size: number; root: ArrayBuffer; ts: number; sig: ArrayBuffer }
+  & Record<
+    string,
+    SqlValue
+  >;
 
 const bytes = (v: SqlValue): Uint8Array => {
   if (!(v instanceof ArrayBuffer)) {
-    throw new LogStorageError("storage-corrupt", `Cannot read store: expected a BLOB, got ${typeof v}`);
+    throw new LogStorageError(
+      "storage-corrupt",
+      `Cannot read store: expected a BLOB, got ${typeof v}`,
+    );
   }
   return new Uint8Array(v);
 };
@@ -51,9 +56,13 @@ function operational<T>(what: string, fn: () => T): T {
     return fn();
   } catch (err) {
     if (err instanceof StorageConflictError || err instanceof LogStorageError) throw err;
-    throw new LogStorageError("storage-fault", `Cannot ${what}: ${(err as Error)?.message ?? err}`, {
-      cause: err,
-    });
+    throw new LogStorageError(
+      "storage-fault",
+      `Cannot ${what}: ${(err as Error)?.message ?? err}`,
+      {
+        cause: err,
+      },
+    );
   }
 }
 
@@ -98,7 +107,9 @@ export function openDurableStorage(
   let closed = false;
   const read = <T>(what: string, fn: () => T): Promise<T> => {
     if (closed) {
-      return Promise.reject(new LogStorageError("storage-closed", `Cannot ${what}: store is closed`));
+      return Promise.reject(
+        new LogStorageError("storage-closed", `Cannot ${what}: store is closed`),
+      );
     }
     try {
       return Promise.resolve(operational(what, fn));
@@ -113,7 +124,8 @@ export function openDurableStorage(
   return {
     latestHead: () =>
       read("read the latest head", () => {
-        const r = sql.exec<HeadRow>(`SELECT * FROM jc_heads ORDER BY size DESC LIMIT 1`).toArray()[0];
+        const r =
+          sql.exec<HeadRow>(`SELECT * FROM jc_heads ORDER BY size DESC LIMIT 1`).toArray()[0];
         return r && toHead(r);
       }),
     head: (size) =>
@@ -130,8 +142,9 @@ export function openDurableStorage(
         ).toArray().map(toHead)),
     entry: (index) =>
       read("read an entry", () => {
-        const r = sql.exec<{ bytes: ArrayBuffer }>(`SELECT bytes FROM jc_entries WHERE idx = ?`, index)
-          .toArray()[0];
+        const r =
+          sql.exec<{ bytes: ArrayBuffer }>(`SELECT bytes FROM jc_entries WHERE idx = ?`, index)
+            .toArray()[0];
         return r && bytes(r.bytes);
       }),
     entries: (start, limit) =>
@@ -151,9 +164,12 @@ export function openDurableStorage(
         return r && bytes(r.hashes);
       }),
     leafCandidates: (leafHash) =>
-      read("look up a leaf hash", () =>
-        sql.exec<{ idx: number }>(`SELECT idx FROM jc_entries WHERE leaf = ?`, leafHash).toArray()
-          .map((r) => r.idx)),
+      read(
+        "look up a leaf hash",
+        () =>
+          sql.exec<{ idx: number }>(`SELECT idx FROM jc_entries WHERE leaf = ?`, leafHash).toArray()
+            .map((r) => r.idx),
+      ),
     commitBatch: (batch) =>
       read("commit batch", () =>
         storage.transactionSync(() => {
