@@ -1,0 +1,426 @@
+// The log (ARCHITECTURE "Storage and sequencing", Decision 7): one sequencer per log takes pending
+// appends in batches, writes entries, tiles and the new signed head (JouleClaw SPEC §22.2) in one
+// atomic durable `commitBatch`, and only then answers every append of the batch with its index,
+// the head and an inclusion proof (RFC 6962 §2.1.1). Identical bytes resolve to the original index
+// (exactly-once, also within one batch). A full queue pushes back. Before signing a head the
+// sequencer proves it consistent with the previous one (RFC 9162 §2.1.4.2). Pure: storage is
+// injected (log/storage.ts), so this runs in Deno, Node and workerd alike.
+import { blake3Hasher, HASH_SIZE } from "./hasher.ts";
+import { didKeyFromPublicKey, ed25519PublicKey, ed25519Sign, toHex } from "./crypto.ts";
+import { type TreeHead, treeHeadBytes } from "./head.ts";
+import { LogInputError, LogIntegrityError, LogStorageError, PushbackError } from "./errors.ts";
+import type { EntryWrite, LogStorage, StoredHead } from "./storage.ts";
+import { TreeEdge } from "./edge.ts";
+import { TileNodeReader } from "./tiles.ts";
+import { consistencyProof, inclusionProof, treeRoot } from "./tree.ts";
+import { verifyConsistency } from "./proof.ts";
+import { recover } from "./recover.ts";
+
+/** Largest entry, bytes (ARCHITECTURE Decision 5). */
+export const MAX_ENTRY_BYTES = 65_535;
+
+/** What an append resolves to (API.md `POST /v1/log/entries`). */
+export interface AppendResult {
+  index: number;
+  leaf_hash: string;
+  tree_head: TreeHead;
+  inclusion_proof: string[];
+  /** False when identical bytes were already logged (the index is the original one). */
+  created: boolean;
+}
+
+/** The log as api/ uses it (docs/CONTRACTS.md). */
+export interface Log {
+  /** Resolves once the entry is durable and covered by a signed head. */
+  append(entry: Uint8Array): Promise<AppendResult>;
+  entry(index: number): Promise<Uint8Array | undefined>;
+  indexOfLeaf(leafHash: Uint8Array): Promise<number | undefined>;
+  latestHead(): Promise<TreeHead>;
+  headAt(size: number): Promise<TreeHead | undefined>;
+  inclusionProof(index: number, size: number): Promise<Uint8Array[]>;
+  consistencyProof(first: number, second: number): Promise<Uint8Array[]>;
+  publicKey(): Uint8Array;
+  signer(): string;
+  /** Health: the store is readable and the log is not broken. */
+  check(): Promise<void>;
+  /** Drains the sequencer, then closes the store. */
+  close(): Promise<void>;
+}
+
+/** Sequencer settings (defaults in `SEQUENCER_DEFAULTS`, reasons in docs/DECISIONS.md). */
+export interface SequencerOptions {
+  /** Most entries per batch. */
+  batchMax?: number;
+  /** Longest a pending append waits for its batch to start, ms. */
+  batchAgeMs?: number;
+  /** Pending appends beyond which appends are refused with `PushbackError`. */
+  pendingMax?: number;
+}
+
+/** Everything `openLog` needs besides the store. */
+export interface LogOptions extends SequencerOptions {
+  /** The log key: a 32-byte Ed25519 secret. */
+  secretKey: Uint8Array;
+  /** Clock, ms since the epoch (tests inject one). */
+  now?: () => number;
+}
+
+/** Defaults sized for ≥ 20,000 appends/s with one durable commit per batch. */
+export const SEQUENCER_DEFAULTS = { batchMax: 4096, batchAgeMs: 5, pendingMax: 65_536 } as const;
+
+interface Waiter {
+  resolve(r: AppendResult): void;
+  reject(e: unknown): void;
+}
+
+interface Pending {
+  entry: Uint8Array;
+  leafHash: Uint8Array;
+  key: string;
+  waiters: Waiter[];
+}
+
+function headJson(head: StoredHead, signer: string): TreeHead {
+  return {
+    size: head.size,
+    root: toHex(head.root),
+    timestamp: head.timestamp,
+    signature: toHex(head.signature),
+    signer,
+  };
+}
+
+function int(name: string, v: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < min || v > max) {
+    throw new LogInputError(
+      `bad-${name}`,
+      `Cannot read log: ${name} must be an integer in [${min}, ${max}]`,
+    );
+  }
+  return v;
+}
+
+function positive(name: string, v: number | undefined, dflt: number): number {
+  if (v === undefined) return dflt;
+  if (!Number.isSafeInteger(v) || v < 1) {
+    throw new RangeError(`Cannot open log: ${name} must be a positive integer, got ${v}`);
+  }
+  return v;
+}
+
+const h = blake3Hasher;
+
+class SequencedLog implements Log {
+  readonly #s: LogStorage;
+  readonly #secret: Uint8Array;
+  readonly #pub: Uint8Array;
+  readonly #signer: string;
+  readonly #now: () => number;
+  readonly #batchMax: number;
+  readonly #batchAgeMs: number;
+  readonly #pendingMax: number;
+  #edge: TreeEdge;
+  #head: StoredHead;
+  #headJson: TreeHead;
+  #queue: Pending[] = [];
+  readonly #byKey = new Map<string, Pending>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #running: Promise<void> | undefined;
+  #reload = false;
+  #broken: Error | undefined;
+  #closed = false;
+
+  constructor(s: LogStorage, o: LogOptions, edge: TreeEdge, head: StoredHead) {
+    this.#s = s;
+    this.#secret = o.secretKey;
+    this.#pub = ed25519PublicKey(o.secretKey);
+    this.#signer = didKeyFromPublicKey(this.#pub);
+    this.#now = o.now ?? Date.now;
+    this.#batchMax = positive("batchMax", o.batchMax, SEQUENCER_DEFAULTS.batchMax);
+    this.#batchAgeMs = o.batchAgeMs ?? SEQUENCER_DEFAULTS.batchAgeMs;
+    this.#pendingMax = positive("pendingMax", o.pendingMax, SEQUENCER_DEFAULTS.pendingMax);
+    this.#edge = edge;
+    this.#head = head;
+    this.#headJson = headJson(head, this.#signer);
+  }
+
+  append(entry: Uint8Array): Promise<AppendResult> {
+    if (!(entry instanceof Uint8Array)) {
+      return Promise.reject(new LogInputError("entry-not-bytes", "Cannot append entry: not bytes"));
+    }
+    if (entry.length === 0) {
+      return Promise.reject(new LogInputError("entry-empty", "Cannot append entry: it is empty"));
+    }
+    if (entry.length > MAX_ENTRY_BYTES) {
+      return Promise.reject(
+        new LogInputError(
+          "entry-too-large",
+          `Cannot append entry: ${entry.length} bytes, at most ${MAX_ENTRY_BYTES}`,
+        ),
+      );
+    }
+    if (this.#closed) {
+      return Promise.reject(
+        new LogStorageError("log-closed", "Cannot append entry: log is closed"),
+      );
+    }
+    if (this.#broken) return Promise.reject(this.#broken);
+    const leafHash = h.leaf(entry);
+    const key = toHex(leafHash);
+    const { promise, resolve, reject } = Promise.withResolvers<AppendResult>();
+    const joined = this.#byKey.get(key);
+    if (joined) {
+      joined.waiters.push({ resolve, reject }); // same bytes already pending: same index
+      return promise;
+    }
+    if (this.#queue.length >= this.#pendingMax) {
+      return Promise.reject(
+        new PushbackError(
+          `Cannot append entry: ${this.#queue.length} appends are pending (limit ${this.#pendingMax})`,
+          Math.max(1000, this.#batchAgeMs),
+        ),
+      );
+    }
+    const p: Pending = { entry: entry.slice(), leafHash, key, waiters: [{ resolve, reject }] };
+    this.#queue.push(p);
+    this.#byKey.set(key, p);
+    this.#schedule();
+    return promise;
+  }
+
+  #schedule(): void {
+    if (this.#running || this.#queue.length === 0) return;
+    if (this.#queue.length >= this.#batchMax || this.#closed) {
+      if (this.#timer !== undefined) clearTimeout(this.#timer);
+      this.#timer = undefined;
+      this.#running = this.#run();
+    } else if (this.#timer === undefined) {
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined;
+        if (!this.#running && this.#queue.length) this.#running = this.#run();
+      }, this.#batchAgeMs);
+    }
+  }
+
+  async #run(): Promise<void> {
+    await null; // let `#running` be assigned before the loop can finish
+    try {
+      while (this.#queue.length) await this.#step(this.#queue.splice(0, this.#batchMax));
+    } finally {
+      this.#running = undefined;
+    }
+  }
+
+  /** One sequencer step: dedupe, sequence, sign, commit atomically, then answer. */
+  async #step(batch: Pending[]): Promise<void> {
+    try {
+      if (this.#reload) await this.#recover();
+      const reader0 = this.#reader(this.#edge);
+      const existing = new Map<Pending, number>();
+      for (const p of batch) {
+        const i = await this.#find(p.leafHash, reader0);
+        if (i !== undefined) existing.set(p, i);
+      }
+      const fresh = batch.filter((p) => !existing.has(p));
+      const created = new Set(fresh);
+      let edge = this.#edge;
+      let head = this.#head;
+      let reader = reader0;
+      if (fresh.length) {
+        edge = this.#edge.clone();
+        const base = edge.size;
+        const entries: EntryWrite[] = fresh.map((p, i) => ({
+          index: base + i,
+          leafHash: p.leafHash,
+          bytes: p.entry,
+        }));
+        const tiles = edge.append(fresh.map((p) => p.leafHash));
+        const overlay = new Map(tiles.map((t) => [`${t.level}/${t.index}`, t.hashes]));
+        reader = this.#reader(edge, overlay);
+        head = await this.#signNext(edge.size, reader);
+        try {
+          await this.#s.commitBatch({ entries, tiles, head });
+        } catch (e) {
+          this.#reload = true; // the store may or may not hold the batch: re-prove it first
+          throw new LogStorageError(
+            "storage-commit",
+            "Cannot append entry: storage commit failed",
+            {
+              cause: e,
+            },
+          );
+        }
+        this.#edge = edge;
+        this.#head = head;
+        this.#headJson = headJson(head, this.#signer);
+        fresh.forEach((p, i) => existing.set(p, base + i));
+      }
+      const treeHead = this.#headJson;
+      for (const p of batch) {
+        const index = existing.get(p)!;
+        const proof = (await inclusionProof(h, index, head.size, reader.read)).map(toHex);
+        p.waiters.forEach((w, k) =>
+          w.resolve({
+            index,
+            leaf_hash: p.key,
+            tree_head: treeHead,
+            inclusion_proof: proof,
+            created: k === 0 && created.has(p),
+          })
+        );
+      }
+    } catch (e) {
+      for (const p of batch) for (const w of p.waiters) w.reject(e);
+    } finally {
+      for (const p of batch) this.#byKey.delete(p.key);
+    }
+  }
+
+  /** Signs the head of the grown tree after proving it consistent with the previous head. */
+  async #signNext(size: number, reader: TileNodeReader): Promise<StoredHead> {
+    const root = await treeRoot(h, size, reader.read);
+    const prev = this.#head;
+    if (prev.size > 0) {
+      // SPEC §22.3 / ARCHITECTURE: a new head must extend the previous one (RFC 9162 §2.1.4.2).
+      const proof = await consistencyProof(h, prev.size, size, reader.read);
+      if (!verifyConsistency(h, prev.size, size, proof, prev.root, root)) {
+        throw this.#fail(
+          new LogIntegrityError(
+            `Cannot sign tree head: size ${size} is not consistent with the head at ${prev.size}`,
+          ),
+        );
+      }
+    }
+    const timestamp = Math.max(Math.floor(this.#now()), prev.timestamp); // never goes back
+    const signature = ed25519Sign(treeHeadBytes(size, root, timestamp), this.#secret);
+    return { size, root, timestamp, signature };
+  }
+
+  #fail(e: Error): Error {
+    this.#broken = e;
+    return e;
+  }
+
+  async #recover(): Promise<void> {
+    try {
+      const r = await recover(this.#s, h, this.#pub);
+      if (!r) throw new LogIntegrityError("Cannot reload log: the store lost its tree heads");
+      this.#edge = r.edge;
+      this.#head = r.head;
+      this.#headJson = headJson(r.head, this.#signer);
+      this.#reload = false;
+    } catch (e) {
+      if (e instanceof LogIntegrityError) throw this.#fail(e);
+      throw e; // storage still failing: try again on the next batch
+    }
+  }
+
+  #reader(edge: TreeEdge, overlay?: Map<string, Uint8Array>): TileNodeReader {
+    return new TileNodeReader(
+      h,
+      (t, i) =>
+        Promise.resolve(overlay?.get(`${t}/${i}`) ?? edge.tile(t, i)).then((b) =>
+          b ?? this.#s.tile(t, i)
+        ),
+    );
+  }
+
+  async #find(leafHash: Uint8Array, reader: TileNodeReader): Promise<number | undefined> {
+    const key = toHex(leafHash);
+    for (const i of await this.#s.leafCandidates(leafHash)) {
+      if (i >= this.#edge.size) continue;
+      const [stored] = await reader.read([{ level: 0, index: i }]);
+      if (toHex(stored) === key) return i;
+    }
+    return undefined;
+  }
+
+  async entry(index: number): Promise<Uint8Array | undefined> {
+    int("index", index, 0);
+    return index < this.#head.size ? await this.#s.entry(index) : undefined;
+  }
+
+  async indexOfLeaf(leafHash: Uint8Array): Promise<number | undefined> {
+    if (!(leafHash instanceof Uint8Array) || leafHash.length !== HASH_SIZE) {
+      throw new LogInputError("bad-leaf-hash", "Cannot look up leaf: leaf hash is not 32 bytes");
+    }
+    return await this.#find(leafHash, this.#reader(this.#edge));
+  }
+
+  latestHead(): Promise<TreeHead> {
+    return Promise.resolve(this.#headJson);
+  }
+
+  async headAt(size: number): Promise<TreeHead | undefined> {
+    int("size", size, 0);
+    const head = await this.#s.head(size);
+    return head && headJson(head, this.#signer);
+  }
+
+  async inclusionProof(index: number, size: number): Promise<Uint8Array[]> {
+    int("size", size, 1, this.#head.size);
+    int("index", index, 0, size - 1);
+    return await inclusionProof(h, index, size, this.#reader(this.#edge).read);
+  }
+
+  async consistencyProof(first: number, second: number): Promise<Uint8Array[]> {
+    int("second", second, 1, this.#head.size);
+    int("first", first, 1, second);
+    return await consistencyProof(h, first, second, this.#reader(this.#edge).read);
+  }
+
+  publicKey(): Uint8Array {
+    return this.#pub.slice();
+  }
+
+  signer(): string {
+    return this.#signer;
+  }
+
+  async check(): Promise<void> {
+    if (this.#broken) throw this.#broken;
+    await this.#s.latestHead();
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#schedule();
+    while (this.#running || this.#queue.length) {
+      if (this.#running) await this.#running;
+      else this.#schedule();
+    }
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    await this.#s.close();
+  }
+}
+
+/**
+ * Opens a log over a store: proves the store's latest head against its nodes and entries
+ * (refusing with `LogIntegrityError` otherwise), publishes the empty tree's head on first open,
+ * and starts the sequencer.
+ *
+ * @example
+ * ```ts
+ * const log = await openLog(createMemoryStore(), { secretKey });
+ * const { index, inclusion_proof } = await log.append(bytes);
+ * ```
+ */
+export async function openLog(s: LogStorage, o: LogOptions): Promise<Log> {
+  if (!(o.secretKey instanceof Uint8Array) || o.secretKey.length !== 32) {
+    throw new RangeError("Cannot open log: the log key must be a 32-byte Ed25519 secret");
+  }
+  const pub = ed25519PublicKey(o.secretKey);
+  const r = await recover(s, h, pub);
+  if (r) return new SequencedLog(s, o, r.edge, r.head);
+  const now = Math.floor((o.now ?? Date.now)());
+  const root = h.empty(); // RFC 6962 §2.1: the empty tree's hash, BLAKE3("") (SPEC §22.1)
+  const head = {
+    size: 0,
+    root,
+    timestamp: now,
+    signature: ed25519Sign(treeHeadBytes(0, root, now), o.secretKey),
+  };
+  await s.commitBatch({ entries: [], tiles: [], head });
+  return new SequencedLog(s, o, TreeEdge.empty(h), head);
+}

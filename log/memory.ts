@@ -1,0 +1,113 @@
+// Memory backend of the storage contract (log/storage.ts), with fault injection after sunlight's
+// testlog_test.go: a commit can be made to fail and persist (the write lands, the caller sees an
+// error, as when an acknowledgement is lost) or fail and not persist. Either way no half-written
+// batch is ever visible.
+import {
+  type Batch,
+  checkBatchExtends,
+  type LogStorage,
+  StorageConflictError,
+  type StoredHead,
+} from "./storage.ts";
+import { LogStorageError } from "./errors.ts";
+import { toHex } from "./crypto.ts";
+
+/** What the next commits do: succeed, fail and persist, or fail and not persist. */
+export type CommitFault = "fail-and-persist" | "fail-and-not-persist";
+
+/** The memory store's contents (kept when a log over it is closed, to reopen it). */
+export interface MemoryStore extends LogStorage {
+  /** Makes the next commit fail as `fault` (one-shot). */
+  injectFault(fault: CommitFault): void;
+  /** A function deciding each commit's fate (for random fault tests); undefined = succeed. */
+  faultPlan?: (commitNumber: number) => CommitFault | undefined;
+  /** Commits attempted so far. */
+  readonly commits: number;
+}
+
+/** Creates an empty memory store. */
+export function createMemoryStore(): MemoryStore {
+  const entries: Uint8Array[] = [];
+  const heads = new Map<number, StoredHead>();
+  const tiles = new Map<string, Uint8Array>();
+  const leaves = new Map<string, number>();
+  let latest: StoredHead | undefined;
+  let nextFault: CommitFault | undefined;
+  let commits = 0;
+  const copyHead = (h: StoredHead): StoredHead => ({
+    ...h,
+    root: h.root.slice(),
+    signature: h.signature.slice(),
+  });
+  const store: MemoryStore = {
+    get commits() {
+      return commits;
+    },
+    injectFault(fault) {
+      nextFault = fault;
+    },
+    latestHead: () => Promise.resolve(latest && copyHead(latest)),
+    head: (size) => {
+      const h = heads.get(size);
+      return Promise.resolve(h && copyHead(h));
+    },
+    heads: (fromSize, limit) => {
+      const out = [...heads.values()].filter((h) => h.size >= fromSize)
+        .sort((a, b) => a.size - b.size).slice(0, limit);
+      return Promise.resolve(out.map(copyHead));
+    },
+    entry: (index) => Promise.resolve(entries[index]?.slice()),
+    entries: (start, limit) =>
+      Promise.resolve(entries.slice(start, start + limit).map((e) => e.slice())),
+    tile: (level, index) => Promise.resolve(tiles.get(`${level}/${index}`)?.slice()),
+    leafCandidates: (leafHash) => {
+      const i = leaves.get(toHex(leafHash));
+      return Promise.resolve(i === undefined ? [] : [i]);
+    },
+    commitBatch(batch: Batch) {
+      commits++;
+      const fault = nextFault ?? store.faultPlan?.(commits);
+      nextFault = undefined;
+      if (fault === "fail-and-not-persist") {
+        return Promise.reject(
+          new LogStorageError(
+            "storage-fault",
+            "Cannot commit batch: injected fault (not persisted)",
+          ),
+        );
+      }
+      try {
+        checkBatchExtends(batch, latest?.size);
+      } catch (e) {
+        return Promise.reject(e);
+      }
+      // The leaf index is unique (docs/STORAGE.md): a leaf hash already stored refuses the batch.
+      const seen = new Set<string>();
+      for (const e of batch.entries) {
+        const k = toHex(e.leafHash);
+        if (leaves.has(k) || seen.has(k)) {
+          return Promise.reject(
+            new StorageConflictError(`Cannot commit batch: leaf hash ${k} is already stored`),
+          );
+        }
+        seen.add(k);
+      }
+      // Applied as one step: nothing in between can observe a part of it.
+      for (const e of batch.entries) {
+        entries[e.index] = e.bytes.slice();
+        leaves.set(toHex(e.leafHash), e.index);
+      }
+      for (const t of batch.tiles) tiles.set(`${t.level}/${t.index}`, t.hashes.slice());
+      latest = copyHead(batch.head);
+      heads.set(latest.size, latest);
+      if (fault === "fail-and-persist") {
+        return Promise.reject(
+          new LogStorageError("storage-fault", "Cannot commit batch: injected fault (persisted)"),
+        );
+      }
+      return Promise.resolve();
+    },
+    close: () => Promise.resolve(),
+  };
+  return store;
+}

@@ -1,0 +1,78 @@
+// log/: the JouleClaw transparency log's pure core (SPEC §22): RFC 6962 tree math with the hash as
+// a parameter, proofs and their RFC 9162 verification, signed tree heads (§22.2), the storage
+// contract (docs/STORAGE.md), the memory backend with fault injection, the sequencer and fsck.
+// Runs unchanged in Deno, Node and workerd: no Deno.* and no node:* here (log/sqlite/ has I/O).
+import { createMemoryStore, type MemoryStore } from "./memory.ts";
+import { type Log, openLog, type SequencerOptions } from "./log.ts";
+import { ed25519GenerateSecret } from "./crypto.ts";
+
+export { blake3Hasher, HASH_SIZE, type Hasher, sha256Hasher } from "./hasher.ts";
+export { verifyConsistency, verifyInclusion } from "./proof.ts";
+export {
+  consistencyProof,
+  consistencyRanges,
+  inclusionProof,
+  inclusionRanges,
+  type LeafRange,
+  type NodeId,
+  type NodeReader,
+  rangeNodes,
+  referenceRoot,
+  splitPoint,
+  treeRoot,
+} from "./tree.ts";
+export {
+  checkTreeHead,
+  signTreeHead,
+  type TreeHead,
+  treeHeadBytes,
+  type TreeHeadCheck,
+  verifyTreeHead,
+} from "./head.ts";
+export { LogInputError, LogIntegrityError, LogStorageError, PushbackError } from "./errors.ts";
+export {
+  type Batch,
+  checkBatchExtends,
+  type EntryWrite,
+  leafPrefix,
+  type LogStorage,
+  StorageConflictError,
+  type StoredHead,
+} from "./storage.ts";
+export { type CommitFault, createMemoryStore, type MemoryStore } from "./memory.ts";
+export { type Tile, TILE_HEIGHT, TILE_WIDTH } from "./tiles.ts";
+export {
+  type AppendResult,
+  type Log,
+  type LogOptions,
+  MAX_ENTRY_BYTES,
+  openLog,
+  SEQUENCER_DEFAULTS,
+  type SequencerOptions,
+} from "./log.ts";
+export { fsckLog, type FsckReport } from "./fsck.ts";
+
+/** Options of `openMemoryLog`. */
+export interface MemoryLogOptions extends SequencerOptions {
+  /** Reopen an existing store (tests restart a log over the same memory). */
+  store?: MemoryStore;
+  /** The log key; a fresh one when absent. */
+  secretKey?: Uint8Array;
+  now?: () => number;
+}
+
+/**
+ * A log over a memory store (tests, and the fault-injection suite).
+ *
+ * @example
+ * ```ts
+ * const log = await openMemoryLog();
+ * const r = await log.append(new TextEncoder().encode("entry"));
+ * ```
+ */
+export function openMemoryLog(opts: MemoryLogOptions = {}): Promise<Log> {
+  return openLog(opts.store ?? createMemoryStore(), {
+    ...opts,
+    secretKey: opts.secretKey ?? ed25519GenerateSecret(),
+  });
+}

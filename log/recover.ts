@@ -1,0 +1,83 @@
+// Recovery on open (ARCHITECTURE "Storage and sequencing"; SPEC §22.2): before serving, the store
+// proves that its latest signed head matches its stored nodes and entries. O(log n) reads: the
+// head's signature under the log key, the root refolded from the edge tiles, the last level-0
+// tile against the last entries rehashed, and nothing stored past the head.
+import type { Hasher } from "./hasher.ts";
+import { ed25519Verify, toHex } from "./crypto.ts";
+import { treeHeadBytes } from "./head.ts";
+import { LogIntegrityError } from "./errors.ts";
+import type { LogStorage, StoredHead } from "./storage.ts";
+import { TreeEdge } from "./edge.ts";
+import { treeRoot } from "./tree.ts";
+import { TILE_WIDTH, tileHashes, TileNodeReader } from "./tiles.ts";
+
+/** The proven state of a store: its latest head and the tree's right edge. */
+export interface Recovered {
+  head: StoredHead;
+  edge: TreeEdge;
+}
+
+function broken(why: string, cause?: unknown): never {
+  throw new LogIntegrityError(`Cannot open log: ${why}`, cause ? { cause } : undefined);
+}
+
+/** True when the head's signature verifies under `pub` (SPEC §22.2 bytes). */
+export function headSignatureValid(head: StoredHead, pub: Uint8Array): Promise<boolean> {
+  return ed25519Verify(head.signature, treeHeadBytes(head.size, head.root, head.timestamp), pub);
+}
+
+/**
+ * Proves the store's latest head against its nodes and entries; undefined for a store never
+ * written. Throws `LogIntegrityError` with what disagrees.
+ */
+export async function recover(
+  s: LogStorage,
+  h: Hasher,
+  pub: Uint8Array,
+): Promise<Recovered | undefined> {
+  const head = await s.latestHead();
+  if (head === undefined) {
+    if ((await s.entry(0)) !== undefined || (await s.tile(0, 0)) !== undefined) {
+      broken("the store holds entries or tree nodes but no signed tree head");
+    }
+    return undefined;
+  }
+  const n = head.size;
+  if (!(await headSignatureValid(head, pub))) {
+    broken(`the latest tree head (size ${n}) is not signed by the configured log key`);
+  }
+  let edge: TreeEdge;
+  try {
+    edge = await TreeEdge.load(h, n, (t, i) => s.tile(t, i));
+  } catch (e) {
+    broken(`the tree nodes at the right edge of size ${n} are missing or short`, e);
+  }
+  const reader = new TileNodeReader(h, (t, i) => Promise.resolve(edge.tile(t, i)));
+  let root: Uint8Array;
+  try {
+    root = await treeRoot(h, n, reader.read);
+  } catch (e) {
+    broken(`the tree nodes do not give a root for size ${n}`, e);
+  }
+  if (toHex(root) !== toHex(head.root)) {
+    broken(
+      `the stored tree nodes give root ${toHex(root)}, the latest head says ${toHex(head.root)}`,
+    );
+  }
+  if (n > 0) {
+    const last = Math.floor((n - 1) / TILE_WIDTH);
+    const tile = edge.tile(0, last) ?? (await s.tile(0, last));
+    const entries = await s.entries(last * TILE_WIDTH, n - last * TILE_WIDTH);
+    const hashes = tile ? tileHashes(tile) : [];
+    if (entries.length !== n - last * TILE_WIDTH || hashes.length < entries.length) {
+      broken(`entries ${last * TILE_WIDTH}..${n - 1} are not all stored`);
+    }
+    entries.forEach((e, i) => {
+      if (toHex(h.leaf(e)) !== toHex(hashes[i])) {
+        broken(`entry ${last * TILE_WIDTH + i} does not hash to its stored leaf hash`);
+      }
+    });
+  }
+  if ((await s.entry(n)) !== undefined) broken(`an entry is stored past the head's size ${n}`);
+  return { head, edge };
+}

@@ -1,0 +1,95 @@
+// The storage contract every backend implements (docs/STORAGE.md): point reads plus one atomic,
+// durable `commitBatch`. Nothing here is Deno-only: the SQLite file (node:sqlite), a Cloudflare
+// Durable Object's SQLite storage (`ctx.storage.sql.exec` inside `transactionSync`) and memory
+// all fit it. Methods return promises so an asynchronous store fits too; synchronous stores just
+// resolve. The shared contract tests are log/storage_contract_tests.ts.
+import type { Tile } from "./tiles.ts";
+
+/** A signed tree head as stored (raw bytes; the JSON form is `TreeHead`). */
+export interface StoredHead {
+  size: number;
+  root: Uint8Array; // 32 bytes
+  timestamp: number; // ms since the epoch
+  signature: Uint8Array; // 64 bytes, Ed25519 over treeHeadBytes(size, root, timestamp)
+}
+
+/** One entry to append: its index, its leaf hash (for the leaf index) and its exact bytes. */
+export interface EntryWrite {
+  index: number;
+  leafHash: Uint8Array;
+  bytes: Uint8Array;
+}
+
+/** Everything one sequencer step writes, atomically. */
+export interface Batch {
+  /** Consecutive indices from the previous head's size (may be empty only for the first head). */
+  entries: EntryWrite[];
+  /** Tiles that changed; a tile at an existing (level, index) replaces the old one. */
+  tiles: Tile[];
+  /** The new signed head; head.size = previous size + entries.length. */
+  head: StoredHead;
+}
+
+/** The storage contract (docs/STORAGE.md). */
+export interface LogStorage {
+  /** The newest head (largest size), or undefined for a store never written. */
+  latestHead(): Promise<StoredHead | undefined>;
+  /** The head published at exactly `size` leaves. */
+  head(size: number): Promise<StoredHead | undefined>;
+  /** Up to `limit` heads with size >= `fromSize`, ascending by size. */
+  heads(fromSize: number, limit: number): Promise<StoredHead[]>;
+  /** The entry at `index`, byte-exact. */
+  entry(index: number): Promise<Uint8Array | undefined>;
+  /** Up to `limit` consecutive entries from `start` (fewer at the end of the log). */
+  entries(start: number, limit: number): Promise<Uint8Array[]>;
+  /** Tile (level, index): 1..16 concatenated 32-byte hashes. */
+  tile(level: number, index: number): Promise<Uint8Array | undefined>;
+  /**
+   * Indices whose leaf hash may equal `leafHash`: must include the true one when present; may
+   * include others (a backend may index a prefix). Callers confirm against the level-0 tile.
+   */
+  leafCandidates(leafHash: Uint8Array): Promise<number[]>;
+  /**
+   * Writes the batch atomically and durably: after it resolves, all of it survives a crash;
+   * when it rejects, either all of it or none of it is stored (never a part). Refuses
+   * (`StorageConflictError`, nothing written) a batch whose first index is not the stored
+   * latest head's size or whose head size does not follow from it (a second writer).
+   */
+  commitBatch(batch: Batch): Promise<void>;
+  /** Releases the store. */
+  close(): Promise<void>;
+}
+
+/** A batch that does not extend the stored log (another writer, or a stale sequencer). */
+export class StorageConflictError extends Error {
+  readonly code = "storage-conflict";
+  constructor(message: string) {
+    super(message);
+    this.name = "StorageConflictError";
+  }
+}
+
+/** Checks a batch against the stored head size; every backend calls this inside its transaction. */
+export function checkBatchExtends(batch: Batch, storedSize: number | undefined): void {
+  const base = storedSize ?? 0;
+  const first = batch.entries.length ? batch.entries[0].index : base;
+  if (storedSize !== undefined && batch.entries.length === 0) {
+    throw new StorageConflictError("Cannot commit batch: it has no entries and a head exists");
+  }
+  if (first !== base || batch.head.size !== base + batch.entries.length) {
+    throw new StorageConflictError(
+      `Cannot commit batch: it starts at ${first} with head size ${batch.head.size}, ` +
+        `the stored log has ${base} entries`,
+    );
+  }
+  batch.entries.forEach((e, i) => {
+    if (e.index !== first + i) {
+      throw new StorageConflictError("Cannot commit batch: entry indices are not consecutive");
+    }
+  });
+}
+
+/** The first 8 bytes of a leaf hash as a signed 64-bit integer: a compact key for a leaf index. */
+export function leafPrefix(leafHash: Uint8Array): bigint {
+  return new DataView(leafHash.buffer, leafHash.byteOffset, 8).getBigInt64(0, false);
+}
