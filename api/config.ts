@@ -15,6 +15,8 @@ export interface ServiceConfig {
   port: number;
   host: string;
   dataDir: string;
+  /** "sqlite" (durable, the default) or "memory" (ephemeral, for trying the API out). */
+  store: "sqlite" | "memory";
   /** Log signing key (32-byte Ed25519 secret, hex); generated on first start when absent. */
   keyFile: string;
   /** Largest request body accepted, bytes (413 above). */
@@ -62,6 +64,7 @@ export function defaultConfig(): ServiceConfig {
     port: 8080,
     host: "0.0.0.0",
     dataDir: "./data",
+    store: "sqlite",
     keyFile: "",
     bodyLimit: 64 * 1024,
     rate: { read: { perSecond: 200, burst: 400 }, write: { perSecond: 50, burst: 100 } },
@@ -140,6 +143,10 @@ const FILE_KEYS: Record<string, (c: ServiceConfig, v: unknown) => void> = {
   host: (c, v) => c.host = str("host", v),
   data_dir: (c, v) => c.dataDir = str("data_dir", v),
   key_file: (c, v) => c.keyFile = str("key_file", v),
+  store: (c, v) => {
+    if (v !== "sqlite" && v !== "memory") fail("store", `must be "sqlite" or "memory"`);
+    c.store = v;
+  },
   body_limit: (c, v) => c.bodyLimit = int("body_limit", v, 1024, 64 * 1024 * 1024),
   rate_read: (c, v) => c.rate.read = rate("rate_read", v),
   rate_write: (c, v) => c.rate.write = rate("rate_write", v),
@@ -184,6 +191,7 @@ export const ENV_KEYS: Record<string, string> = {
   HOST: "host",
   DATA_DIR: "data_dir",
   JC_KEY_FILE: "key_file",
+  JC_STORE: "store",
   JC_BODY_LIMIT: "body_limit",
   JC_RATE_READ: "rate_read",
   JC_RATE_WRITE: "rate_write",

@@ -3,7 +3,8 @@
 // (default ./data) and a log key generated on first start. SIGINT/SIGTERM shut down
 // gracefully: stop accepting, finish the requests in flight, drain the sequencer (nothing
 // accepted is dropped), close the store. Configuration: docs/CONFIG.md.
-import { openSqliteLog } from "../log/sqlite/mod.ts";
+import { openMemoryLog } from "../log/mod.ts";
+import type { Log } from "../log/mod.ts";
 import { createApp, Metrics, verifierOptions } from "./mod.ts";
 import { loadConfig } from "./config_load.ts";
 
@@ -21,14 +22,21 @@ export async function startService(
 ): Promise<RunningService> {
   const config = await loadConfig(env, args);
   const verifier = verifierOptions(config);
-  await Deno.mkdir(config.dataDir, { recursive: true });
-  const log = await openSqliteLog({
-    dir: config.dataDir,
-    keyFile: config.keyFile,
+  const sequencer = {
     batchMax: config.batchMax,
     batchAgeMs: config.batchAgeMs,
     pendingMax: config.pendingMax,
-  });
+  };
+  let log: Log;
+  if (config.store === "memory") {
+    // Ephemeral: for trying the API out; everything is lost at exit.
+    log = await openMemoryLog(sequencer);
+  } else {
+    await Deno.mkdir(config.dataDir, { recursive: true });
+    // Loaded only when used, so the memory store runs where node:sqlite is absent.
+    const { openSqliteLog } = await import("../log/sqlite/mod.ts");
+    log = await openSqliteLog({ dir: config.dataDir, keyFile: config.keyFile, ...sequencer });
+  }
   const app = createApp({ log, config, verifier, metrics: new Metrics() });
   let resolveListen: (a: Deno.NetAddr) => void;
   const listening = new Promise<Deno.NetAddr>((r) => resolveListen = r);
@@ -63,7 +71,7 @@ if (import.meta.main) {
     Deno.exit(1);
   }
   // One JSON line on stdout: scripts and tests read the address from it (PORT=0 picks a port).
-  console.log(JSON.stringify({ listening: svc.url, signer: svc.signer }));
+  console.log(JSON.stringify({ listening: svc.url, signer: svc.signer, pid: Deno.pid }));
   const stop = async (signal: string) => {
     console.error(`Received ${signal}: draining and shutting down`);
     await svc.shutdown();

@@ -4,10 +4,11 @@
 // reader (api/config.ts). The log key is the JC_LOG_KEY Worker secret. Immutable answers are kept
 // in the edge cache; the latest head is short-cached. Built by `deno task edge:build` into one
 // module (edge/dist/worker.js) that wrangler.toml names.
-import { ConfigError, createApp, Metrics, problem, resolveConfig, verifierOptions } from "./mod.ts";
+import { ConfigError, createApp, Metrics, problem, verifierOptions } from "./mod.ts";
 import type { AppEnv } from "./mod.ts";
 import {
   type EdgeCache,
+  edgeConfig,
   EdgeConfigError,
   EdgeLog,
   type EdgeSettings,
@@ -15,7 +16,6 @@ import {
   logKeyFromEnv,
   type SequencerRpc,
   serveCached,
-  stringBindings,
 } from "./edge/mod.ts";
 import { LOG_OBJECT_NAME } from "./edge/durable_object.ts";
 import { ed25519PublicKey } from "../verify/mod.ts";
@@ -53,7 +53,7 @@ function build(env: WorkerEnv): Built {
   if (built) return built;
   const settings = edgeSettings(env);
   const secret = logKeyFromEnv(env);
-  const config = resolveConfig(stringBindings(env));
+  const config = edgeConfig(env);
   const ns = env.LOG_SEQUENCER;
   if (!ns || typeof ns.idFromName !== "function") {
     throw new EdgeConfigError(
@@ -62,7 +62,15 @@ function build(env: WorkerEnv): Built {
   }
   const id = ns.idFromName(LOG_OBJECT_NAME);
   const log = new EdgeLog(() => ns.get(id), ed25519PublicKey(secret), settings.cacheBytes);
-  const app = createApp({ log, config, verifier: verifierOptions(config), metrics: new Metrics() });
+  const app = createApp({
+    log,
+    config,
+    verifier: verifierOptions(config),
+    metrics: new Metrics(),
+    // SPARQL is refused at the edge (501 sparql-unavailable, docs/EDGE.md): its in-memory store
+    // holds the whole log's RDF, which neither fits a Worker's 128 MB nor can be kept per isolate.
+    extra: { sparql: null },
+  });
   built = { app, settings };
   return built;
 }

@@ -12,13 +12,7 @@ export {
   isImmutable,
   serveCached,
 } from "./http_cache.ts";
-export {
-  EdgeConfigError,
-  LOG_KEY_SECRET,
-  logKeyFromEnv,
-  openEdgeLog,
-  SequencerCore,
-  stringBindings,
-} from "./sequencer.ts";
+export { LOG_KEY_SECRET, logKeyFromEnv, openEdgeLog, SequencerCore } from "./sequencer.ts";
+export { EdgeConfigError } from "./errors.ts";
 export { capture, fromWire, type Outcome, toWire, unwrap, type WireError } from "./wire.ts";
 export { type EdgeSettings, edgeSettings } from "./settings.ts";

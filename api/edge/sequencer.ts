@@ -11,20 +11,12 @@ import {
   type TreeHead,
 } from "../../log/mod.ts";
 import { fromHex } from "../../verify/mod.ts";
-import { resolveConfig } from "../config.ts";
+import { EdgeConfigError } from "./errors.ts";
+import { edgeConfig } from "./settings.ts";
 import { capture, type Outcome } from "./wire.ts";
 
 /** Name of the Worker secret holding the log key: 32-byte Ed25519 secret, 64 hex digits. */
 export const LOG_KEY_SECRET = "JC_LOG_KEY";
-
-/** The error a Worker without its log key answers with (problem+json via the app). */
-export class EdgeConfigError extends Error {
-  readonly code = "edge-config";
-  constructor(message: string) {
-    super(message);
-    this.name = "EdgeConfigError";
-  }
-}
 
 /** Reads the log key from the Worker's bindings; throws EdgeConfigError naming what is wrong. */
 export function logKeyFromEnv(env: Record<string, unknown>): Uint8Array {
@@ -42,20 +34,10 @@ export function logKeyFromEnv(env: Record<string, unknown>): Uint8Array {
   return fromHex(v.trim());
 }
 
-/** Text bindings of the Worker as the config reader takes them (vars are strings). */
-export function stringBindings(env: Record<string, unknown>): Record<string, string | undefined> {
-  const out: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(env)) {
-    if (typeof v === "string") out[k] = v;
-    else if (typeof v === "number") out[k] = String(v);
-  }
-  return out;
-}
-
 /** Opens the log over `storage` with the key and sequencer settings of the Worker's bindings. */
 export function openEdgeLog(storage: LogStorage, env: Record<string, unknown>): Promise<Log> {
   const secretKey = logKeyFromEnv(env);
-  const config = resolveConfig(stringBindings(env));
+  const config = edgeConfig(env);
   return openLog(storage, {
     secretKey,
     batchMax: config.batchMax,

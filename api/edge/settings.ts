@@ -1,6 +1,7 @@
 // Settings only the Worker build has (docs/EDGE.md), read from Worker vars beside the service's
 // own configuration (api/config.ts, docs/CONFIG.md), with the same "Cannot ..." error grammar.
-import { EdgeConfigError } from "./sequencer.ts";
+import { resolveConfig, type ServiceConfig } from "../config.ts";
+import { EdgeConfigError } from "./errors.ts";
 
 /** Edge-only settings. */
 export interface EdgeSettings {
@@ -37,4 +38,37 @@ export function edgeSettings(env: Record<string, unknown>): EdgeSettings {
     cacheBytes: int(env, "JC_EDGE_CACHE_BYTES", 8 * 1024 * 1024, 64 * 1024 * 1024),
     httpCache: http === "on",
   };
+}
+
+/** Text bindings of the Worker as the config reader takes them (vars are strings). */
+export function stringBindings(env: Record<string, unknown>): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (typeof v === "string") out[k] = v;
+    else if (typeof v === "number") out[k] = String(v);
+  }
+  return out;
+}
+
+/**
+ * The service configuration of a Worker: its JC_* vars as the environment, and the JC_CONFIG var
+ * (a JSON object, or a string holding one) as the config file — the Worker's stand-in for the
+ * embedded default's `--config FILE` (docs/CONFIG.md keys: gateway_keys, reference_vectors,
+ * agents, ...). Throws ConfigError / EdgeConfigError naming the offending key.
+ */
+export function edgeConfig(env: Record<string, unknown>): ServiceConfig {
+  let file: unknown = env.JC_CONFIG;
+  if (typeof file === "string") {
+    try {
+      file = JSON.parse(file);
+    } catch (err) {
+      throw new EdgeConfigError(
+        `Cannot load config: JC_CONFIG is not JSON (${(err as Error).message})`,
+      );
+    }
+  }
+  const vars = stringBindings(env);
+  delete vars.JC_CONFIG;
+  delete vars.JC_LOG_KEY;
+  return resolveConfig(vars, file);
 }
