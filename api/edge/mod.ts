@@ -15,4 +15,4 @@ export {
 export { LOG_KEY_SECRET, logKeyFromEnv, openEdgeLog, SequencerCore } from "./sequencer.ts";
 export { EdgeConfigError } from "./errors.ts";
 export { capture, fromWire, type Outcome, toWire, unwrap, type WireError } from "./wire.ts";
-export { type EdgeSettings, edgeSettings } from "./settings.ts";
+export { edgeConfig, type EdgeSettings, edgeSettings, stringBindings } from "./settings.ts";
