@@ -11,6 +11,8 @@ export type { CborLimits, CborMap, CborValue } from "./cbor_decode.ts";
 export { encodeCbor } from "./cbor_encode.ts";
 export type { CborEncodable } from "./cbor_encode.ts";
 
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
 function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
   // defineProperty, not assignment: a "__proto__" key must stay data, never a prototype switch
   Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
@@ -26,7 +28,8 @@ function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
 export function toJson(v: CborValue): unknown {
   if (typeof v === "number" || typeof v === "string") return v;
   if (typeof v === "bigint") {
-    return Number.isSafeInteger(Number(v)) && BigInt(Number(v)) === v ? Number(v) : v.toString();
+    // beyond ±(2^53-1) a JSON number would round: project as a decimal string instead
+    return v >= -MAX_SAFE && v <= MAX_SAFE ? Number(v) : v.toString();
   }
   if (v instanceof Uint8Array) return toHex(v);
   if (Array.isArray(v)) return v.map(toJson);

@@ -108,7 +108,7 @@ export function coseSigStructure(protectedBytes: Uint8Array, payload: Uint8Array
 
 /**
  * The canonical protected header {1: -8, 4: kid} (Decision 2).
- * @example toHex(coseProtectedHeader("k")) // "a201270461 6b" without the space
+ * @example toHex(coseProtectedHeader("k")) // "a2012704616b"
  */
 export function coseProtectedHeader(kid: string): Uint8Array {
   return encodeCbor(new Map<number, number | string>([[1, COSE_ALG_EDDSA], [4, kid]]));

@@ -22,11 +22,11 @@ function le32(n: bigint): Uint8Array {
 }
 
 /**
- * Canonical encodings of the 8 points of small order (the torsion subgroup E[8]). Non-canonical
- * encodings of them (y + p for y in {0, 1}; x = 0 with the sign bit set) are refused by the
- * canonical-encoding check that runs first; they are listed in SMALL_ORDER_NONCANONICAL for tests.
+ * Canonical encodings (hex) of the 8 points of small order (the torsion subgroup E[8]).
+ * Non-canonical encodings of them (y + p for y in {0, 1}; x = 0 with the sign bit set) are refused
+ * by the canonical-encoding check that runs first; they are listed in SMALL_ORDER_NONCANONICAL.
  */
-export const SMALL_ORDER_ENCODINGS: readonly Uint8Array[] = [
+export const SMALL_ORDER_ENCODINGS: readonly string[] = Object.freeze([
   "0100000000000000000000000000000000000000000000000000000000000000", // identity (0, 1), order 1
   "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", // (0, -1), order 2
   "0000000000000000000000000000000000000000000000000000000000000000", // (sqrt(-1), 0), order 4
@@ -35,17 +35,20 @@ export const SMALL_ORDER_ENCODINGS: readonly Uint8Array[] = [
   "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85", // order 8
   "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a", // order 8
   "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa", // order 8
-].map(fromHex);
+]);
 
-/** Non-canonical encodings of small-order points (refused as non-canonical before the table). */
-export const SMALL_ORDER_NONCANONICAL: readonly Uint8Array[] = [
+/** Non-canonical encodings (hex) of small-order points (refused as non-canonical first). */
+export const SMALL_ORDER_NONCANONICAL: readonly string[] = Object.freeze([
   "0100000000000000000000000000000000000000000000000000000000000080", // identity, x=0 sign set
   "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff", // (0,-1), x=0 sign set
   "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", // y = p (≡ 0)
   "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff", // y = p (≡ 0), sign set
   "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", // y = p + 1 (≡ 1)
   "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff", // y = p + 1, sign set
-].map(fromHex);
+]);
+// private byte copies: the exported tables are immutable strings, so no caller can alter these
+const SMALL_ORDER = SMALL_ORDER_ENCODINGS.map(fromHex);
+const ZERO_X_SIGNED = SMALL_ORDER_NONCANONICAL.slice(0, 2).map(fromHex);
 
 /** True when the 32 bytes at `off` encode y >= p = 2^255 - 19 (sign bit ignored). */
 function yNotReduced(b: Uint8Array, off: number): boolean {
@@ -57,8 +60,8 @@ function yNotReduced(b: Uint8Array, off: number): boolean {
 /** x = 0 exactly when y = 1 or y = p - 1; with the sign bit set that encoding is non-canonical. */
 function zeroXWithSign(b: Uint8Array, off: number): boolean {
   if (b[off + 31] !== 0x80 && b[off + 31] !== 0xff) return false;
-  return eq32(b, off, SMALL_ORDER_NONCANONICAL[0], 0) ||
-    eq32(b, off, SMALL_ORDER_NONCANONICAL[1], 0);
+  return eq32(b, off, ZERO_X_SIGNED[0], 0) ||
+    eq32(b, off, ZERO_X_SIGNED[1], 0);
 }
 
 function eq32(a: Uint8Array, ao: number, b: Uint8Array, bo: number): boolean {
@@ -67,7 +70,7 @@ function eq32(a: Uint8Array, ao: number, b: Uint8Array, bo: number): boolean {
 }
 
 function isSmallOrderEncoding(b: Uint8Array, off: number): boolean {
-  for (const s of SMALL_ORDER_ENCODINGS) if (eq32(b, off, s, 0)) return true;
+  for (const s of SMALL_ORDER) if (eq32(b, off, s, 0)) return true;
   return false;
 }
 
