@@ -15,7 +15,7 @@ import { ed25519Verify, ed25519VerifyPure } from "./ed25519.ts";
 import { CborError, VerifyInputError } from "./errors.ts";
 import type { KeyDirectory } from "./key_directory.ts";
 import { publicKeyFromDidKey } from "./did_key.ts";
-import { dispatch, type Profile, type StepOutcome } from "./profiles/mod.ts";
+import { didKeyPublicKeyCached, dispatch, type Profile, type StepOutcome } from "./profiles/mod.ts";
 import { bytesEqual } from "./bytes.ts";
 
 /** Operator configuration of a verification (docs/CONTRACTS.md). */
@@ -104,13 +104,19 @@ async function signatureStep(
   opts: VerifierOptions,
 ): Promise<StepOutcome> {
   let pub: Uint8Array | undefined;
-  try {
-    // SPEC §8: a did:key kid certifies itself; any other kid resolves through the operator.
-    pub = env.kid.startsWith("did:key:")
-      ? publicKeyFromDidKey(env.kid)
-      : opts.keys?.resolve(env.kid);
-  } catch (e) {
-    return codeOf(e);
+  if (env.kid.startsWith("did:key:")) {
+    // SPEC §8: a did:key kid certifies itself (memoised: stewards recur).
+    pub = didKeyPublicKeyCached(env.kid) ?? undefined;
+    if (!pub) {
+      try {
+        publicKeyFromDidKey(env.kid); // throws the primitive's own code and message
+      } catch (e) {
+        return codeOf(e);
+      }
+    }
+  } else {
+    // JCR-1 §4: any other kid resolves through the operator's key directory.
+    pub = opts.keys?.resolve(env.kid);
   }
   if (!pub) {
     return {

@@ -54,6 +54,28 @@ const HEX64 = /^[0-9a-f]{64}$/;
 // JCR-1 §2: timestamps are RFC 3339 UTC — so the zone is "Z", never an offset.
 const RFC3339_UTC = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?Z$/;
 
+const DID_CACHE_MAX = 4096;
+const didCache = new Map<string, Uint8Array | null>();
+
+/**
+ * The public key of a did:key, or null when the string is not a valid Ed25519 did:key — memoised
+ * (bounded, oldest evicted first): the same stewards and agents recur across receipts, and base58
+ * decoding is the costliest part of a field check. Internal: callers must not mutate the result.
+ */
+export function didKeyPublicKeyCached(did: string): Uint8Array | null {
+  const hit = didCache.get(did);
+  if (hit !== undefined) return hit;
+  let pub: Uint8Array | null;
+  try {
+    pub = publicKeyFromDidKey(did);
+  } catch {
+    pub = null;
+  }
+  if (didCache.size >= DID_CACHE_MAX) didCache.delete(didCache.keys().next().value!);
+  didCache.set(did, pub);
+  return pub;
+}
+
 /** True for an unsigned CBOR integer (major type 0), as decoded into number or bigint. */
 export function isUint(v: unknown): v is number | bigint {
   return (typeof v === "number" && Number.isInteger(v) && v >= 0) ||
@@ -116,12 +138,9 @@ export function checkValue(v: CborValue, type: FieldType, path: string): Finding
       return isRfc3339Utc(v) ? undefined : badValue(path, "must be an RFC 3339 UTC date-time (…Z)");
     case "did-key":
       if (typeof v !== "string") return wrongType(path, "a text string", v);
-      try {
-        publicKeyFromDidKey(v);
-        return undefined;
-      } catch {
-        return badValue(path, "must be an Ed25519 did:key handle (SPEC §8)");
-      }
+      return didKeyPublicKeyCached(v)
+        ? undefined
+        : badValue(path, "must be an Ed25519 did:key handle (SPEC §8)");
     case "enum":
       if (typeof v !== "string") return wrongType(path, "a text string", v);
       return type.values.includes(v)
