@@ -1,0 +1,197 @@
+// The shared storage-contract suite (docs/STORAGE.md): every backend (memory, SQLite, the
+// Durable Object one in log/durable/) runs exactly these cases through
+// `runStorageContractTests(name, makeBackend)`. Uses only Deno.test and node:assert, and the
+// backend only through the contract, so nothing here assumes a platform.
+import assert from "node:assert/strict";
+import type { Batch, LogStorage, StoredHead } from "./storage.ts";
+import { leafPrefix, StorageConflictError } from "./storage.ts";
+import { blake3Hasher } from "./hasher.ts";
+import { TreeEdge } from "./edge.ts";
+import { TileNodeReader } from "./tiles.ts";
+import { treeRoot } from "./tree.ts";
+import { fsckLog } from "./fsck.ts";
+import { openLog } from "./log.ts";
+import { ed25519PublicKey, ed25519Sign } from "./crypto.ts";
+import { treeHeadBytes } from "./head.ts";
+
+/** Makes a fresh, empty backend; `cleanup` (optional) runs after the case. */
+export type MakeBackend = () => Promise<{ storage: LogStorage; cleanup?: () => Promise<void> }>;
+
+const SECRET = new Uint8Array(32).fill(3);
+const enc = (s: string) => new TextEncoder().encode(s);
+
+/** Builds the next valid batch for `entries` on top of a store holding `edge` and `prev`. */
+async function nextBatch(
+  edge: TreeEdge,
+  entries: Uint8Array[],
+  timestamp: number,
+): Promise<Batch> {
+  const base = edge.size;
+  const leaves = entries.map((e) => blake3Hasher.leaf(e));
+  const tiles = edge.append(leaves);
+  const overlay = new Map(tiles.map((t) => [`${t.level}/${t.index}`, t.hashes]));
+  const reader = new TileNodeReader(
+    blake3Hasher,
+    (l, i) => Promise.resolve(overlay.get(`${l}/${i}`) ?? edge.tile(l, i)),
+  );
+  const root = await treeRoot(blake3Hasher, edge.size, reader.read);
+  const head: StoredHead = {
+    size: edge.size,
+    root,
+    timestamp,
+    signature: ed25519Sign(treeHeadBytes(edge.size, root, timestamp), SECRET),
+  };
+  return {
+    entries: entries.map((bytes, i) => ({ index: base + i, leafHash: leaves[i], bytes })),
+    tiles,
+    head,
+  };
+}
+
+const hex = (
+  b: Uint8Array | undefined,
+) => (b ? Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("") : "-");
+
+/**
+ * Registers the contract cases for one backend.
+ *
+ * @example
+ * ```ts
+ * runStorageContractTests("memory", async () => ({ storage: createMemoryStore() }));
+ * ```
+ */
+export function runStorageContractTests(name: string, makeBackend: MakeBackend): void {
+  const withStore = (what: string, fn: (s: LogStorage) => Promise<void>) =>
+    Deno.test(`storage contract [${name}]: ${what}`, async () => {
+      const { storage, cleanup } = await makeBackend();
+      try {
+        await fn(storage);
+      } finally {
+        await storage.close();
+        await cleanup?.();
+      }
+    });
+
+  withStore("an empty store has no head, entry, tile or leaf", async (s) => {
+    assert.equal(await s.latestHead(), undefined);
+    assert.equal(await s.head(0), undefined);
+    assert.deepEqual(await s.heads(0, 10), []);
+    assert.equal(await s.entry(0), undefined);
+    assert.deepEqual(await s.entries(0, 10), []);
+    assert.equal(await s.tile(0, 0), undefined);
+    assert.deepEqual(await s.leafCandidates(new Uint8Array(32)), []);
+  });
+
+  withStore("committed batches read back byte-exact", async (s) => {
+    const edge = TreeEdge.empty(blake3Hasher);
+    await s.commitBatch(await nextBatch(edge, [], 1));
+    const sizes = [1, 15, 1, 16, 240, 3];
+    const all: Uint8Array[] = [];
+    let ts = 2;
+    for (const k of sizes) {
+      const entries = Array.from(
+        { length: k },
+        (_, i) => enc(`entry ${all.length + i} ` + "x".repeat(i % 7)),
+      );
+      const batch = await nextBatch(edge, entries, ts++);
+      await s.commitBatch(batch);
+      all.push(...entries);
+      const latest = await s.latestHead();
+      assert.equal(latest?.size, all.length);
+      assert.equal(hex(latest?.root), hex(batch.head.root));
+      assert.equal(hex(latest?.signature), hex(batch.head.signature));
+      assert.equal(latest?.timestamp, batch.head.timestamp);
+    }
+    for (let i = 0; i < all.length; i++) {
+      assert.equal(hex(await s.entry(i)), hex(all[i]), `entry ${i}`);
+      const c = await s.leafCandidates(blake3Hasher.leaf(all[i]));
+      assert.ok(c.includes(i), `leaf index of ${i}`);
+    }
+    assert.equal(await s.entry(all.length), undefined);
+    assert.deepEqual((await s.entries(10, 5)).map(hex), all.slice(10, 15).map(hex));
+    assert.equal((await s.entries(all.length - 2, 10)).length, 2);
+    const heads = await s.heads(0, 100);
+    assert.deepEqual(heads.map((h) => h.size), [0, 1, 16, 17, 33, 273, 276]);
+    assert.deepEqual((await s.heads(17, 2)).map((h) => h.size), [17, 33]);
+    assert.equal((await s.head(33))?.size, 33);
+    assert.equal(await s.head(34), undefined);
+    // Stored tiles give back every head's root.
+    const reader = new TileNodeReader(blake3Hasher, (l, i) => s.tile(l, i));
+    for (const h of heads) {
+      assert.equal(
+        hex(await treeRoot(blake3Hasher, h.size, reader.read)),
+        hex(h.root),
+        `root ${h.size}`,
+      );
+    }
+    const report = await fsckLog(s, ed25519PublicKey(SECRET));
+    assert.deepEqual(report.problems, []);
+    assert.equal(report.entries, all.length);
+  });
+
+  withStore(
+    "a batch that does not extend the stored head is refused and writes nothing",
+    async (s) => {
+      const edge = TreeEdge.empty(blake3Hasher);
+      await s.commitBatch(await nextBatch(edge, [], 1));
+      const good = await nextBatch(edge.clone(), [enc("a"), enc("b")], 2);
+      const gap = { ...good, entries: good.entries.map((e) => ({ ...e, index: e.index + 1 })) };
+      await assert.rejects(s.commitBatch(gap), StorageConflictError);
+      const badHead = { ...good, head: { ...good.head, size: 5 } };
+      await assert.rejects(s.commitBatch(badHead), StorageConflictError);
+      await assert.rejects(
+        s.commitBatch({ entries: [], tiles: [], head: { ...good.head, size: 0 } }),
+        StorageConflictError,
+      );
+      assert.equal((await s.latestHead())?.size, 0);
+      assert.equal(await s.entry(0), undefined);
+      assert.equal(await s.tile(0, 0), undefined);
+      await s.commitBatch(good);
+      await assert.rejects(s.commitBatch(good), StorageConflictError); // a second writer, same batch
+      assert.equal((await s.latestHead())?.size, 2);
+    },
+  );
+
+  withStore("the leaf index is unique: a stored leaf hash refuses the batch", async (s) => {
+    const edge = TreeEdge.empty(blake3Hasher);
+    await s.commitBatch(await nextBatch(edge, [], 1));
+    await s.commitBatch(await nextBatch(edge, [enc("a")], 2));
+    const before = edge.clone();
+    const dup = await nextBatch(before, [enc("b"), enc("a")], 3);
+    await assert.rejects(s.commitBatch(dup), StorageConflictError);
+    assert.equal((await s.latestHead())?.size, 1);
+    assert.equal(await s.entry(1), undefined);
+    const twice = await nextBatch(edge.clone(), [enc("c"), enc("c")], 3);
+    await assert.rejects(s.commitBatch(twice), StorageConflictError);
+    assert.equal((await s.latestHead())?.size, 1);
+  });
+
+  withStore("a leaf-prefix collision still finds the right index", async (s) => {
+    // Two leaf hashes sharing 8 leading bytes cannot be made by hashing; probe the lookup with a
+    // forged hash: the candidates may include false positives, never miss the true index.
+    const edge = TreeEdge.empty(blake3Hasher);
+    await s.commitBatch(await nextBatch(edge, [], 1));
+    await s.commitBatch(await nextBatch(edge, [enc("a"), enc("b")], 2));
+    const lh = blake3Hasher.leaf(enc("b"));
+    const forged = lh.slice();
+    forged[31] ^= 1;
+    assert.equal(leafPrefix(forged), leafPrefix(lh));
+    const c = await s.leafCandidates(forged);
+    assert.ok(c.every((i) => i === 1), `candidates ${c}`);
+  });
+
+  withStore("a log over the backend survives reopening", async (s) => {
+    const log = await openLog(s, { secretKey: SECRET, batchMax: 5, batchAgeMs: 1 });
+    const rs = await Promise.all(Array.from({ length: 23 }, (_, i) => log.append(enc(`r${i}`))));
+    const head = await log.latestHead();
+    const again = await openLog(s, { secretKey: SECRET, batchMax: 5, batchAgeMs: 1 });
+    assert.deepEqual(await again.latestHead(), head);
+    const dup = await again.append(enc("r7"));
+    assert.equal(dup.index, rs[7].index);
+    assert.equal(dup.created, false);
+    await assert.rejects(
+      openLog(s, { secretKey: new Uint8Array(32).fill(4) }),
+      /not signed by the configured log key/,
+    );
+  });
+}
