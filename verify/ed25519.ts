@@ -148,19 +148,24 @@ function concat3(a: Uint8Array, b: Uint8Array, c: Uint8Array): Uint8Array {
 // --- WebCrypto fast path ---------------------------------------------------------------------
 
 const KEY_CACHE_MAX = 4096;
-const keyCache = new Map<string, Promise<CryptoKey | null>>();
+const keyCache = new Map<string, Promise<CryptoKey | null>>(); // imports in flight or done
+const readyKeys = new Map<string, CryptoKey>(); // imported keys: no await on the hot path
+const ED25519 = { name: "Ed25519" } as const;
 let webCryptoUsable: boolean | undefined; // undefined: not probed yet
 
 function cacheKeyOf(pub: Uint8Array): string {
   return String.fromCharCode.apply(null, pub as unknown as number[]);
 }
 
-function importKey(pub: Uint8Array): Promise<CryptoKey | null> {
-  const id = cacheKeyOf(pub);
+function importKey(id: string, pub: Uint8Array): Promise<CryptoKey | null> {
   let p = keyCache.get(id);
   if (p) return p;
-  p = crypto.subtle.importKey("raw", pub.slice(), { name: "Ed25519" }, false, ["verify"]).then(
-    (k) => k,
+  p = crypto.subtle.importKey("raw", pub.slice(), ED25519, false, ["verify"]).then(
+    (k) => {
+      if (readyKeys.size >= KEY_CACHE_MAX) readyKeys.delete(readyKeys.keys().next().value!);
+      readyKeys.set(id, k);
+      return k;
+    },
     (err: unknown) => {
       keyCache.delete(id);
       if (err instanceof DOMException && err.name === "NotSupportedError") webCryptoUsable = false;
@@ -189,10 +194,11 @@ export async function ed25519Verify(
   assertBytes("pub", pub);
   if (!ed25519StrictPrecheck(sig, pub)) return false;
   if (webCryptoUsable === false) return ed25519VerifyPure(sig, msg, pub);
-  const key = await importKey(pub);
+  const id = cacheKeyOf(pub);
+  const key = readyKeys.get(id) ?? await importKey(id, pub);
   if (key === null) return ed25519VerifyPure(sig, msg, pub);
   webCryptoUsable = true;
-  return crypto.subtle.verify({ name: "Ed25519" }, key, sig as BufferSource, msg as BufferSource);
+  return crypto.subtle.verify(ED25519, key, sig as BufferSource, msg as BufferSource);
 }
 
 /**
