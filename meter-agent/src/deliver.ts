@@ -92,12 +92,19 @@ export class Deliverer {
     const batch = this.#spool.pending(this.#opts.batchMax ?? 64);
     if (batch.length === 0) return true;
     const results = await postReadings(this.#server, batch.map((b) => b.envelope), this.#opts);
-    const done = results.filter((r): r is { seq: number; index: number } => "index" in r).map((r) =>
-      r.seq
-    );
     const sent = new Set(batch.map((b) => b.seq));
-    this.#spool.ack(done.filter((s) => sent.has(s)));
+    const done = results.filter((r): r is { seq: number; index: number } =>
+      "index" in r && sent.has(r.seq)
+    )
+      .map((r) => r.seq);
+    this.#spool.ack(done);
     this.acked += done.length;
+    if (done.length === 0 && !results.some((r) => "code" in r)) {
+      // An answer that acknowledges none of what was sent is no progress: back off, never spin.
+      throw new Error(
+        `Cannot deliver readings: the answer acknowledged none of seq ${batch[0].seq}..`,
+      );
+    }
     const refused = results.filter((r) => "code" in r);
     if (refused.length) {
       // Kept in the spool: a refusal is an operator matter (registration, a broken chain), never a drop.
