@@ -64,6 +64,10 @@ Deno.test("python: jcverify re-verifies every published vector with no disagreem
   const r = await sh(PY, ["-m", "jcverify", vectorsDir], `${here}python`);
   assert.equal(r.code, 0, r.err + r.out);
   const n = await vectorCount(vectorsDir);
+  // schemas the Python verifier does not implement are checked envelope-only, and only those
+  const meter =
+    JSON.parse(await Deno.readTextFile(`${vectorsDir}/meter-reading.json`)).vectors.length;
+  assert.match(r.out, new RegExp(`\\(${meter} envelope-only`), r.out);
   assert.match(r.out, new RegExp(`checked ${n} vectors, 0 disagreements`), r.out);
 });
 

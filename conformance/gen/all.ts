@@ -3,6 +3,7 @@
 
 import { operatorConfigJson } from "./config.ts";
 import { jcr1Vectors } from "./jcr1.ts";
+import { meterReadingVectors } from "./meter_reading.ts";
 import { negativeVectors } from "./negatives.ts";
 import { siblingVectors } from "./siblings.ts";
 import type { Vector } from "./vector.ts";
@@ -17,6 +18,10 @@ export const SETS: Record<string, { title: string; make: () => Vector[] | Promis
     title:
       "Sibling schemas: policy/1 (SPEC §10), verdict-receipt/1 (SPEC §16.7), jcp/2 and legacy jcp/1 (JCP §8)",
     make: siblingVectors,
+  },
+  "meter-reading.json": {
+    title: "meter-reading/1 (docs/METER-READING.md): a valid reading and every reading-* refusal",
+    make: meterReadingVectors,
   },
   "negative.json": {
     title: "Negative vectors: every refusal reason code of verify/codes.ts",
