@@ -52,7 +52,9 @@ export async function nodeVersion(): Promise<string> {
     (Number(m[1]) === NODE_MIN[0] && Number(m[2]) < NODE_MIN[1])
   ) {
     throw new Error(
-      `Cannot start the local Worker runtime: Node >= ${NODE_MIN.join(".")} is needed, found ${v}`,
+      `Cannot start the local Worker runtime: Node >= ${
+        NODE_MIN.join(".")
+      } is needed, found ${v}`,
     );
   }
   return v;
@@ -155,7 +157,9 @@ export async function bundleWorker(
     path,
     repoPath(entry),
   ], repoPath("."));
-  const text = await Deno.readTextFile(path);
+  let text = await Deno.readTextFile(path);
+  text = withRequirePrelude(entry, text);
+  await Deno.writeTextFile(path, text);
   const denoUse = /\bDeno\.[a-zA-Z]+/.exec(text);
   if (denoUse) {
     // The bundler heads each module with a `// path/of/module.ts` comment line.
@@ -174,4 +178,38 @@ export async function bundleWorker(
     bytes: new TextEncoder().encode(text).length,
     ms: performance.now() - t0,
   };
+}
+
+/**
+ * CommonJS packages in the bundle (n3's readable-stream, for one) call `require("node:buffer")`
+ * at run time, which an ES module Worker cannot do: esbuild leaves a `__require` shim that throws
+ * unless a `require` is in scope. This prepends one that serves exactly the Node built-ins the
+ * bundle asks for, imported statically from workerd's `nodejs_compat` modules. Any other run-time
+ * require is refused here, at build time, rather than when a request reaches it.
+ */
+export function withRequirePrelude(entry: string, text: string): string {
+  const ids = new Set<string>();
+  for (const m of text.matchAll(/\b__require\d*\("([^"]+)"\)/g)) ids.add(m[1]);
+  if (ids.size === 0) return text;
+  const bad = [...ids].filter((id) => !/^node:[a-z_/]+$/.test(id));
+  if (bad.length) {
+    throw new Error(
+      `Cannot bundle ${entry} for workerd: it requires ${
+        bad.join(", ")
+      } at run time, which a Worker cannot load`,
+    );
+  }
+  const list = [...ids].sort();
+  const lines = list.map((id, i) =>
+    `import * as __jc_builtin_${i} from "${id}";`
+  );
+  lines.push(
+    `const __jc_builtins = { ${
+      list.map((id, i) => `"${id}": __jc_builtin_${i}`).join(", ")
+    } };`,
+    `const require = (id) => { const m = __jc_builtins[id]; if (!m) throw new Error("Cannot require " + id + ": not a bundled built-in"); return m.default ?? m; };`,
+  );
+  return `// edge/tooling.ts: run-time require() of Node built-ins (nodejs_compat)\n${
+    lines.join("\n")
+  }\n${text}`;
 }
