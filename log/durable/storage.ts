@@ -16,14 +16,14 @@ import type { DurableSqlStorage, SqlValue } from "./sql_types.ts";
 /** Schema version this backend writes; a store of another version is refused, never guessed at. */
 export const DURABLE_SCHEMA_VERSION = 1;
 
-const SCHEMA = [
-  `CREATE TABLE IF NOT EXISTS jc_meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)`,
+const schema = (p: string) => [
+  `CREATE TABLE IF NOT EXISTS ${p}meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)`,
   // leaf: the full 32-byte leaf hash, UNIQUE: the store itself refuses a second copy of an entry.
-  `CREATE TABLE IF NOT EXISTS jc_entries (idx INTEGER PRIMARY KEY, leaf BLOB NOT NULL UNIQUE,` +
+  `CREATE TABLE IF NOT EXISTS ${p}entries (idx INTEGER PRIMARY KEY, leaf BLOB NOT NULL UNIQUE,` +
   ` bytes BLOB NOT NULL)`,
-  `CREATE TABLE IF NOT EXISTS jc_tiles (level INTEGER NOT NULL, idx INTEGER NOT NULL,` +
+  `CREATE TABLE IF NOT EXISTS ${p}tiles (level INTEGER NOT NULL, idx INTEGER NOT NULL,` +
   ` hashes BLOB NOT NULL, PRIMARY KEY (level, idx)) WITHOUT ROWID`,
-  `CREATE TABLE IF NOT EXISTS jc_heads (size INTEGER PRIMARY KEY, root BLOB NOT NULL,` +
+  `CREATE TABLE IF NOT EXISTS ${p}heads (size INTEGER PRIMARY KEY, root BLOB NOT NULL,` +
   ` ts INTEGER NOT NULL, sig BLOB NOT NULL)`,
 ];
 
@@ -68,6 +68,8 @@ function operational<T>(what: string, fn: () => T): T {
 
 /** Options of `openDurableStorage`. */
 export interface DurableStorageOptions {
+  /** Table-name prefix, so one object can hold several stores (default "jc_"; [a-z][a-z0-9_]*). */
+  prefix?: string;
   /**
    * Test hook: called inside the commit transaction after every row is written; throwing from it
    * must roll the whole batch back (the contract's "all or nothing").
@@ -90,12 +92,21 @@ export function openDurableStorage(
   opts: DurableStorageOptions = {},
 ): LogStorage {
   const sql = storage.sql;
+  const p = opts.prefix ?? "jc_";
+  if (!/^[a-z][a-z0-9_]*$/.test(p)) {
+    throw new RangeError(
+      `Cannot open store: table prefix ${JSON.stringify(p)} is not [a-z][a-z0-9_]*`,
+    );
+  }
   operational("create the log tables", () =>
     storage.transactionSync(() => {
-      for (const stmt of SCHEMA) sql.exec(stmt);
-      const row = sql.exec<{ v: string }>(`SELECT v FROM jc_meta WHERE k = 'schema'`).toArray()[0];
+      for (const stmt of schema(p)) sql.exec(stmt);
+      const row = sql.exec<{ v: string }>(`SELECT v FROM ${p}meta WHERE k = 'schema'`).toArray()[0];
       if (row === undefined) {
-        sql.exec(`INSERT INTO jc_meta (k, v) VALUES ('schema', ?)`, String(DURABLE_SCHEMA_VERSION));
+        sql.exec(
+          `INSERT INTO ${p}meta (k, v) VALUES ('schema', ?)`,
+          String(DURABLE_SCHEMA_VERSION),
+        );
       } else if (row.v !== String(DURABLE_SCHEMA_VERSION)) {
         throw new LogStorageError(
           "storage-schema",
@@ -118,46 +129,46 @@ export function openDurableStorage(
     }
   };
   const latestSize = (): number | undefined =>
-    sql.exec<{ size: number }>(`SELECT size FROM jc_heads ORDER BY size DESC LIMIT 1`).toArray()[0]
+    sql.exec<{ size: number }>(`SELECT size FROM ${p}heads ORDER BY size DESC LIMIT 1`).toArray()[0]
       ?.size;
 
   return {
     latestHead: () =>
       read("read the latest head", () => {
         const r =
-          sql.exec<HeadRow>(`SELECT * FROM jc_heads ORDER BY size DESC LIMIT 1`).toArray()[0];
+          sql.exec<HeadRow>(`SELECT * FROM ${p}heads ORDER BY size DESC LIMIT 1`).toArray()[0];
         return r && toHead(r);
       }),
     head: (size) =>
       read("read a head", () => {
-        const r = sql.exec<HeadRow>(`SELECT * FROM jc_heads WHERE size = ?`, size).toArray()[0];
+        const r = sql.exec<HeadRow>(`SELECT * FROM ${p}heads WHERE size = ?`, size).toArray()[0];
         return r && toHead(r);
       }),
     heads: (fromSize, limit) =>
       read("read heads", () =>
         sql.exec<HeadRow>(
-          `SELECT * FROM jc_heads WHERE size >= ? ORDER BY size LIMIT ?`,
+          `SELECT * FROM ${p}heads WHERE size >= ? ORDER BY size LIMIT ?`,
           fromSize,
           limit,
         ).toArray().map(toHead)),
     entry: (index) =>
       read("read an entry", () => {
         const r =
-          sql.exec<{ bytes: ArrayBuffer }>(`SELECT bytes FROM jc_entries WHERE idx = ?`, index)
+          sql.exec<{ bytes: ArrayBuffer }>(`SELECT bytes FROM ${p}entries WHERE idx = ?`, index)
             .toArray()[0];
         return r && bytes(r.bytes);
       }),
     entries: (start, limit) =>
       read("read entries", () =>
         sql.exec<{ bytes: ArrayBuffer }>(
-          `SELECT bytes FROM jc_entries WHERE idx >= ? ORDER BY idx LIMIT ?`,
+          `SELECT bytes FROM ${p}entries WHERE idx >= ? ORDER BY idx LIMIT ?`,
           start,
           limit,
         ).toArray().map((r) => bytes(r.bytes))),
     tile: (level, index) =>
       read("read a tile", () => {
         const r = sql.exec<{ hashes: ArrayBuffer }>(
-          `SELECT hashes FROM jc_tiles WHERE level = ? AND idx = ?`,
+          `SELECT hashes FROM ${p}tiles WHERE level = ? AND idx = ?`,
           level,
           index,
         ).toArray()[0];
@@ -167,7 +178,8 @@ export function openDurableStorage(
       read(
         "look up a leaf hash",
         () =>
-          sql.exec<{ idx: number }>(`SELECT idx FROM jc_entries WHERE leaf = ?`, leafHash).toArray()
+          sql.exec<{ idx: number }>(`SELECT idx FROM ${p}entries WHERE leaf = ?`, leafHash)
+            .toArray()
             .map((r) => r.idx),
       ),
     commitBatch: (batch) =>
@@ -176,14 +188,15 @@ export function openDurableStorage(
           checkBatchExtends(batch, latestSize());
           for (const e of batch.entries) {
             // docs/STORAGE.md: the leaf index is unique; a stored leaf hash refuses the batch.
-            const dup = sql.exec(`SELECT idx FROM jc_entries WHERE leaf = ?`, e.leafHash).toArray();
+            const dup = sql.exec(`SELECT idx FROM ${p}entries WHERE leaf = ?`, e.leafHash)
+              .toArray();
             if (dup.length) {
               throw new StorageConflictError(
                 `Cannot commit batch: the leaf hash of entry ${e.index} is already stored`,
               );
             }
             sql.exec(
-              `INSERT INTO jc_entries (idx, leaf, bytes) VALUES (?, ?, ?)`,
+              `INSERT INTO ${p}entries (idx, leaf, bytes) VALUES (?, ?, ?)`,
               e.index,
               e.leafHash,
               e.bytes,
@@ -191,7 +204,7 @@ export function openDurableStorage(
           }
           for (const t of batch.tiles) {
             sql.exec(
-              `INSERT OR REPLACE INTO jc_tiles (level, idx, hashes) VALUES (?, ?, ?)`,
+              `INSERT OR REPLACE INTO ${p}tiles (level, idx, hashes) VALUES (?, ?, ?)`,
               t.level,
               t.index,
               t.hashes,
@@ -199,7 +212,7 @@ export function openDurableStorage(
           }
           const h = batch.head;
           sql.exec(
-            `INSERT INTO jc_heads (size, root, ts, sig) VALUES (?, ?, ?, ?)`,
+            `INSERT INTO ${p}heads (size, root, ts, sig) VALUES (?, ?, ?, ?)`,
             h.size,
             h.root,
             h.timestamp,

@@ -1,0 +1,168 @@
+// Test-only Worker (bundled by tests/edge/contract_test.ts, never deployed): runs the log's shared
+// storage-contract suite (log/storage_contract_tests.ts) INSIDE workerd against the Durable Object
+// backend (log/durable/) on a real SQLite-backed Durable Object, plus the durable-only cases
+// (rollback of a failing transaction, schema refusal, reopen, a whole log over it with fsck), and
+// reports every case's outcome back as JSON. The suite registers cases with `Deno.test`; here a
+// minimal registry stands in for it, run one case at a time like `deno test` does.
+import { DurableObject } from "cloudflare:workers";
+import assert from "node:assert/strict";
+import { runStorageContractTests } from "../../log/storage_contract_tests.ts";
+import {
+  DURABLE_SCHEMA_VERSION,
+  type DurableSqlStorage,
+  openDurableStorage,
+} from "../../log/durable/mod.ts";
+import { fsckLog, LogStorageError, openLog } from "../../log/mod.ts";
+
+type Case = { name: string; fn: () => Promise<void> | void };
+interface CaseResult {
+  name: string;
+  ok: boolean;
+  ms: number;
+  error?: string;
+}
+
+let prefixes = 0;
+const fresh = () => `c${++prefixes}_`;
+
+/** The durable backend's own cases, beyond the shared contract. */
+function durableCases(storage: DurableSqlStorage): Case[] {
+  const enc = (s: string) => new TextEncoder().encode(s);
+  return [
+    {
+      name: "durable: a commit that throws inside its transaction leaves nothing behind",
+      async fn() {
+        const prefix = fresh();
+        let fail = false;
+        const s = openDurableStorage(storage, {
+          prefix,
+          beforeCommitEnd: () => {
+            if (fail) throw new Error("injected failure after every row was written");
+          },
+        });
+        const log = await openLog(s, { secretKey: new Uint8Array(32).fill(9), batchAgeMs: 0 });
+        await log.append(enc("kept"));
+        const before = await s.latestHead();
+        fail = true;
+        await assert.rejects(log.append(enc("lost")));
+        fail = false;
+        const after = await s.latestHead();
+        assert.equal(after?.size, before?.size);
+        assert.equal(await s.entry(1), undefined);
+        assert.deepEqual(await s.leafCandidates(new Uint8Array(32)), []);
+        // A fresh log over the same tables proves itself (recovery) and the checker agrees.
+        const again = await openLog(openDurableStorage(storage, { prefix }), {
+          secretKey: new Uint8Array(32).fill(9),
+        });
+        const report = await fsckLog(openDurableStorage(storage, { prefix }), again.publicKey());
+        assert.ok(report.ok, report.problems.join("; "));
+        assert.equal(report.entries, 1);
+        assert.equal((await again.append(enc("next"))).index, 1);
+      },
+    },
+    {
+      name: "durable: a store written by another schema version is refused",
+      fn() {
+        const prefix = fresh();
+        openDurableStorage(storage, { prefix });
+        storage.sql.exec(`UPDATE ${prefix}meta SET v = ? WHERE k = 'schema'`, "999");
+        assert.throws(
+          () => openDurableStorage(storage, { prefix }),
+          (e: unknown) =>
+            e instanceof LogStorageError && e.code === "storage-schema" &&
+            e.message.includes(String(DURABLE_SCHEMA_VERSION)),
+        );
+      },
+    },
+    {
+      name: "durable: a bad table prefix is refused before any SQL runs",
+      fn() {
+        assert.throws(() => openDurableStorage(storage, { prefix: "x; DROP TABLE" }), RangeError);
+      },
+    },
+    {
+      name: "durable: a log of 300 entries reopens with every proof intact",
+      async fn() {
+        const prefix = fresh();
+        const key = new Uint8Array(32).fill(11);
+        const log = await openLog(openDurableStorage(storage, { prefix }), { secretKey: key });
+        const rs = await Promise.all(
+          Array.from({ length: 300 }, (_, i) => log.append(enc(`entry ${i}`))),
+        );
+        assert.deepEqual(rs.map((r) => r.index).sort((a, b) => a - b), [...Array(300).keys()]);
+        const reopened = await openLog(openDurableStorage(storage, { prefix }), { secretKey: key });
+        const head = await reopened.latestHead();
+        assert.equal(head.size, 300);
+        for (const i of [0, 1, 15, 16, 17, 255, 256, 299]) {
+          const p = await reopened.inclusionProof(i, 300);
+          assert.ok(p.length > 0);
+        }
+        assert.deepEqual(await reopened.entry(123), enc("entry 123"));
+        const report = await fsckLog(openDurableStorage(storage, { prefix }), reopened.publicKey());
+        assert.ok(report.ok, report.problems.join("; "));
+        assert.equal(report.entries, 300);
+      },
+    },
+  ];
+}
+
+async function runCases(cases: Case[]): Promise<CaseResult[]> {
+  const out: CaseResult[] = [];
+  for (const c of cases) {
+    const t0 = performance.now();
+    try {
+      await c.fn();
+      out.push({ name: c.name, ok: true, ms: performance.now() - t0 });
+    } catch (err) {
+      const e = err as Error;
+      out.push({
+        name: c.name,
+        ok: false,
+        ms: performance.now() - t0,
+        error: `${e?.name}: ${e?.message}\n${e?.stack ?? ""}`.slice(0, 4000),
+      });
+    }
+  }
+  return out;
+}
+
+/** The Durable Object the suite runs in (bound as HARNESS by the test). */
+export class ContractHarness extends DurableObject {
+  readonly #storage: DurableSqlStorage;
+
+  constructor(ctx: { storage: DurableSqlStorage }, env: unknown) {
+    super(ctx, env);
+    this.#storage = ctx.storage;
+  }
+
+  async run(): Promise<CaseResult[]> {
+    const cases: Case[] = [];
+    // The shared suite registers with Deno.test(name, fn); collect instead of running at once.
+    const g = globalThis as unknown as { Deno?: unknown };
+    const saved = g.Deno;
+    g.Deno = {
+      test: (name: string, fn: () => Promise<void>) => cases.push({ name, fn }),
+    };
+    try {
+      runStorageContractTests(
+        "durable-object",
+        () => Promise.resolve({ storage: openDurableStorage(this.#storage, { prefix: fresh() }) }),
+      );
+    } finally {
+      g.Deno = saved;
+    }
+    if (cases.length === 0) throw new Error("Cannot run the contract suite: it registered no case");
+    return await runCases([...cases, ...durableCases(this.#storage)]);
+  }
+}
+
+export default {
+  async fetch(
+    req: Request,
+    env: { HARNESS: { idFromName(n: string): unknown; get(id: unknown): ContractHarness } },
+  ) {
+    if (new URL(req.url).pathname !== "/run") return new Response("not found", { status: 404 });
+    const stub = env.HARNESS.get(env.HARNESS.idFromName(`run-${Date.now()}-${Math.random()}`));
+    return Response.json(await stub.run());
+  },
+};
