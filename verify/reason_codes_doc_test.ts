@@ -8,7 +8,9 @@ Deno.test("docs/REASON-CODES.md is generated from verify/codes.ts and up to date
     onDisk === renderReasonCodes(),
     "docs/REASON-CODES.md is stale: run `deno task docs:codes`",
   );
-  for (const code of Object.keys(REASON_CODES)) assert.ok(onDisk.includes(`- \`${code}\` — `), code);
+  for (const code of Object.keys(REASON_CODES)) {
+    assert.ok(onDisk.includes(`- \`${code}\` — `), code);
+  }
 });
 
 Deno.test("reason codes: the marks name only codes of the table, and no code is marked twice", () => {
