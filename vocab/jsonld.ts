@@ -10,7 +10,7 @@
 
 import jsonld from "jsonld";
 import { V1_JSONLD } from "./assets.ts";
-import { CLASS_BY_NAME, type ClassDef, CLASSES, CONTEXT_URL } from "./schema.ts";
+import { CLASS_BY_NAME, type ClassDef, CLASSES, CONTEXT_URL, ENUM_BY_NAME } from "./schema.ts";
 
 /** A malformed document or an impossible conversion; `code` is stable (docs/RDF.md). */
 export class VocabError extends Error {
@@ -127,12 +127,27 @@ function typeNested(obj: Record<string, unknown>, c: ClassDef): void {
     ? (CLASS_BY_NAME.get(c.kinds[String(obj["kind"])] ?? "")?.fields ?? [])
     : c.fields;
   for (const f of fields) {
+    if (f.range.t === "enum") {
+      // An enumeration value that is not a tag still becomes an IRI (…/unknown/<prop>#<value>), so
+      // sh:in refuses it. Percent-encoding keeps that IRI valid (JSON-LD drops a triple whose IRI
+      // is not, which would let an optional field vanish) and keeps "jc:Model" from reading as a
+      // compact IRI of a real individual.
+      const e = ENUM_BY_NAME.get(f.range.e)!;
+      const v = obj[f.key];
+      if (typeof v === "string" && !e.values.some((x) => x.tag === v)) {
+        obj[f.key] = encodeURIComponent(v);
+      }
+      continue;
+    }
     if (f.range.t !== "node") continue;
     const inner = CLASS_BY_NAME.get(f.range.c)!;
     const v = obj[f.key];
     const members = f.list && Array.isArray(v) ? v : [v];
     for (const m of members) {
       if (!isPlainObject(m)) continue;
+      if (inner.kinds && typeof m["kind"] === "string" && !(m["kind"] in inner.kinds)) {
+        m["kind"] = encodeURIComponent(m["kind"]); // an unknown variant: still an IRI, refused by sh:in
+      }
       // A `kinds` class takes its type from `kind` (aliased to @type by the context).
       if (!inner.kinds) m["@type"] = inner.name;
       typeNested(m, inner);

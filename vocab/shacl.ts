@@ -299,7 +299,7 @@ export class ShapeValidator {
 
 /** The sh:ValidationReport as compacted JSON-LD (prefixes sh:, jc:, xsd:). */
 export async function reportJsonLd(quads: Quad[]): Promise<Record<string, unknown>> {
-  const expanded = await jsonld.fromRDF(quads as any);
+  const expanded: any = await (jsonld.fromRDF as any)(quads, { useNativeTypes: true });
   const ctx = Object.fromEntries(PREFIXES.map(([p, ns]) => [p.slice(0, -1), ns]));
   const out: unknown = await jsonld.compact(
     expanded,

@@ -2,7 +2,8 @@
 //
 // Only the constraints SPEC §15 lists are used: sh:minCount / sh:maxCount, sh:datatype (xsd:string,
 // xsd:integer, xsd:nonNegativeInteger, xsd:dateTime, xsd:boolean), sh:nodeKind (sh:IRI,
-// sh:Literal), sh:in, sh:pattern, sh:minInclusive / sh:maxInclusive and sh:node. No SPARQL, no
+// sh:Literal, and sh:BlankNodeOrIRI for nested objects — docs/DECISIONS.md), sh:in, sh:pattern,
+// sh:maxInclusive and sh:node. No SPARQL, no
 // qualified value shapes. Every JSON key is one property shape (sh:maxCount 1: a key has one
 // value); a JSON array is an rdf:List, whose members are reached by the path
 // `( p [ sh:zeroOrMorePath rdf:rest ] rdf:first )`. Every class with fields has a node shape
@@ -64,7 +65,8 @@ function valueConstraints(f: Field): string[] {
       return ["sh:nodeKind sh:IRI", `sh:in ${list(e.values.map((v) => `jc:${v.iri}`))}`];
     }
     case "node":
-      return [`sh:node jc:${r.c}Shape`];
+      // A literal where an object belongs must not pass a shape whose fields are all optional.
+      return ["sh:nodeKind sh:BlankNodeOrIRI", `sh:node jc:${r.c}Shape`];
   }
 }
 
