@@ -3,6 +3,7 @@
 // hasher exists so the upstream transparency-dev/merkle vectors run unchanged.
 import { sha256 } from "@noble/hashes/sha2.js";
 import { blake3, entryLeafHash } from "./crypto.ts";
+import { blake3Chunk, CHUNK_LEN } from "./blake3_chunk.ts";
 
 /** Bytes per hash for every hasher of this log (BLAKE3-256, SHA-256). */
 export const HASH_SIZE = 32;
@@ -20,12 +21,23 @@ export interface Hasher {
 const LEAF = new Uint8Array([0x00]);
 const NODE = new Uint8Array([0x01]);
 
-function nodeInput(l: Uint8Array, r: Uint8Array): Uint8Array {
-  const b = new Uint8Array(1 + l.length + r.length);
-  b[0] = 0x01;
-  b.set(l, 1);
-  b.set(r, 1 + l.length);
-  return b;
+const scratch = new Uint8Array(CHUNK_LEN);
+
+// SPEC §22.1: internal node BLAKE3(0x01 || left || right), one chunk, no allocation for the input.
+function blake3Node(l: Uint8Array, r: Uint8Array): Uint8Array {
+  if (1 + l.length + r.length > CHUNK_LEN) return blake3(Uint8Array.of(0x01, ...l, ...r));
+  scratch[0] = 0x01;
+  scratch.set(l, 1);
+  scratch.set(r, 1 + l.length);
+  return blake3Chunk(scratch.subarray(0, 1 + l.length + r.length));
+}
+
+// SPEC §22.1: leaf BLAKE3(0x00 || entry); entries over one chunk go to verify/'s entryLeafHash.
+function blake3Leaf(entry: Uint8Array): Uint8Array {
+  if (1 + entry.length > CHUNK_LEN) return entryLeafHash(entry);
+  scratch[0] = 0x00;
+  scratch.set(entry, 1);
+  return blake3Chunk(scratch.subarray(0, 1 + entry.length));
 }
 
 /**
@@ -37,9 +49,8 @@ function nodeInput(l: Uint8Array, r: Uint8Array): Uint8Array {
  * ```
  */
 export const blake3Hasher: Hasher = {
-  leaf: (entry) => entryLeafHash(entry),
-  // SPEC §22.1: internal node BLAKE3(0x01 || left || right).
-  node: (l, r) => blake3(nodeInput(l, r)),
+  leaf: blake3Leaf,
+  node: blake3Node,
   empty: () => blake3(new Uint8Array(0)),
 };
 

@@ -256,9 +256,10 @@ class SequencedLog implements Log {
         fresh.forEach((p, i) => existing.set(p, base + i));
       }
       const treeHead = this.#headJson;
+      const memo = new Map<string, Uint8Array>();
       for (const p of batch) {
         const index = existing.get(p)!;
-        const proof = (await inclusionProof(h, index, head.size, reader.read)).map(toHex);
+        const proof = (await inclusionProof(h, index, head.size, reader.read, memo)).map(toHex);
         p.waiters.forEach((w, k) =>
           w.resolve({
             index,

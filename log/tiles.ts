@@ -67,15 +67,16 @@ export function joinHashes(hashes: Uint8Array[]): Uint8Array {
 }
 
 /**
- * Reads complete-subtree hashes from tiles, one load per distinct tile, memoizing both tiles and
- * nodes; `loads` counts tile loads (the point reads a proof costs).
+ * Reads complete-subtree hashes from tiles, one load per distinct tile, memoizing tiles and every
+ * node computed (each interior node is hashed once per reader); `loads` counts tile loads (the
+ * point reads a proof costs). Readers are short-lived: one per proof request or sequencer batch.
  */
 export class TileNodeReader {
   loads = 0;
   readonly #h: Hasher;
   readonly #load: TileLoader;
-  readonly #tiles = new Map<string, Uint8Array>();
-  readonly #nodes = new Map<string, Uint8Array>();
+  readonly #tiles = new Map<number, Uint8Array>();
+  readonly #nodes = new Map<number, Uint8Array>();
 
   constructor(h: Hasher, load: TileLoader) {
     this.#h = h;
@@ -84,44 +85,52 @@ export class TileNodeReader {
 
   /** A `NodeReader` (tree.ts) over this reader. */
   readonly read = async (ids: NodeId[]): Promise<Uint8Array[]> => {
-    const want = new Map<string, [number, number]>();
+    let want: Map<number, [number, number]> | undefined;
     for (const id of ids) {
+      if (this.#nodes.has(nodeKey(id.level, id.index))) continue;
       const [t, i] = tileOf(id);
-      const k = `${t}/${i}`;
-      if (!this.#tiles.has(k)) want.set(k, [t, i]);
+      const k = nodeKey(t, i);
+      if (!this.#tiles.has(k)) (want ??= new Map()).set(k, [t, i]);
     }
-    await Promise.all([...want].map(async ([k, [t, i]]) => {
-      this.loads++;
-      const b = await this.#load(t, i);
-      if (b === undefined) throw new Error(`Cannot read tree node: tile ${k} is missing`);
-      this.#tiles.set(k, b);
-    }));
-    return ids.map((id) => this.#node(id));
+    if (want) {
+      await Promise.all([...want].map(async ([k, [t, i]]) => {
+        this.loads++;
+        const b = await this.#load(t, i);
+        if (b === undefined) throw new Error(`Cannot read tree node: tile ${t}/${i} is missing`);
+        this.#tiles.set(k, b);
+      }));
+    }
+    return ids.map((id) => this.#node(id.level, id.index));
   };
 
-  #node(id: NodeId): Uint8Array {
-    const key = `${id.level}/${id.index}`;
+  #node(level: number, index: number): Uint8Array {
+    const key = nodeKey(level, index);
     const hit = this.#nodes.get(key);
     if (hit) return hit;
-    const [t, i] = tileOf(id);
-    const sub = id.level - t * TILE_HEIGHT;
-    const count = 2 ** sub;
-    const off = (id.index * count) % TILE_WIDTH;
-    const bytes = this.#tiles.get(`${t}/${i}`)!;
-    if (bytes.length < (off + count) * HASH_SIZE) {
-      throw new Error(
-        `Cannot read tree node ${key}: tile ${t}/${i} holds ${bytes.length / HASH_SIZE} hashes`,
-      );
+    let out: Uint8Array;
+    if (level % TILE_HEIGHT === 0) {
+      const t = level / TILE_HEIGHT;
+      const i = Math.floor(index / TILE_WIDTH);
+      const bytes = this.#tiles.get(nodeKey(t, i))!;
+      const off = (index % TILE_WIDTH) * HASH_SIZE;
+      if (bytes.length < off + HASH_SIZE) {
+        throw new Error(
+          `Cannot read tree node ${level}/${index}: tile ${t}/${i} holds ${
+            bytes.length / HASH_SIZE
+          } hashes`,
+        );
+      }
+      out = bytes.slice(off, off + HASH_SIZE);
+    } else {
+      out = this.#h.node(this.#node(level - 1, 2 * index), this.#node(level - 1, 2 * index + 1));
     }
-    const hashes = [];
-    for (let j = off; j < off + count; j++) {
-      hashes.push(bytes.subarray(j * HASH_SIZE, (j + 1) * HASH_SIZE));
-    }
-    const out = count === 1 ? hashes[0].slice() : foldPerfect(this.#h, hashes);
     this.#nodes.set(key, out);
     return out;
   }
 }
+
+/** One number per (level, index) pair (exact while index < 2^47). */
+const nodeKey = (level: number, index: number) => index * 64 + level;
 
 /** The tile holding the hashes a node folds from. */
 export function tileOf(id: NodeId): [number, number] {

@@ -119,21 +119,28 @@ export function rootNodes(size: number): NodeId[] {
   return size === 0 ? [] : rangeNodes({ begin: 0, end: size });
 }
 
+/** Range hashes already computed, keyed "begin:end" (a sequencer batch shares one). */
+export type RangeMemo = Map<string, Uint8Array>;
+
 /** Hashes a list of ranges with one batched read of all the nodes they need. */
 export async function hashRanges(
   h: Hasher,
   ranges: LeafRange[],
   read: NodeReader,
+  memo?: RangeMemo,
 ): Promise<Uint8Array[]> {
-  const parts = ranges.map(rangeNodes);
+  const todo = memo ? ranges.filter((r) => !memo.has(`${r.begin}:${r.end}`)) : ranges;
+  const parts = todo.map(rangeNodes);
   const hashes = await read(parts.flat());
-  const out: Uint8Array[] = [];
+  const done = new Map<LeafRange, Uint8Array>();
   let at = 0;
-  for (const p of parts) {
-    out.push(foldRange(h, hashes.slice(at, at + p.length)));
+  parts.forEach((p, i) => {
+    const hash = foldRange(h, hashes.slice(at, at + p.length));
     at += p.length;
-  }
-  return out;
+    done.set(todo[i], hash);
+    memo?.set(`${todo[i].begin}:${todo[i].end}`, hash);
+  });
+  return ranges.map((r) => done.get(r) ?? memo!.get(`${r.begin}:${r.end}`)!);
 }
 
 /** RFC 6962 §2.1 MTH of the tree of `size` leaves, from stored nodes. */
@@ -149,8 +156,9 @@ export function inclusionProof(
   index: number,
   size: number,
   read: NodeReader,
+  memo?: RangeMemo,
 ): Promise<Uint8Array[]> {
-  return hashRanges(h, inclusionRanges(index, size), read);
+  return hashRanges(h, inclusionRanges(index, size), read, memo);
 }
 
 /** RFC 6962 §2.1.2 consistency proof from `first` to `second` leaves ([] when first == second). */
