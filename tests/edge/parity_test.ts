@@ -9,7 +9,7 @@
 // separately: the latest head's Cache-Control and SPARQL (refused at the edge).
 import assert from "node:assert/strict";
 import { LogClient } from "../../api/client/mod.ts";
-import { badSignatureEnvelope, validEnvelope } from "../api/_fixtures.ts";
+import { badSignatureEnvelope, receiptCore, steward, validEnvelope } from "../api/_fixtures.ts";
 import { startService } from "../e2e/_service.ts";
 import { entryLeafHash, toHex } from "../../verify/mod.ts";
 import { removeBundle, startWorker } from "./_worker.ts";
@@ -83,6 +83,24 @@ function script(): Step[] {
       path: "/v1/verify",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ envelope: toHex(envs[2]) }),
+    },
+    {
+      name: "validate a receipt (SHACL)",
+      method: "POST",
+      path: "/v1/validate",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(receiptCore(steward().did, 1)),
+    },
+    {
+      name: "validate a non-conforming receipt",
+      method: "POST",
+      path: "/v1/validate",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        ...receiptCore(steward().did, 2),
+        joules_uj: "lots",
+        tier: undefined,
+      }),
     },
   ];
   envs.forEach((e, i) =>
