@@ -22,7 +22,6 @@ export const HTTP_CODES = {
   "sequencer-busy": { status: 503, title: "Sequencer busy" },
   "timeout": { status: 503, title: "Request timed out" },
   "storage-unavailable": { status: 503, title: "Storage unavailable" },
-  "shutting-down": { status: 503, title: "Shutting down" },
 } as const;
 
 /** A stable HTTP error code of this service. */
