@@ -52,9 +52,7 @@ export async function nodeVersion(): Promise<string> {
     (Number(m[1]) === NODE_MIN[0] && Number(m[2]) < NODE_MIN[1])
   ) {
     throw new Error(
-      `Cannot start the local Worker runtime: Node >= ${
-        NODE_MIN.join(".")
-      } is needed, found ${v}`,
+      `Cannot start the local Worker runtime: Node >= ${NODE_MIN.join(".")} is needed, found ${v}`,
     );
   }
   return v;
@@ -202,13 +200,9 @@ export function withRequirePrelude(entry: string, text: string): string {
     );
   }
   const list = [...ids].sort();
-  const lines = list.map((id, i) =>
-    `import * as __jc_builtin_${i} from "${id}";`
-  );
+  const lines = list.map((id, i) => `import * as __jc_builtin_${i} from "${id}";`);
   lines.push(
-    `const __jc_builtins = { ${
-      list.map((id, i) => `"${id}": __jc_builtin_${i}`).join(", ")
-    } };`,
+    `const __jc_builtins = { ${list.map((id, i) => `"${id}": __jc_builtin_${i}`).join(", ")} };`,
     `const require = (id) => { const m = __jc_builtins[id]; if (!m) throw new Error("Cannot require " + id + ": not a bundled built-in"); return m.default ?? m; };`,
   );
   return `// edge/tooling.ts: run-time require() of Node built-ins (nodejs_compat)\n${

@@ -3,8 +3,7 @@
 // tests/edge/contract_worker.ts runs every case there and reports each outcome, which becomes one
 // step here. A case that fails in workerd fails this test with its message and stack.
 import assert from "node:assert/strict";
-import { bundleWorker } from "../../edge/tooling.ts";
-import { startEdge } from "../../edge/runtime.ts";
+import { bundleWorker, startEdge } from "../../edge/mod.ts";
 
 Deno.test({
   name: "edge: storage contract suite inside workerd against the Durable Object backend",
