@@ -6,7 +6,7 @@
 // receipt to its inclusion proof. In the export every entry is one named graph whose name is the
 // entry's URL, and its blank nodes are relabelled per entry so two graphs never share one.
 
-import { Writer } from "n3";
+import { DataFactory, Writer } from "n3";
 import { type Quad, type Term, toJsonLd, toQuads, VocabError } from "./jsonld.ts";
 import { CONTEXT_URL, JC } from "./schema.ts";
 import { decodeCbor, entryLeafHash, parseCoseSign1, toHex, toJson } from "../verify/mod.ts";
@@ -72,6 +72,13 @@ export function toNQuads(
 
 /** Serializes quads (default graph) as Turtle with the vocabulary's prefixes. */
 export function toTurtle(quads: Quad[]): Promise<string> {
+  const { namedNode, blankNode, literal } = DataFactory;
+  const n3 = (t: Term) =>
+    t.termType === "NamedNode"
+      ? namedNode(t.value)
+      : t.termType === "BlankNode"
+      ? blankNode(t.value.startsWith("_:") ? t.value.slice(2) : t.value)
+      : literal(t.value, t.language || namedNode(t.datatype?.value ?? XSD_STRING));
   const w = new Writer({
     prefixes: {
       jc: JC,
@@ -80,7 +87,9 @@ export function toTurtle(quads: Quad[]): Promise<string> {
     },
   });
   // deno-lint-ignore no-explicit-any
-  for (const q of quads) w.addQuad(q.subject as any, q.predicate as any, q.object as any);
+  for (const q of quads) {
+    w.addQuad(n3(q.subject) as any, n3(q.predicate) as any, n3(q.object) as any);
+  }
   return new Promise((resolve, reject) => w.end((err, text) => err ? reject(err) : resolve(text)));
 }
 
