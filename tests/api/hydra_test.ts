@@ -8,9 +8,16 @@ import create from "alcaeus";
 import Environment from "@zazuko/env/Environment.js";
 import rdf from "@zazuko/env";
 import jsonld from "jsonld";
-import { allRoutes, apiDocumentation, NS, statusesOf, toUriTemplate } from "../../api/mod.ts";
+import {
+  allRoutes,
+  apiDocumentation,
+  NS,
+  ROUTE_GROUPS,
+  statusesOf,
+  toUriTemplate,
+} from "../../api/mod.ts";
 import type { RouteDef } from "../../api/mod.ts";
-import { testApp, validEnvelope } from "./_fixtures.ts";
+import { steward, testApp, validEnvelope } from "./_fixtures.ts";
 import { entryLeafHash, toHex } from "../../verify/mod.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -52,6 +59,10 @@ function jsonLdParsers(env: Any) {
     },
   };
 }
+
+/** The route groups of issue 4 (others' groups are checked only for existence). */
+const OWN_GROUPS = new Set(["discovery", "verify", "log-append", "log-read", "log-proofs", "ops"]);
+const groupOf = (r: RouteDef) => ROUTE_GROUPS.find((g) => g.routes.includes(r))!.name;
 
 const expand = (curie: string) => {
   const [p, l] = curie.split(":");
@@ -137,6 +148,7 @@ Deno.test("hydra: Alcaeus discovers every operation, and every operation is a ro
     limit: "1",
     end: "1",
     query: "ASK%7B%7D",
+    did: steward().did,
   };
   assert.equal(found.length, routes.length, "as many operations as routes");
   for (const f of found) {
@@ -148,11 +160,18 @@ Deno.test("hydra: Alcaeus discovers every operation, and every operation is a ro
     const q = r.query?.filter((v) => !(v === "leaf_hash" && r.query!.includes("index")))
       .map((v) => `${v}=${sample[v]}`).join("&");
     const res = await app.request(concrete + (q ? `?${q}` : ""), { method: f.method });
-    await res.body?.cancel();
-    assert.ok(
-      f.method === "GET" ? res.status === 200 : [400, 415].includes(res.status),
-      `${f.method} ${concrete}: ${res.status}`,
-    );
+    const text = await res.text();
+    // The router's own fallbacks (api/app.ts notFound) mean "no such route".
+    const routerMiss = res.status === 405 ||
+      (res.status === 404 && /no such resource"/.test(text));
+    assert.ok(!routerMiss && res.status < 500, `${f.method} ${concrete}: ${res.status} ${text}`);
+    if (OWN_GROUPS.has(groupOf(r))) {
+      // this issue's own rows: GETs find the seeded entry; POSTs refuse an empty body
+      assert.ok(
+        f.method === "GET" ? res.status === 200 : [400, 415].includes(res.status),
+        `${f.method} ${concrete}: ${res.status}`,
+      );
+    }
     // The operation carries what SPEC §14 asks for.
     const op = f.op;
     assert.ok(op.title, `${f.path} title`);
