@@ -6,7 +6,12 @@
 // receipt to its inclusion proof. In the export every entry is one named graph whose name is the
 // entry's URL, and its blank nodes are relabelled per entry so two graphs never share one.
 
-import { DataFactory, Writer } from "n3";
+import {
+  DataFactory,
+  type Quad_Predicate as N3Predicate,
+  type Quad_Subject as N3Subject,
+  Writer,
+} from "n3";
 import { type Quad, type Term, toJsonLd, toQuads, VocabError } from "./jsonld.ts";
 import { CONTEXT_URL, JC } from "./schema.ts";
 import { decodeCbor, entryLeafHash, parseCoseSign1, toHex, toJson } from "../verify/mod.ts";
@@ -86,9 +91,8 @@ export function toTurtle(quads: Quad[]): Promise<string> {
       rdf: "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
     },
   });
-  // deno-lint-ignore no-explicit-any
   for (const q of quads) {
-    w.addQuad(n3(q.subject) as any, n3(q.predicate) as any, n3(q.object) as any);
+    w.addQuad(n3(q.subject) as N3Subject, n3(q.predicate) as N3Predicate, n3(q.object));
   }
   return new Promise((resolve, reject) => w.end((err, text) => err ? reject(err) : resolve(text)));
 }

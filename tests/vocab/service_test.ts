@@ -14,7 +14,6 @@ import {
   ed25519PublicKey,
   encodeCbor,
   fromHex,
-  fromJson,
   toHex,
 } from "../../verify/mod.ts";
 import { JC } from "../../vocab/mod.ts";
