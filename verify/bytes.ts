@@ -1,7 +1,8 @@
-// Byte helpers shared by verify/ and its importers: lowercase hex, BLAKE3 (the official function,
-// via @noble/hashes), the transparency-log leaf hash of JouleClaw SPEC §22.1, and comparisons
+// Byte helpers shared by verify/ and its importers: lowercase hex, BLAKE3 (verify/blake3.ts: a
+// single-chunk fast path, @noble/hashes beyond), the transparency-log leaf hash of JouleClaw
+// SPEC §22.1, and comparisons
 // (bytewise order for RFC 8949 §4.2.1 key sorting; constant time for JCR-1 §5 HMAC tags).
-import { blake3 as nobleBlake3 } from "@noble/hashes/blake3.js";
+import { blake3Hash, blake3Prefixed } from "./blake3.ts";
 import { VerifyInputError } from "./errors.ts";
 
 const HEX = "0123456789abcdef";
@@ -57,7 +58,7 @@ export function fromHex(s: string): Uint8Array {
  * @example toHex(blake3(new Uint8Array())) // "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262"
  */
 export function blake3(b: Uint8Array): Uint8Array {
-  return nobleBlake3(b);
+  return blake3Hash(b);
 }
 
 /**
@@ -65,10 +66,7 @@ export function blake3(b: Uint8Array): Uint8Array {
  * @example entryLeafHash(envelopeBytes) // 32 bytes
  */
 export function entryLeafHash(entry: Uint8Array): Uint8Array {
-  const h = nobleBlake3.create();
-  h.update(new Uint8Array([0x00])); // SPEC §22.1: leaf prefix 0x00
-  h.update(entry);
-  return h.digest();
+  return blake3Prefixed(0x00, entry); // SPEC §22.1: leaf prefix 0x00
 }
 
 /** Concatenation of byte arrays. */
