@@ -1,0 +1,128 @@
+// RDF figures (issue 5): SHACL validations/s (goal >= 500), N-Quads export receipts/s (goal >=
+// 5,000), SPARQL SUM over 10,000 receipts (goal <= 200 ms), memory of the SPARQL store per 10,000
+// receipts. Beside them, measured in the same run, the machine's own limits: raw JSON.parse/s of
+// the same receipt and raw WebCrypto Ed25519 verifies/s (bench/suites/_limits.ts).
+import { rawWebCryptoVerifiesPerSecond } from "./_limits.ts";
+import { entryNQuads, toJsonLd, toQuads } from "../../vocab/mod.ts";
+import { sharedValidator } from "../../vocab/validate.ts";
+import { SparqlStore } from "../../vocab/sparql/mod.ts";
+
+const H = (n: number) => n.toString(16).padStart(64, "0");
+const DID = "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK";
+const TIERS = ["L0", "L1", "L2", "L3", "L4"];
+const PROVS = ["HwShunt", "ModelBased", "Estimator"];
+
+/** A realistic cascade receipt (SPEC §2) with one tool touch and one claim. */
+function receipt(n: number): Record<string, unknown> {
+  const prov = PROVS[n % 3];
+  return {
+    jc_receipt: "1",
+    id: `bench-${n}`,
+    closed_at: "2026-05-31T18:04:22Z",
+    input_hash: H(n),
+    tier: TIERS[n % 5],
+    joules_uj: 1000 * (n + 1),
+    energy_provenance: prov,
+    steward: DID,
+    tools_touched: [{
+      tool_id: "model:gemma4-9b-q5_k_m",
+      joules_uj: 1000 * (n + 1),
+      energy_provenance: prov,
+    }],
+    claims: [{
+      source: "https://en.wikipedia.org/wiki/Gemma",
+      content_hash: H(n + 1),
+      fetched_at: "2026-05-31T18:04:22Z",
+      trust_tier: 9,
+    }],
+  };
+}
+
+async function rate(ms: number, f: (i: number) => Promise<unknown> | unknown): Promise<number> {
+  let n = 0;
+  const t0 = performance.now();
+  while (performance.now() - t0 < ms) await f(n++);
+  return n / ((performance.now() - t0) / 1000);
+}
+
+export default async (): Promise<Record<string, unknown>> => {
+  const text = JSON.stringify(receipt(7));
+  const jsonParsePerS = await rate(1000, () => JSON.parse(text));
+  const ed25519PerS = await rawWebCryptoVerifiesPerSecond(1000);
+
+  // SHACL: the whole /v1/validate path (JSON → JSON-LD → RDF → shapes), and the shapes alone.
+  const v = sharedValidator();
+  for (let i = 0; i < 20; i++) await v.validate(await toQuads(toJsonLd(receipt(i))));
+  const validationsPerS = await rate(3000, async (i) => {
+    const r = await v.validate(await toQuads(toJsonLd(receipt(i))));
+    if (!r.conforms) throw new Error("bench receipt does not conform");
+  });
+  const quads = await toQuads(toJsonLd(receipt(1)));
+  const shaclOnlyPerS = await rate(2000, () => v.validate(quads));
+
+  // Export: entries → N-Quads lines (one named graph each), as GET /v1/log/export does.
+  const url = (i: number) => `http://127.0.0.1:8080/v1/log/entries/${i}`;
+  let bytes = 0;
+  const exportPerS = await rate(3000, async (i) => {
+    bytes +=
+      (await entryNQuads({ index: i, leafHash: H(i), receipt: receipt(i), url: url(i) })).length;
+  });
+
+  // SPARQL: 10,000 receipts loaded into Oxigraph, then SUM per tier.
+  const N = 10_000;
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  const memBefore = Deno.memoryUsage();
+  const store = new SparqlStore({
+    size: () => Promise.resolve(N),
+    read: (i) => Promise.resolve({ index: i, leafHash: H(i), receipt: receipt(i), url: url(i) }),
+  });
+  const tLoad = performance.now();
+  await store.sync();
+  const loadMs = performance.now() - tLoad;
+  gc?.();
+  const memAfter = Deno.memoryUsage();
+  const q =
+    `PREFIX jc: <https://jouleclaw.transaction.science/vocab/v1#> PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
+    SELECT ?tier (SUM(xsd:decimal(STR(?j))) AS ?total) WHERE { ?r a jc:Receipt ; jc:tier ?tier ; jc:joulesUj ?j } GROUP BY ?tier`;
+  await store.query(q, "application/sparql-results+json");
+  const times: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const t = performance.now();
+    await store.query(q, "application/sparql-results+json");
+    times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  const expected = Array.from({ length: N }, (_, i) => 1000 * (i + 1)).reduce((a, b) => a + b, 0);
+  const answer = JSON.parse((await store.query(q, "application/sparql-results+json")).body);
+  const total = answer.results.bindings.reduce(
+    (a: number, b: { total: { value: string } }) => a + Number(b.total.value),
+    0,
+  );
+  if (total !== expected) throw new Error(`SPARQL sum ${total} != ${expected}`);
+
+  return {
+    machine_limits: {
+      json_parse_per_s: Math.round(jsonParsePerS),
+      webcrypto_ed25519_verifies_per_s: Math.round(ed25519PerS),
+    },
+    shacl_validations_per_s: Math.round(validationsPerS),
+    shacl_validations_goal_per_s: 500,
+    shacl_only_validations_per_s: Math.round(shaclOnlyPerS),
+    nquads_export_receipts_per_s: Math.round(exportPerS),
+    nquads_export_goal_per_s: 5000,
+    nquads_bytes_per_receipt: Math.round(bytes / Math.max(1, exportPerS * 3)),
+    sparql_receipts: N,
+    sparql_quads: store.quadCount,
+    sparql_load_ms: Math.round(loadMs),
+    sparql_sum_per_tier_ms_median: Number(times[2].toFixed(1)),
+    sparql_sum_goal_ms: 200,
+    sparql_store_memory_mib_per_10k: {
+      rss: Number(((memAfter.rss - memBefore.rss) / 2 ** 20).toFixed(1)),
+      external: Number(((memAfter.external - memBefore.external) / 2 ** 20).toFixed(1)),
+      heap_used: Number(((memAfter.heapUsed - memBefore.heapUsed) / 2 ** 20).toFixed(1)),
+      note:
+        "Oxigraph's WASM memory counts in rss/external; measured around the load of 10,000 receipts",
+    },
+  };
+};
