@@ -19,10 +19,10 @@ def main(argv):
     except deps.MissingDependency as e:
         print(str(e), file=sys.stderr)
         return 2
-    from . import receipts
+    from . import receipts, tlog
     from .config import Config
 
-    CHECKERS = [receipts]  # another checker (e.g. tlog for C-TLOG vectors) is one more entry here
+    CHECKERS = [receipts, tlog]  # tlog: C-TLOG vectors (conformance/tlog/)
     if not argv:
         print("Usage: python3 -m jcverify <vectors-dir> [...]", file=sys.stderr)
         return 2
