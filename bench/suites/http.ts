@@ -47,11 +47,11 @@ async function presign(n: number): Promise<Uint8Array<ArrayBuffer>[]> {
   return out;
 }
 
-const CONCURRENCY = Number(Deno.env.get("JC_BENCH_CONCURRENCY") ?? 32);
+const CONCURRENCY = Number(Deno.env.get("JC_BENCH_CONCURRENCY") ?? 256);
 const POOL = 40_000;
 const CLOSED_MS = 8_000;
 const OPEN_RATE = 5_000;
-const OPEN_MS = 3_000;
+const OPEN_MS = 2_000;
 const PROOF_MS = 4_000;
 
 function pct(xs: number[], p: number): number {
