@@ -70,5 +70,19 @@ export function edgeConfig(env: Record<string, unknown>): ServiceConfig {
   const vars = stringBindings(env);
   delete vars.JC_CONFIG;
   delete vars.JC_LOG_KEY;
-  return resolveConfig(vars, file);
+  // The embedded default reads the operator config from the file JC_OPERATOR_CONFIG names; a
+  // Worker has no files, so there the var holds the JSON itself (verify/'s operator-config format).
+  delete vars.JC_OPERATOR_CONFIG;
+  const config = resolveConfig(vars, file);
+  const op = env.JC_OPERATOR_CONFIG;
+  if (op !== undefined && op !== "") {
+    try {
+      config.operatorConfig = typeof op === "string" ? JSON.parse(op) : op;
+    } catch (err) {
+      throw new EdgeConfigError(
+        `Cannot load config: JC_OPERATOR_CONFIG is not JSON (${(err as Error).message})`,
+      );
+    }
+  }
+  return config;
 }
