@@ -55,9 +55,10 @@ export function badSignatureEnvelope(n: number, s = steward()): Uint8Array<Array
 export async function testApp(
   env: Record<string, string> = {},
   wrap: (log: Log) => Log = (l) => l,
+  secretKey?: Uint8Array,
 ) {
   const config: ServiceConfig = resolveConfig({ JC_RATE_READ: "0", JC_RATE_WRITE: "0", ...env });
-  const log = wrap(await openMemoryLog({ batchAgeMs: 1 }));
+  const log = wrap(await openMemoryLog({ batchAgeMs: 1, secretKey }));
   const deps: AppDeps = { log, config, verifier: verifierOptions(config), metrics: new Metrics() };
   const app = createApp(deps);
   const fetchFn = (async (input: RequestInfo | URL, init?: RequestInit) => {
