@@ -89,7 +89,13 @@ export function checkBatchExtends(batch: Batch, storedSize: number | undefined):
   });
 }
 
-/** The first 8 bytes of a leaf hash as a signed 64-bit integer: a compact key for a leaf index. */
-export function leafPrefix(leafHash: Uint8Array): bigint {
-  return new DataView(leafHash.buffer, leafHash.byteOffset, 8).getBigInt64(0, false);
+/**
+ * The first 6 bytes of a leaf hash as a non-negative integer (< 2^48, exact in a JS number and
+ * stored in 6 bytes by SQLite): a compact key for a leaf index. A forged collision costs ~2^48
+ * hashes per entry, so candidate lists stay short even under attack.
+ */
+export function leafPrefix(leafHash: Uint8Array): number {
+  let x = 0;
+  for (let i = 0; i < 6; i++) x = x * 256 + leafHash[i];
+  return x;
 }

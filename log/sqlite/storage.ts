@@ -1,7 +1,7 @@
 // SQLite backend of the log's storage contract (log/storage.ts, docs/STORAGE.md) on `node:sqlite`
 // (Deno and Node): WAL journal with synchronous=FULL, so a committed batch survives power loss
 // (SQLite "PRAGMA synchronous": FULL syncs the WAL on every commit). One file, four tables; the
-// leaf index keys the first 8 bytes of the leaf hash (candidates are confirmed against the
+// leaf index keys the first 6 bytes of the leaf hash (candidates are confirmed against the
 // level-0 tile), which keeps the per-entry overhead under 100 bytes (docs/DECISIONS.md).
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import {
@@ -19,8 +19,8 @@ export const SQLITE_SCHEMA_VERSION = "1";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS entries (idx INTEGER PRIMARY KEY, lp INTEGER NOT NULL, bytes BLOB NOT NULL);
-CREATE INDEX IF NOT EXISTS entries_lp ON entries (lp);
+CREATE TABLE IF NOT EXISTS entries (idx INTEGER PRIMARY KEY, bytes BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS leaves (lp INTEGER NOT NULL, idx INTEGER NOT NULL, PRIMARY KEY (lp, idx)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS tiles (id INTEGER PRIMARY KEY, hashes BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS heads (size INTEGER PRIMARY KEY, root BLOB NOT NULL, ts INTEGER NOT NULL, sig BLOB NOT NULL);
 `;
@@ -101,8 +101,9 @@ export function openSqliteStorage(path: string): SqliteStorage {
     entry: q("SELECT bytes FROM entries WHERE idx = ?"),
     entries: q("SELECT bytes FROM entries WHERE idx >= ? ORDER BY idx LIMIT ?"),
     tile: q("SELECT hashes FROM tiles WHERE id = ?"),
-    leaf: q("SELECT idx FROM entries WHERE lp = ?"),
-    insEntry: q("INSERT INTO entries (idx, lp, bytes) VALUES (?, ?, ?)"),
+    leaf: q("SELECT idx FROM leaves WHERE lp = ?"),
+    insEntry: q("INSERT INTO entries (idx, bytes) VALUES (?, ?)"),
+    insLeaf: q("INSERT INTO leaves (lp, idx) VALUES (?, ?)"),
     putTile: q("INSERT OR REPLACE INTO tiles (id, hashes) VALUES (?, ?)"),
     insHead: q("INSERT INTO heads (size, root, ts, sig) VALUES (?, ?, ?, ?)"),
   };
@@ -174,7 +175,8 @@ export function openSqliteStorage(path: string): SqliteStorage {
               throw new StorageConflictError("Cannot commit batch: an entry is in it twice");
             }
             seen.add(k);
-            s.insEntry.run(e.index, lp, e.bytes);
+            s.insEntry.run(e.index, e.bytes);
+            s.insLeaf.run(lp, e.index);
           }
           for (const t of batch.tiles) s.putTile.run(tileId(t.level, t.index), t.hashes);
           const h = batch.head;
