@@ -14,6 +14,7 @@ import {
 } from "n3";
 import { type Quad, type Term, toJsonLd, toQuads, VocabError } from "./jsonld.ts";
 import { CONTEXT_URL, JC } from "./schema.ts";
+import { fastQuads } from "./fast.ts";
 import { decodeCbor, entryLeafHash, parseCoseSign1, toHex, toJson } from "../verify/mod.ts";
 
 const XSD_STRING = "http://www.w3.org/2001/XMLSchema#string";
@@ -117,7 +118,8 @@ export function entryQuads(e: EntryInput): Promise<Quad[]> {
     if (!(err instanceof VocabError)) throw err;
     return Promise.resolve(logFacts(e));
   }
-  return toQuads(doc);
+  const fast = fastQuads(doc);
+  return fast ? Promise.resolve(fast) : toQuads(doc);
 }
 
 /** `jc:logIndex` and `jc:leafHash` of an entry whose receipt has no RDF form. */

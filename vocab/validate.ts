@@ -6,6 +6,7 @@
 // validation MUST NOT be sent to the tool (SPEC §15): the answer says exactly why.
 
 import { exactIntegers, parseJsonExact, toJsonLd, toQuads } from "./jsonld.ts";
+import { fastQuads } from "./fast.ts";
 import { reportJsonLd, type ResultJson, ShapeValidator } from "./shacl.ts";
 
 /** Options of `validateDocument`. */
@@ -44,7 +45,9 @@ export async function validateDocument(
   const isJsonLd = typeof json === "object" && json !== null && !Array.isArray(json) &&
     "@context" in json;
   const doc = isJsonLd ? exactIntegers(json) : toJsonLd(json, { cls: opts.cls });
-  const quads = await toQuads(doc);
+  // Plain documents take the table-driven fast path when every key and value is an expected one.
+  const quads = (isJsonLd ? undefined : fastQuads(doc as Record<string, unknown>)) ??
+    await toQuads(doc);
   const out = await sharedValidator().validate(quads);
   return {
     conforms: out.conforms,
