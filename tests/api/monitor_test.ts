@@ -7,10 +7,9 @@ import { steward, testApp, validEnvelope } from "./_fixtures.ts";
 
 const COSE = { "content-type": "application/cose" };
 
-async function append(
-  app: { request: (p: string, i: RequestInit) => Promise<Response> },
-  n: number,
-) {
+type App = Awaited<ReturnType<typeof testApp>>["app"];
+
+async function append(app: App, n: number) {
   const r = await app.request("/v1/log/entries", {
     method: "POST",
     headers: COSE,
