@@ -87,7 +87,7 @@ Deno.test("EdgeLog: appends through the sequencer core give dense indices and ve
   const again = await log.append(entry(3));
   assert.equal(again.created, false);
   assert.equal(again.index, rs[3].index);
-  void core; // the sequencer idles; nothing to drain
+  await core.close();
 });
 
 Deno.test("EdgeLog: immutable reads are answered from the cache; what can change never is", async () => {
@@ -119,7 +119,7 @@ Deno.test("EdgeLog: immutable reads are answered from the cache; what can change
   assert.equal(calls.latestHead - (before.latestHead ?? 0), 2);
   assert.equal(calls.inclusionProof - before.inclusionProof, 2);
   // Once entry 99's index exists... it is not cached as absent: appending until then shows it.
-  void core; // the sequencer idles; nothing to drain
+  await core.close();
 });
 
 Deno.test("EdgeLog: errors cross the wire as the log's own classes with code and retry", async () => {
@@ -129,7 +129,7 @@ Deno.test("EdgeLog: errors cross the wire as the log's own classes with code and
   assert.ok(err instanceof LogInputError, String(err));
   assert.equal(typeof err.code, "string");
   assert.match(err.message, /^Cannot /);
-  void core; // the sequencer idles; nothing to drain
+  await core.close();
 });
 
 Deno.test("wire: every log error class survives toWire/fromWire with its fields", () => {
