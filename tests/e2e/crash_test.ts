@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { emptyState, LogClient, poll } from "../../api/client/mod.ts";
 import { steward, validEnvelope } from "../api/_fixtures.ts";
-import { startService } from "./_service.ts";
+import { runClient, startService } from "./_service.ts";
 
 const CLIENTS = 8;
 
@@ -20,6 +20,9 @@ Deno.test({
     try {
       const monitorState = emptyState();
       assert.equal((await poll(svc.url, monitorState)).ok, true);
+      const cliState = `${dataDir}/monitor.json`;
+      const m0 = await runClient(["monitor", svc.url, "--state", cliState, "--once"]);
+      assert.equal(m0.code, 0, m0.stderr);
       const acked: { leaf: string; index: number }[] = [];
       let stop = false;
       let killedAt = 0;
@@ -41,6 +44,10 @@ Deno.test({
         }
       });
       // let the clients run until enough has been acknowledged, then crash the service
+      while (acked.length < 100) await new Promise((r) => setTimeout(r, 20));
+      const mid = await runClient(["monitor", svc.url, "--state", cliState, "--once"]);
+      assert.equal(mid.code, 0, mid.stderr);
+      assert.ok(JSON.parse(mid.stdout).size >= 100, "the CLI monitor saw a non-empty head");
       while (acked.length < 200) await new Promise((r) => setTimeout(r, 20));
       killedAt = acked.length;
       const st = await svc.stop("SIGKILL");
@@ -59,6 +66,10 @@ Deno.test({
       assert.ok(head.size >= new Set(acked.map((a) => a.leaf)).size);
       const r = await poll(svc.url, monitorState);
       assert.equal(r.ok, true, `monitor after restart: ${JSON.stringify(r)}`);
+      // the monitor CLI, which saw the log before the crash, sees no inconsistency after it
+      const m1 = await runClient(["monitor", svc.url, "--state", cliState, "--once"]);
+      assert.equal(m1.code, 0, m1.stderr);
+      assert.equal(JSON.parse(m1.stdout).size, head.size);
     } finally {
       await svc.stop("SIGTERM");
       await Deno.remove(dataDir, { recursive: true });
