@@ -50,9 +50,8 @@ export const F = {
 export const req = (type: FieldType) => ({ type, required: true });
 export const opt = (type: FieldType) => ({ type, required: false });
 
-const HEX64 = /^[0-9a-f]{64}$/;
-// JCR-1 §2: timestamps are RFC 3339 UTC — so the zone is "Z", never an offset.
-const RFC3339_UTC = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?Z$/;
+// JCR-1 §2: timestamps are RFC 3339 UTC — so the zone is "Z", never an offset:
+//   ^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?Z$  (read by isRfc3339Utc)
 
 const DID_CACHE_MAX = 4096;
 const didCache = new Map<string, Uint8Array | null>();
@@ -89,13 +88,41 @@ export function isMap(v: unknown): v is CborMap {
 
 /** RFC 3339 §5.6 date-time, restricted to UTC ("Z"), with calendar ranges checked. */
 export function isRfc3339Utc(s: string): boolean {
-  const m = RFC3339_UTC.exec(s);
-  if (!m) return false;
-  const [y, mo, d, h, mi, se] = m.slice(1, 7).map(Number);
+  // YYYY-MM-DDTHH:MM:SS[.f{1,9}]Z read by position (the grammar above, without a match array)
+  const n = s.length;
+  if (n !== 20 && (n < 22 || n > 30)) return false;
+  const y = digits(s, 0, 4), mo = digits(s, 5, 2), d = digits(s, 8, 2);
+  const h = digits(s, 11, 2), mi = digits(s, 14, 2), se = digits(s, 17, 2);
+  if ((y | mo | d | h | mi | se) < 0) return false;
+  if (s[4] !== "-" || s[7] !== "-" || s[10] !== "T" || s[13] !== ":" || s[16] !== ":") return false;
+  if (s[n - 1] !== "Z") return false;
+  if (n > 20 && (s[19] !== "." || digits(s, 20, n - 21) < 0)) return false; // 1-9 fraction digits
   if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || se > 60) return false;
   const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][mo - 1];
-  return d <= days;
+  return d <= (mo === 2 ? (leap ? 29 : 28) : DAYS[mo - 1]);
+}
+
+const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** The value of `n` ASCII digits at `at` (n ≤ 9), or -1 if any is not 0-9. */
+function digits(s: string, at: number, n: number): number {
+  let v = 0;
+  for (let i = at; i < at + n; i++) {
+    const c = s.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
+  }
+  return v;
+}
+
+/** 64 lowercase hex digits (JCR-1 §2: BLAKE3-256 hashes): /^[0-9a-f]{64}$/. */
+function isHex64(s: string): boolean {
+  if (s.length !== 64) return false;
+  for (let i = 0; i < 64; i++) {
+    const c = s.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false;
+  }
+  return true;
 }
 
 function typeName(v: CborValue): string {
@@ -130,7 +157,7 @@ export function checkValue(v: CborValue, type: FieldType, path: string): Finding
     case "hex64":
       if (typeof v !== "string") return wrongType(path, "a text string", v);
       // JCR-1 §2: hashes are lowercase hex BLAKE3-256 (64 hex digits).
-      return HEX64.test(v)
+      return isHex64(v)
         ? undefined
         : badValue(path, "must be 64 lowercase hex digits (BLAKE3-256)");
     case "rfc3339":
@@ -167,6 +194,7 @@ export function checkValue(v: CborValue, type: FieldType, path: string): Finding
  * field of its type. Unknown fields are ignored (JCR-1 §1 invariant 4).
  */
 export function checkFields(m: CborMap, table: FieldTable, path = ""): Finding | undefined {
+  if (fieldsOk(m, compiled(table))) return undefined; // the common case, without building paths
   for (const [name, { type, required }] of Object.entries(table)) {
     const where = path ? `${path}.${name}` : name;
     const v = m.get(name);
@@ -179,6 +207,74 @@ export function checkFields(m: CborMap, table: FieldTable, path = ""): Finding |
     if (f) return f;
   }
   return undefined;
+}
+
+// --- the fast path: the same predicates as checkValue/checkFields, answering only yes or no -----
+// checkFields runs it first; on "no" the diagnosing walk above names the first violation, so
+// every finding is the one the diagnosing walk gives (tests/verify/fields_fast_test.ts).
+
+interface CompiledField {
+  name: string;
+  type: FieldType;
+  required: boolean;
+}
+
+const compiledTables = new WeakMap<FieldTable, CompiledField[]>();
+
+function compiled(table: FieldTable): CompiledField[] {
+  let c = compiledTables.get(table);
+  if (c === undefined) {
+    c = Object.entries(table).map(([name, { type, required }]) => ({ name, type, required }));
+    compiledTables.set(table, c);
+  }
+  return c;
+}
+
+const U53 = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * True exactly when `checkValue(v, type, path)` finds nothing — the same predicates without
+ * building paths or findings. Internal (exported for the equivalence tests).
+ */
+export function conforms(v: CborValue, type: FieldType): boolean {
+  switch (type.t) {
+    case "text":
+      return typeof v === "string";
+    case "uint":
+      if (typeof v === "number") {
+        if (!Number.isInteger(v) || v < 0) return false;
+        if (type.max === undefined) return true;
+        return type.max <= U53 ? v <= Number(type.max) : BigInt(v) <= type.max;
+      }
+      return typeof v === "bigint" && v >= 0n && (type.max === undefined || v <= type.max);
+    case "hex64":
+      return typeof v === "string" && isHex64(v);
+    case "rfc3339":
+      return typeof v === "string" && isRfc3339Utc(v);
+    case "did-key":
+      return typeof v === "string" && didKeyPublicKeyCached(v) !== null;
+    case "enum":
+      return typeof v === "string" && type.values.includes(v);
+    case "array":
+      if (!Array.isArray(v)) return false;
+      for (let i = 0; i < v.length; i++) if (!conforms(v[i], type.of)) return false;
+      return true;
+    case "map":
+      return v instanceof Map && fieldsOk(v, compiled(type.fields));
+    case "any-map":
+      return v instanceof Map;
+  }
+}
+
+function fieldsOk(m: CborMap, fields: CompiledField[]): boolean {
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i];
+    const v = m.get(f.name);
+    if (v === undefined) {
+      if (f.required) return false;
+    } else if (!conforms(v, f.type)) return false;
+  }
+  return true;
 }
 
 /** Reads a text field already checked by `checkFields`. */

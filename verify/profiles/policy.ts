@@ -40,12 +40,17 @@ const DECISIONS: Record<string, FieldTable> = {
   deny: { reason: req(F.text), rule: opt(F.text) },
 };
 
+/** The `kind` member naming a variant (tables built once, not per receipt). */
+const KINDS = new Map<Record<string, FieldTable>, FieldTable>(
+  [ACTIONS, DECISIONS].map((v) => [v, { kind: req(F.oneOf(...Object.keys(v))) }]),
+);
+
 function variant(
   m: CborMap,
   path: string,
   variants: Record<string, FieldTable>,
 ): Finding | undefined {
-  const f = checkFields(m, { kind: req(F.oneOf(...Object.keys(variants))) }, path);
+  const f = checkFields(m, KINDS.get(variants)!, path);
   if (f) return f;
   return checkFields(m, variants[text(m, "kind")!], path);
 }
