@@ -32,18 +32,24 @@ export function toJson(v: CborValue): unknown {
     return v >= -MAX_SAFE && v <= MAX_SAFE ? Number(v) : v.toString();
   }
   if (v instanceof Uint8Array) return toHex(v);
-  if (Array.isArray(v)) return v.map(toJson);
+  if (Array.isArray(v)) {
+    const a = new Array(v.length);
+    for (let i = 0; i < v.length; i++) a[i] = toJson(v[i]);
+    return a;
+  }
   if (v instanceof Map) {
     const o: Record<string, unknown> = {};
     for (const [k, x] of v) {
-      const name = String(k);
-      if (Object.hasOwn(o, name)) {
-        throw new CborError(
-          "duplicate-key",
-          `Cannot project CBOR to JSON: two keys named "${name}"`,
-        );
-      }
-      setOwn(o, name, toJson(x));
+      const name = typeof k === "string" ? k : String(k);
+      if (name in o) { // an own key already, or one inherited from Object.prototype
+        if (Object.hasOwn(o, name)) {
+          throw new CborError(
+            "duplicate-key",
+            `Cannot project CBOR to JSON: two keys named "${name}"`,
+          );
+        }
+        setOwn(o, name, toJson(x)); // e.g. "__proto__", "toString": stay own data properties
+      } else o[name] = toJson(x); // nothing of that name on the chain: plain assignment is the same
     }
     return o;
   }

@@ -52,6 +52,12 @@ console.log(JSON.stringify({
   core: v.toJson(v.decodeCbor(p.payload)),
   code, tag,
   leaf: v.toHex(v.entryLeafHash(env)).length,
+  b3: v.toHex(v.blake3(new Uint8Array(1023).map((_, i) => i % 251))),
+  proto: (() => {
+    const m = new Map([["__proto__", new Map([["x", 1]])], ["toString", 2]]);
+    const j = v.toJson(v.decodeCbor(v.encodeCbor(m)));
+    return [Object.getPrototypeOf(j) === Object.prototype, Object.hasOwn(j, "__proto__"), j.toString, JSON.stringify(j)];
+  })(),
 }));
 `;
 
@@ -105,6 +111,10 @@ Deno.test("verify/mod.ts bundled for the browser platform runs unchanged in Node
       code: "unsorted-keys",
       tag,
       leaf: 64,
+      // the official BLAKE3 vector for 1023 bytes (the last single-chunk length)
+      b3: "10108970eeda3eb932baac1428c7a2163b0e924c9a9e25b35bba72b28f70bd11",
+      // where __proto__ is a live accessor (Node, browsers, workerd) the projection keeps it data
+      proto: [true, true, 2, '{"toString":2,"__proto__":{"x":1}}'],
     });
   } finally {
     await Deno.remove(dir, { recursive: true });
