@@ -7,12 +7,12 @@
 // data (a subject that is no triple's object) was one of them; a root no shape targets is reported
 // as a violation of its own (`jc:TargetedConstraintComponent`) and the document does not conform.
 
-import SHACLValidator from "rdf-validate-shacl";
 import { Parser, Store } from "n3";
 import jsonld from "jsonld";
 import { V1_SHAPES_TTL } from "./assets.ts";
 import { JC } from "./schema.ts";
 import type { Quad, Term } from "./jsonld.ts";
+import { ShapeSubsets } from "./subsets.ts";
 
 const SH = "http://www.w3.org/ns/shacl#";
 const RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#";
@@ -74,26 +74,30 @@ function termString(
   return compactIri(t.value);
 }
 
+/** Options of `ShapeValidator`. */
+export interface ShapeValidatorOptions {
+  /**
+   * Validate with the shapes the data's classes select (vocab/subsets.ts), the default; false
+   * always uses the whole shapes graph (the reference the subsets are tested against).
+   */
+  subsets?: boolean;
+}
+
 /** The validator over the published shapes, built once (SPEC §15). */
 export class ShapeValidator {
-  readonly #validator: SHACLValidator;
+  readonly #subsets: ShapeSubsets;
+  readonly #useSubsets: boolean;
   readonly #shapes: Store;
   readonly #f: any;
-  readonly #targetClasses = new Set<string>();
+  readonly #targetClasses: ReadonlySet<string>;
 
-  constructor(shapesTurtle: string = V1_SHAPES_TTL) {
+  constructor(shapesTurtle: string = V1_SHAPES_TTL, opts: ShapeValidatorOptions = {}) {
     const quads = new Parser().parse(shapesTurtle);
     this.#shapes = new Store(quads);
-    this.#validator = new SHACLValidator(quads as any);
-    this.#f = this.#validator.factory;
-    for (const q of quads) {
-      if (q.predicate.value === SH + "targetClass") this.#targetClasses.add(q.object.value);
-      else if (q.predicate.value.startsWith(SH + "target")) {
-        throw new Error(
-          `Cannot build the validator: only sh:targetClass targets are counted, found ${q.predicate.value}`,
-        );
-      }
-    }
+    this.#subsets = new ShapeSubsets(quads);
+    this.#useSubsets = opts.subsets ?? true;
+    this.#f = this.#subsets.whole.factory;
+    this.#targetClasses = this.#subsets.targetClasses;
   }
 
   #term(t: Term): any {
@@ -153,7 +157,8 @@ export class ShapeValidator {
         f.quad(this.#term(q.subject), this.#term(q.predicate), this.#term(q.object))
       ),
     );
-    const report = await this.#validator.validate(data);
+    const validator = this.#useSubsets ? this.#subsets.validatorFor(quads) : this.#subsets.whole;
+    const report = await validator.validate(data);
     // Count what the shapes' targets reached. The shapes target by sh:targetClass only (checked
     // when the validator is built), and the data carries no rdfs:subClassOf, so the focus nodes are
     // exactly the subjects typed with a target class.
