@@ -212,31 +212,43 @@ function count(st: State, arg: number | bigint, depth: number, per: number, star
 const INTERN_MAX = 8192;
 const intern = new Map<number, string>(); // short ASCII strings (field names, enum values) recur
 
+/** The (interned) string of the at most 64 bytes [from, to) when all are ASCII; else undefined. */
+function shortAscii(b: Uint8Array, from: number, to: number): string | undefined {
+  let h = 0x811c9dc5 ^ (to - from); // FNV-1a over the bytes, seeded with the length
+  for (let i = from; i < to; i++) {
+    const c = b[i];
+    if (c >= 0x80) return undefined;
+    h = Math.imul(h ^ c, 0x01000193);
+  }
+  const hit = intern.get(h);
+  if (hit !== undefined && hit.length === to - from) {
+    let same = true;
+    for (let j = 0; j < hit.length; j++) {
+      if (hit.charCodeAt(j) !== b[from + j]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return hit;
+  }
+  const s = String.fromCharCode.apply(null, b.subarray(from, to) as unknown as number[]);
+  if (hit === undefined && intern.size < INTERN_MAX) intern.set(h, s);
+  return s;
+}
+
+/**
+ * The text of bytes [from, to) of `b`, which the caller has checked are all ASCII (< 0x80); short
+ * strings come from the decoder's intern table. For parsers that read a known layout (cose.ts).
+ */
+export function decodeAsciiText(b: Uint8Array, from: number, to: number): string {
+  const s = to - from <= 64 ? shortAscii(b, from, to) : undefined;
+  return s !== undefined ? s : utf8.decode(b.subarray(from, to));
+}
+
 function text(b: Uint8Array, from: number, to: number, start: number): string {
   if (to - from <= 64) {
-    let h = 0x811c9dc5 ^ (to - from); // FNV-1a over the bytes, seeded with the length
-    let i = from;
-    for (; i < to; i++) {
-      const c = b[i];
-      if (c >= 0x80) break;
-      h = Math.imul(h ^ c, 0x01000193);
-    }
-    if (i === to) {
-      const hit = intern.get(h);
-      if (hit !== undefined && hit.length === to - from) {
-        let same = true;
-        for (let j = 0; j < hit.length; j++) {
-          if (hit.charCodeAt(j) !== b[from + j]) {
-            same = false;
-            break;
-          }
-        }
-        if (same) return hit;
-      }
-      const s = String.fromCharCode.apply(null, b.subarray(from, to) as unknown as number[]);
-      if (hit === undefined && intern.size < INTERN_MAX) intern.set(h, s);
-      return s;
-    }
+    const s = shortAscii(b, from, to);
+    if (s !== undefined) return s;
   }
   try {
     return utf8.decode(b.subarray(from, to));

@@ -29,37 +29,7 @@ class Writer {
   /** RFC 8949 §4.2.1: the shortest head for `arg` (0 <= arg <= 2^53-1). */
   head(major: number, arg: number): void {
     this.ensure(9);
-    const m = major << 5;
-    const b = this.buf;
-    let p = this.pos;
-    if (arg < 24) b[p++] = m | arg;
-    else if (arg < 0x100) {
-      b[p++] = m | 24;
-      b[p++] = arg;
-    } else if (arg < 0x1_0000) {
-      b[p++] = m | 25;
-      b[p++] = arg >> 8;
-      b[p++] = arg & 0xff;
-    } else if (arg < TWO32) {
-      b[p++] = m | 26;
-      b[p++] = arg >>> 24;
-      b[p++] = (arg >> 16) & 0xff;
-      b[p++] = (arg >> 8) & 0xff;
-      b[p++] = arg & 0xff;
-    } else {
-      const hi = Math.floor(arg / TWO32);
-      const lo = arg >>> 0;
-      b[p++] = m | 27;
-      b[p++] = hi >>> 24;
-      b[p++] = (hi >> 16) & 0xff;
-      b[p++] = (hi >> 8) & 0xff;
-      b[p++] = hi & 0xff;
-      b[p++] = lo >>> 24;
-      b[p++] = (lo >> 16) & 0xff;
-      b[p++] = (lo >> 8) & 0xff;
-      b[p++] = lo & 0xff;
-    }
-    this.pos = p;
+    this.pos = writeHead(this.buf, this.pos, major, arg);
   }
   headBig(major: number, arg: bigint): void {
     if (arg <= BigInt(Number.MAX_SAFE_INTEGER)) return this.head(major, Number(arg));
@@ -75,6 +45,47 @@ class Writer {
   result(): Uint8Array {
     return this.buf.slice(0, this.pos);
   }
+}
+
+/** Bytes in the shortest head (RFC 8949 §4.2.1) for 0 <= arg <= 2^53-1. */
+export function headSize(arg: number): number {
+  return arg < 24 ? 1 : arg < 0x100 ? 2 : arg < 0x1_0000 ? 3 : arg < TWO32 ? 5 : 9;
+}
+
+/**
+ * Writes the shortest head (RFC 8949 §4.2.1) of `major` with 0 <= arg <= 2^53-1 at `p` (which
+ * must have headSize(arg) bytes of room) and returns the position after it.
+ */
+export function writeHead(b: Uint8Array, p: number, major: number, arg: number): number {
+  const m = major << 5;
+  if (arg < 24) b[p++] = m | arg;
+  else if (arg < 0x100) {
+    b[p++] = m | 24;
+    b[p++] = arg;
+  } else if (arg < 0x1_0000) {
+    b[p++] = m | 25;
+    b[p++] = arg >> 8;
+    b[p++] = arg & 0xff;
+  } else if (arg < TWO32) {
+    b[p++] = m | 26;
+    b[p++] = arg >>> 24;
+    b[p++] = (arg >> 16) & 0xff;
+    b[p++] = (arg >> 8) & 0xff;
+    b[p++] = arg & 0xff;
+  } else {
+    const hi = Math.floor(arg / TWO32);
+    const lo = arg >>> 0;
+    b[p++] = m | 27;
+    b[p++] = hi >>> 24;
+    b[p++] = (hi >> 16) & 0xff;
+    b[p++] = (hi >> 8) & 0xff;
+    b[p++] = hi & 0xff;
+    b[p++] = lo >>> 24;
+    b[p++] = (lo >> 16) & 0xff;
+    b[p++] = (lo >> 8) & 0xff;
+    b[p++] = lo & 0xff;
+  }
+  return p;
 }
 
 function refuse(code: string, why: string): never {

@@ -7,6 +7,8 @@
 // Sig_structure = ["Signature1", protected, h'', payload] built from the protected bytes exactly
 // as received (RFC 9052 §4.4).
 import { type CborMap, decodeCbor, encodeCbor } from "./cbor.ts";
+import { decodeAsciiText } from "./cbor_decode.ts";
+import { headSize, writeHead } from "./cbor_encode.ts";
 import { ed25519Sign } from "./ed25519.ts";
 import { CborError, VerifyInputError } from "./errors.ts";
 
@@ -46,6 +48,96 @@ function bad(code: string, why: string): never {
  */
 export function parseCoseSign1(bytes: Uint8Array): CoseSign1 {
   if (!(bytes instanceof Uint8Array)) bad("cose-not-array", "input is not a Uint8Array");
+  const v = readCanonicalLayout(bytes);
+  if (v) {
+    return {
+      protectedBytes: v.protectedBytes.slice(),
+      kid: v.kid,
+      payload: v.payload.slice(),
+      signature: v.signature,
+      tagged: v.tagged,
+    };
+  }
+  return parseCoseSign1Decoded(bytes);
+}
+
+/**
+ * As parseCoseSign1, but `protectedBytes` and `payload` are views into `bytes` (the signature is
+ * still a copy). For callers that read them synchronously and keep nothing (verifyEnvelope).
+ */
+export function parseCoseSign1Views(bytes: Uint8Array): CoseSign1 {
+  if (!(bytes instanceof Uint8Array)) bad("cose-not-array", "input is not a Uint8Array");
+  return readCanonicalLayout(bytes) ?? parseCoseSign1Decoded(bytes);
+}
+
+/** Set by bstrAt: where the byte string's content starts. */
+let contentAt = 0;
+
+/**
+ * Length of the byte/text string (major type `major`) whose head is at `p`, its content fully
+ * inside `b` and its head shortest (RFC 8949 §4.2.1); -1 otherwise (or for 8-byte lengths).
+ */
+function stringAt(b: Uint8Array, p: number, major: number): number {
+  if (p >= b.length || b[p] >> 5 !== major) return -1;
+  const ai = b[p] & 31;
+  let n: number, h: number;
+  if (ai < 24) n = ai, h = 1;
+  else if (ai === 24) n = b[p + 1], h = 2;
+  else if (ai === 25) n = (b[p + 1] << 8) | b[p + 2], h = 3;
+  else if (ai === 26) {
+    n = ((b[p + 1] << 24) >>> 0) + ((b[p + 2] << 16) | (b[p + 3] << 8) | b[p + 4]);
+    h = 5;
+  } else return -1;
+  if (h > 1 && headSize(n) !== h) return -1; // not shortest: the general parser names the code
+  if (p + h > b.length || n > b.length - p - h) return -1;
+  contentAt = p + h;
+  return n;
+}
+
+/**
+ * Decision 2's envelope read by position when its bytes are exactly the canonical layout
+ *   [d2] 84 <bstr: a2 01 27 04 <tstr: ASCII kid>> a0 <bstr: payload> 58 40 <64 bytes>
+ * — precisely the inputs on which the general parser succeeds with an ASCII kid, and with the
+ * same result (tests/verify/cose_fast_test.ts). Undefined for anything else: the general parser
+ * then answers, with its codes. Views into `bytes`, except the signature (a copy).
+ */
+function readCanonicalLayout(b: Uint8Array): CoseSign1 | undefined {
+  let p = 0;
+  const tagged = b.length > 0 && b[0] === TAG_COSE_SIGN1;
+  if (tagged) p = 1;
+  if (b[p] !== 0x84) return undefined; // array(4), RFC 9052 §4.2
+  const protLen = stringAt(b, p + 1, 2);
+  if (protLen < 0) return undefined;
+  const protStart = contentAt;
+  const protEnd = protStart + protLen;
+  // {1: -8, 4: kid}: a2 01 27 04, then the kid as a text string filling the rest
+  if (protLen < 5 || b[protStart] !== 0xa2 || b[protStart + 1] !== 0x01) return undefined;
+  if (b[protStart + 2] !== 0x27 || b[protStart + 3] !== 0x04) return undefined;
+  const kidLen = stringAt(b, protStart + 4, 3);
+  if (kidLen < 0 || contentAt + kidLen !== protEnd) return undefined;
+  const kidStart = contentAt;
+  for (let i = kidStart; i < protEnd; i++) if (b[i] >= 0x80) return undefined; // ASCII only here
+  if (b[protEnd] !== 0xa0) return undefined; // unprotected: empty map
+  const payLen = stringAt(b, protEnd + 1, 2);
+  if (payLen < 0) return undefined;
+  const payStart = contentAt;
+  const sigAt = payStart + payLen;
+  if (b[sigAt] !== 0x58 || b[sigAt + 1] !== 0x40 || sigAt + 66 !== b.length) return undefined;
+  return {
+    protectedBytes: b.subarray(protStart, protEnd),
+    kid: decodeAsciiText(b, kidStart, protEnd),
+    payload: b.subarray(payStart, sigAt),
+    signature: b.slice(sigAt + 2),
+    tagged,
+  };
+}
+
+/**
+ * The general parser: the strict decoder over the whole envelope, then every Decision 2 check
+ * with its own code. parseCoseSign1 answers through it whenever the layout is not the canonical
+ * one; exported for the equivalence tests.
+ */
+export function parseCoseSign1Decoded(bytes: Uint8Array): CoseSign1 {
   let body = bytes;
   let tagged = false;
   if (bytes.length > 0 && bytes[0] === TAG_COSE_SIGN1) {
@@ -98,12 +190,25 @@ export function parseCoseSign1(bytes: Uint8Array): CoseSign1 {
   return { protectedBytes: prot, kid, payload, signature, tagged };
 }
 
+/** 84 6a "Signature1": the head of the 4-item Sig_structure array and its context string. */
+const SIG1_PREFIX = encodeCbor(["Signature1"]).map((x, i) => i === 0 ? 0x84 : x);
+
 /**
  * Sig_structure for COSE_Sign1 (RFC 9052 §4.4): ["Signature1", protected, h'', payload],
  * canonically encoded. `protectedBytes` must be the bytes as received.
  */
 export function coseSigStructure(protectedBytes: Uint8Array, payload: Uint8Array): Uint8Array {
-  return encodeCbor(["Signature1", protectedBytes, new Uint8Array(0), payload]);
+  // the canonical encoding of the array, written at its exact size in one allocation
+  const pl = protectedBytes.length, nl = payload.length;
+  const out = new Uint8Array(SIG1_PREFIX.length + headSize(pl) + pl + 1 + headSize(nl) + nl);
+  out.set(SIG1_PREFIX, 0); // 84 6a "Signature1"
+  let p = writeHead(out, SIG1_PREFIX.length, 2, pl);
+  out.set(protectedBytes, p);
+  p += pl;
+  out[p++] = 0x40; // external_aad: h''
+  p = writeHead(out, p, 2, nl);
+  out.set(payload, p);
+  return out;
 }
 
 /**

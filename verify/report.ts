@@ -11,7 +11,7 @@
 import { entryLeafHash, toHex } from "./bytes.ts";
 import { type CborMap, type CborValue, decodeCbor, encodeCbor, toJson } from "./cbor.ts";
 import { encodesTo } from "./cbor_match.ts";
-import { type CoseSign1, coseSigStructure, parseCoseSign1 } from "./cose.ts";
+import { type CoseSign1, coseSigStructure, parseCoseSign1Views } from "./cose.ts";
 import { ed25519Verify, ed25519VerifyPure } from "./ed25519.ts";
 import { CborError, VerifyInputError } from "./errors.ts";
 import type { KeyDirectory } from "./key_directory.ts";
@@ -171,9 +171,11 @@ export async function verifyEnvelope(
   let profile: Profile | undefined;
 
   // Step 1 (structural): COSE_Sign1, the payload as det-CBOR, the schema tag, the profile's fields.
+  // Views into `envelope` for protected/payload: read only in this synchronous part (decode,
+  // canonical check, Sig_structure copy) before the first await; the signature is a copy.
   let env: CoseSign1 | undefined;
   try {
-    env = parseCoseSign1(envelope);
+    env = parseCoseSign1Views(envelope);
   } catch (e) {
     out.set("structural", codeOf(e));
   }
