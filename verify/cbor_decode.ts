@@ -156,7 +156,6 @@ function item(st: State, depth: number): CborValue {
       const out: CborMap = new Map();
       let prevStart = -1;
       let prevEnd = -1;
-      const keyRanges: number[] = [];
       for (let i = 0; i < n; i++) {
         const ks = st.pos;
         if (ks < b.length) {
@@ -172,15 +171,12 @@ function item(st: State, depth: number): CborValue {
           const c = compareRange(b, prevStart, prevEnd, ks, ke);
           if (c === 0) fail("duplicate-key", "duplicate map key", ks);
           if (c > 0) {
-            for (let j = 0; j < keyRanges.length; j += 2) {
-              if (compareRange(b, keyRanges[j], keyRanges[j + 1], ks, ke) === 0) {
-                fail("duplicate-key", "duplicate map key", ks);
-              }
-            }
+            // an earlier key with the same encoding is the same decoded key (shortest heads, one
+            // integer form per value), so the map itself answers "seen before?"
+            if (out.has(key)) fail("duplicate-key", "duplicate map key", ks);
             fail("unsorted-keys", "map keys not in bytewise order of their encodings", ks);
           }
         }
-        keyRanges.push(ks, ke);
         prevStart = ks;
         prevEnd = ke;
         out.set(key, item(st, depth + 1));

@@ -218,3 +218,22 @@ Deno.test("cbor_match: the encoder's depth and item limits hold here too", () =>
   assert.throws(() => encodeCbor(bigMap));
   assert.equal(encodesTo(bigMap, new Uint8Array(1)), false);
 });
+
+Deno.test("cbor decoder: a non-adjacent duplicate is duplicate-key for every key class (the map answers)", () => {
+  const code = (hex: string) => {
+    try {
+      decodeCbor(fromHex(hex));
+      return "accepted";
+    } catch (e) {
+      return (e as { code: string }).code;
+    }
+  };
+  const big = "1b1000000000000000", big2 = "1b2000000000000000"; // 2^60, 2^61
+  const nbig = "3b1000000000000000", nbig2 = "3b2000000000000000"; // -1-2^60, -1-2^61
+  assert.equal(code(`a3${big}01${big2}02${big}03`), "duplicate-key");
+  assert.equal(code(`a3${nbig}01${nbig2}02${nbig}03`), "duplicate-key");
+  assert.equal(code(`a3${big}01${big2}02${"1b1000000000000001"}03`), "unsorted-keys");
+  assert.equal(code("a301006161000100"), "duplicate-key"); // 1, "a", 1
+  assert.equal(code("a32001616102200a"), "duplicate-key"); // -1, "a", -1
+  assert.equal(code("a32001616102210a"), "unsorted-keys"); // -1, "a", -2
+});
