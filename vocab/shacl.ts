@@ -12,7 +12,7 @@ import jsonld from "jsonld";
 import { V1_SHAPES_TTL } from "./assets.ts";
 import { JC } from "./schema.ts";
 import type { Quad, Term } from "./jsonld.ts";
-import { ShapeSubsets } from "./subsets.ts";
+import { ShapeSubsets, validationEnvironment } from "./subsets.ts";
 
 const SH = "http://www.w3.org/ns/shacl#";
 const RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#";
@@ -77,16 +77,18 @@ function termString(
 /** Options of `ShapeValidator`. */
 export interface ShapeValidatorOptions {
   /**
-   * Validate with the shapes the data's classes select (vocab/subsets.ts), the default; false
-   * always uses the whole shapes graph (the reference the subsets are tested against).
+   * false: rdf-validate-shacl exactly as it comes — the whole shapes graph, its default RDF/JS
+   * environment and dataset — the reference the fast path is tested against. The default, true,
+   * validates with the shapes the data's classes select (vocab/subsets.ts) over the
+   * fast-matching dataset (vocab/dataset.ts).
    */
-  subsets?: boolean;
+  fast?: boolean;
 }
 
 /** The validator over the published shapes, built once (SPEC §15). */
 export class ShapeValidator {
   readonly #subsets: ShapeSubsets;
-  readonly #useSubsets: boolean;
+  readonly #fast: boolean;
   readonly #shapes: Store;
   readonly #f: any;
   readonly #targetClasses: ReadonlySet<string>;
@@ -95,8 +97,8 @@ export class ShapeValidator {
     const quads = new Parser().parse(shapesTurtle);
     this.#shapes = new Store(quads);
     this.#subsets = new ShapeSubsets(quads);
-    this.#useSubsets = opts.subsets ?? true;
-    this.#f = this.#subsets.whole.factory;
+    this.#fast = opts.fast ?? true;
+    this.#f = this.#fast ? validationEnvironment() : this.#subsets.reference.factory;
     this.#targetClasses = this.#subsets.targetClasses;
   }
 
@@ -157,7 +159,7 @@ export class ShapeValidator {
         f.quad(this.#term(q.subject), this.#term(q.predicate), this.#term(q.object))
       ),
     );
-    const validator = this.#useSubsets ? this.#subsets.validatorFor(quads) : this.#subsets.whole;
+    const validator = this.#fast ? this.#subsets.validatorFor(quads) : this.#subsets.reference;
     const report = await validator.validate(data);
     // Count what the shapes' targets reached. The shapes target by sh:targetClass only (checked
     // when the validator is built), and the data carries no rdfs:subClassOf, so the focus nodes are

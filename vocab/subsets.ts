@@ -19,6 +19,7 @@
 // and takes the whole-graph validator.
 
 import SHACLValidator from "rdf-validate-shacl";
+import { fastEnvironment } from "./dataset.ts";
 
 const SH = "http://www.w3.org/ns/shacl#";
 const RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
@@ -39,6 +40,16 @@ interface RdfQuad {
   graph: RdfTerm;
 }
 
+let env: any;
+
+/**
+ * rdf-validate-shacl's default RDF/JS environment with the fast-matching dataset
+ * (vocab/dataset.ts); the default is read off a validator over an empty shapes graph, built once.
+ */
+export function validationEnvironment(): any {
+  return env ??= fastEnvironment(new SHACLValidator([] as any).factory);
+}
+
 const key = (t: RdfTerm) => `${t.termType === "BlankNode" ? "_:" : ""}${t.value}`;
 
 /** Validators over subsets of one shapes graph, one per set of target classes present in the data. */
@@ -48,7 +59,8 @@ export class ShapeSubsets {
   /** target class IRI → the shape nodes targeting it */
   readonly #targets = new Map<string, RdfTerm[]>();
   readonly #cache = new Map<string, SHACLValidator>();
-  readonly #whole: SHACLValidator;
+  #whole?: SHACLValidator;
+  #reference?: SHACLValidator;
 
   /** `quads`: the shapes graph, in document order. */
   constructor(quads: RdfQuad[]) {
@@ -71,7 +83,6 @@ export class ShapeSubsets {
         );
       }
     }
-    this.#whole = new SHACLValidator(quads as any);
   }
 
   /** The IRIs of the classes some shape targets. */
@@ -79,9 +90,19 @@ export class ShapeSubsets {
     return new Set(this.#targets.keys());
   }
 
-  /** The validator over the whole shapes graph. */
+  /** The validator over the whole shapes graph (with the fast-matching dataset), built on first use. */
   get whole(): SHACLValidator {
-    return this.#whole;
+    return this.#whole ??= new SHACLValidator(this.#quads as any, {
+      factory: validationEnvironment(),
+    });
+  }
+
+  /**
+   * rdf-validate-shacl exactly as it comes: the whole shapes graph, its default environment and
+   * dataset. The reference every other validator here is tested against; built on first use.
+   */
+  get reference(): SHACLValidator {
+    return this.#reference ??= new SHACLValidator(this.#quads as any);
   }
 
   /**
@@ -92,13 +113,13 @@ export class ShapeSubsets {
     const present = new Set<string>();
     for (const q of data) {
       const p = q.predicate.value;
-      if (p === SUBCLASS) return this.#whole; // SHACL §2.1.3.3: instances include subclasses'
+      if (p === SUBCLASS) return this.whole; // SHACL §2.1.3.3: instances include subclasses'
       if (p === RDF_TYPE && this.#targets.has(q.object.value)) present.add(q.object.value);
     }
     const k = [...present].sort().join(" ");
     const hit = this.#cache.get(k);
     if (hit) return hit;
-    if (this.#cache.size >= MAX_SUBSETS) return this.#whole;
+    if (this.#cache.size >= MAX_SUBSETS) return this.whole;
     const v = this.#build(present);
     this.#cache.set(k, v);
     return v;
@@ -125,7 +146,7 @@ export class ShapeSubsets {
 
   #build(classes: Set<string>): SHACLValidator {
     const keep = this.reachable(classes);
-    const v = new SHACLValidator(this.#quads as any);
+    const v = new SHACLValidator(this.#quads as any, { factory: validationEnvironment() });
     // Delete, not copy: the dataset keeps the whole graph's term numbering and so its order.
     const ds = (v as any).$shapes.dataset;
     for (const q of this.#quads) if (!keep.has(key(q.subject))) ds.delete(q);

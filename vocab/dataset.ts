@@ -1,0 +1,169 @@
+// deno-lint-ignore-file no-explicit-any -- RDF/JS interop with untyped @rdfjs/dataset internals
+// RDF/JS Dataset specification (DatasetCore.match) — @rdfjs/dataset with a cheaper `match`.
+//
+// rdf-validate-shacl looks everything up through clownface, which calls `dataset.match(s, p, o, g)`
+// and iterates the result. @rdfjs/dataset's `match` builds a whole new indexed DatasetCore of the
+// matches (three index inserts and a key string per quad) only for it to be iterated once; that
+// copy was the largest single cost of a validation. Here `match` returns a `QuadList`: the same
+// quads, iterated in exactly the order the copy would iterate them (graph, then subject,
+// predicate and object by first appearance in the match list — the copy's term numbering), with
+// a real copy made only if the list is read any other way (`has`, `match`, `add`, `delete`).
+// Everything else is @rdfjs/dataset's own code, so the validator sees the same quads in the same
+// order (vocab/dataset_test.ts checks both against @rdfjs/dataset over random graphs and patterns).
+
+const XSD_STRING = "http://www.w3.org/2001/XMLSchema#string";
+
+/**
+ * The key @rdfjs/dataset 2.0.3 gives a term (its `termToId`, DatasetCore.js, MIT): the order
+ * emulation must call two terms equal exactly when it does.
+ */
+export function termKey(term: any): string {
+  if (typeof term === "string") return term;
+  if (!term) return "";
+  if (typeof term.id !== "undefined" && term.termType !== "Quad") return term.id;
+  switch (term.termType) {
+    case "NamedNode":
+      return term.value;
+    case "BlankNode":
+      return `_:${term.value}`;
+    case "Variable":
+      return `?${term.value}`;
+    case "DefaultGraph":
+      return "";
+    case "Literal":
+      if (term.language) {
+        return `"${term.value}"@${term.language}${term.direction ? `--${term.direction}` : ""}`;
+      }
+      return `"${term.value}"${
+        term.datatype && term.datatype.value !== XSD_STRING ? `^^${term.datatype.value}` : ""
+      }`;
+    default:
+      // Quoted triples (RDF-star) and anything unusual: no emulation, see `needsCopy`.
+      return "";
+  }
+}
+
+/** True when the order emulation does not cover the list and a real copy must be iterated. */
+function needsCopy(quads: any[]): boolean {
+  for (const q of quads) {
+    for (const t of [q.subject, q.predicate, q.object, q.graph]) {
+      if (!t || t.termType === "Quad" || t.termType === "Variable") return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * The order in which `new DatasetCore(quads)` iterates `quads`: graphs in order of first
+ * appearance, then subject, predicate, object by their numbers, which are handed out in order of
+ * first appearance over (subject, predicate, object) of each quad in turn. (Graph keys that look
+ * like array indices iterate first, ECMA-262 §10.1.11, in the dataset matched and in the copy
+ * alike, so a match list already has them first and first appearance still gives the order.)
+ */
+function copyOrder(quads: any[]): any[] {
+  const ids = new Map<string, number>();
+  const graphs = new Map<string, number>();
+  const id = (t: any) => {
+    const k = termKey(t);
+    let n = ids.get(k);
+    if (n === undefined) ids.set(k, n = ids.size + 1);
+    return n;
+  };
+  const keyed = quads.map((q) => {
+    const gk = termKey(q.graph);
+    let g = graphs.get(gk);
+    if (g === undefined) graphs.set(gk, g = graphs.size);
+    const s = id(q.subject);
+    const p = id(q.predicate);
+    const o = id(q.object);
+    return { g, s, p, o, q };
+  });
+  keyed.sort((a, b) => a.g - b.g || a.s - b.s || a.p - b.p || a.o - b.o);
+  return keyed.map((k) => k.q);
+}
+
+const built = new WeakMap<object, { FastDataset: any; QuadList: any }>();
+
+/** The dataset classes over @rdfjs/dataset's DatasetCore class, built once per class. */
+function classes(DatasetCore: any): { FastDataset: any; QuadList: any } {
+  let c = built.get(DatasetCore);
+  if (!c) built.set(DatasetCore, c = define(DatasetCore));
+  return c;
+}
+
+type DatasetCtor = new (quads?: Iterable<any>) => any;
+
+function define(DatasetCore: DatasetCtor) {
+  /** A DatasetCore whose `match` answers a `QuadList`. */
+  class FastDataset extends DatasetCore {
+    match(subject?: any, predicate?: any, object?: any, graph?: any): QuadList {
+      return new QuadList(this._match(subject, predicate, object, graph));
+    }
+  }
+
+  /** The result of a match: iterated in the copy's order; copied for anything else. */
+  class QuadList {
+    /** the matches in index order: what the copy is built from */
+    readonly #quads: any[];
+    #ordered?: any[];
+    #copy: any;
+
+    constructor(quads: any[]) {
+      this.#quads = quads;
+    }
+
+    #real(): any {
+      return this.#copy ??= new FastDataset(this.#quads);
+    }
+
+    get size(): number {
+      return this.#copy ? this.#copy.size : this.#quads.length;
+    }
+
+    [Symbol.iterator](): Iterator<any> {
+      if (this.#copy) return this.#copy[Symbol.iterator]();
+      if (this.#quads.length < 2) return this.#quads[Symbol.iterator]();
+      if (!this.#ordered) {
+        if (needsCopy(this.#quads)) return this.#real()[Symbol.iterator]();
+        this.#ordered = copyOrder(this.#quads);
+      }
+      return this.#ordered[Symbol.iterator]();
+    }
+
+    has(quad: any): boolean {
+      return this.#real().has(quad);
+    }
+
+    match(subject?: any, predicate?: any, object?: any, graph?: any): QuadList {
+      return this.#real().match(subject, predicate, object, graph);
+    }
+
+    add(quad: any): this {
+      this.#real().add(quad);
+      return this;
+    }
+
+    delete(quad: any): this {
+      this.#real().delete(quad);
+      return this;
+    }
+  }
+  return { FastDataset, QuadList };
+}
+
+/**
+ * An RDF/JS environment like `base` (rdf-validate-shacl's default: data model, @rdfjs/dataset,
+ * namespaces, clownface, term maps) whose `dataset()` builds the fast-matching DatasetCore. Pass
+ * it as the validator's `factory` and build the data graph with its `dataset()`.
+ */
+export function fastEnvironment(base: any): any {
+  const { FastDataset } = classes(base.dataset().constructor);
+  const env = Object.create(base);
+  env.dataset = (quads?: Iterable<any>) => new FastDataset(quads);
+  return env;
+}
+
+/** The DatasetCore class `fastEnvironment` derives from `base` (for tests). */
+export function fastDatasetClass(base: any): any {
+  return classes(base.dataset().constructor).FastDataset;
+}
