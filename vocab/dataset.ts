@@ -82,6 +82,13 @@ function copyOrder(quads: any[]): any[] {
   return keyed.map((k) => k.q);
 }
 
+/** Index layer names → which rotation of (subject, predicate, object) the three keys are. */
+const ROTATIONS: Record<string, number> = {
+  "subject predicate object": 0,
+  "predicate object subject": 1,
+  "object subject predicate": 2,
+};
+
 const built = new WeakMap<object, { FastDataset: any; QuadList: any }>();
 
 /** The dataset classes over @rdfjs/dataset's DatasetCore class, built once per class. */
@@ -98,6 +105,64 @@ function define(DatasetCore: DatasetCtor) {
   class FastDataset extends DatasetCore {
     match(subject?: any, predicate?: any, object?: any, graph?: any): QuadList {
       return new QuadList(this._match(subject, predicate, object, graph));
+    }
+
+    /**
+     * @rdfjs/dataset's three-level index walk, the same visits in the same order (an object's
+     * own keys: array indices ascending, ECMA-262 §10.1.11.1 — the term numbers here), without
+     * the scratch objects it builds for a bound key and for each quad's parts.
+     */
+    _findInIndex(
+      index0: any,
+      key0: any,
+      key1: any,
+      key2: any,
+      name0: string,
+      name1: string,
+      name2: string,
+      graph: string,
+      callback: ((q: any) => boolean) | null,
+      array: any[] | null,
+    ): any {
+      const rot = ROTATIONS[`${name0} ${name1} ${name2}`];
+      if (rot === undefined) {
+        return super._findInIndex(
+          index0,
+          key0,
+          key1,
+          key2,
+          name0,
+          name1,
+          name2,
+          graph,
+          callback,
+          array,
+        );
+      }
+      const keys0 = key0 ? [key0] : Object.keys(index0);
+      for (let i = 0; i < keys0.length; i++) {
+        const v0 = keys0[i];
+        const index1 = index0[v0];
+        if (!index1) continue;
+        const keys1 = key1 ? [key1] : Object.keys(index1);
+        for (let j = 0; j < keys1.length; j++) {
+          const v1 = keys1[j];
+          const index2 = index1[v1];
+          if (!index2) continue;
+          const keys2 = key2 ? (key2 in index2 ? [key2] : []) : Object.keys(index2);
+          for (let l = 0; l < keys2.length; l++) {
+            const v2 = keys2[l];
+            const quad = rot === 0
+              ? this._getQuad(v0, v1, v2, graph)
+              : rot === 1
+              ? this._getQuad(v2, v0, v1, graph)
+              : this._getQuad(v1, v2, v0, graph);
+            if (array) array.push(quad);
+            else if (callback!(quad)) return true;
+          }
+        }
+      }
+      return array;
     }
   }
 
@@ -160,6 +225,17 @@ export function fastEnvironment(base: any): any {
   const { FastDataset } = classes(base.dataset().constructor);
   const env = Object.create(base);
   env.dataset = (quads?: Iterable<any>) => new FastDataset(quads);
+  // clownface asks for the rdf: and xsd: namespace builders on every pointer it makes; a builder
+  // is a stateless function of its base IRI, so one per base serves them all.
+  const builders = new Map<string, unknown>();
+  env.namespace = function (baseIRI: string) {
+    let b = builders.get(baseIRI);
+    if (b === undefined) {
+      b = base.namespace.call(this, baseIRI);
+      if (builders.size < 64) builders.set(baseIRI, b);
+    }
+    return b;
+  };
   return env;
 }
 
