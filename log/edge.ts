@@ -10,6 +10,7 @@ import {
   levelCount,
   partialTiles,
   type Tile,
+  TILE_HEIGHT,
   TILE_WIDTH,
   tileHashes,
   type TileLoader,
@@ -66,8 +67,15 @@ export class TreeEdge {
     return new TreeEdge(this.#h, this.#size, this.#edge.map((r) => (r ? [...r] : [])));
   }
 
-  /** Appends leaf hashes; returns every tile that changed (full ones and the new partial ones). */
-  append(leafHashes: Uint8Array[]): Tile[] {
+  /**
+   * Appends leaf hashes; returns every tile that changed (full ones and the new partial ones).
+   * `perfect(level, index)` may supply a complete subtree's hash already computed (a batch's
+   * BatchTree), saving the fold of each full tile; undefined means fold it here.
+   */
+  append(
+    leafHashes: Uint8Array[],
+    perfect?: (level: number, index: number) => Uint8Array | undefined,
+  ): Tile[] {
     const out = new Map<string, Tile>();
     const start = this.#size;
     const count: number[] = []; // hashes of tree level 4t so far
@@ -82,7 +90,7 @@ export class TreeEdge {
         out.set(`${t}/${index}`, { level: t, index, hashes: joinHashes(row) });
         this.#edge[t] = [];
         // A full tile's top hash is the next tile level's newest hash.
-        push(t + 1, foldPerfect(this.#h, row));
+        push(t + 1, perfect?.(TILE_HEIGHT * (t + 1), index) ?? foldPerfect(this.#h, row));
       }
     };
     for (const lh of leafHashes) push(0, lh);

@@ -12,7 +12,8 @@ import { LogInputError, LogIntegrityError, LogStorageError, PushbackError } from
 import type { EntryWrite, LogStorage, StoredHead } from "./storage.ts";
 import { TreeEdge } from "./edge.ts";
 import { TileNodeReader } from "./tiles.ts";
-import { consistencyProof, inclusionProof, treeRoot } from "./tree.ts";
+import { consistencyProof, inclusionProof, rootNodes, treeRoot } from "./tree.ts";
+import { BatchTree } from "./batch_tree.ts";
 import { verifyConsistency } from "./proof.ts";
 import { recover } from "./recover.ts";
 
@@ -109,6 +110,12 @@ function positive(name: string, v: number | undefined, dflt: number): number {
 }
 
 const h = blake3Hasher;
+
+function same(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 class SequencedLog implements Log {
   readonly #s: LogStorage;
@@ -211,33 +218,38 @@ class SequencedLog implements Log {
     }
   }
 
-  /** One sequencer step: dedupe, sequence, sign, commit atomically, then answer. */
+  /**
+   * One sequencer step: dedupe (one storage call for the whole batch), sequence, sign, commit
+   * atomically, then answer. New entries' proofs come from the batch's in-memory tree
+   * (log/batch_tree.ts), which also supplies the full tiles' top hashes to the edge, and whose
+   * root must equal the root refolded from the tiles before the head is signed.
+   */
   async #step(batch: Pending[]): Promise<void> {
     try {
       if (this.#reload) await this.#recover();
       const reader0 = this.#reader(this.#edge);
-      const existing = new Map<Pending, number>();
-      for (const p of batch) {
-        const i = await this.#find(p.leafHash, reader0);
-        if (i !== undefined) existing.set(p, i);
-      }
-      const fresh = batch.filter((p) => !existing.has(p));
-      const created = new Set(fresh);
-      let edge = this.#edge;
+      const found = await this.#findAll(batch, reader0);
+      const fresh = batch.filter((_, k) => found[k] === undefined);
+      const base = this.#edge.size;
       let head = this.#head;
       let reader = reader0;
+      let tree: BatchTree | undefined;
       if (fresh.length) {
-        edge = this.#edge.clone();
-        const base = edge.size;
+        const edge = this.#edge.clone();
+        const leaves = fresh.map((p) => p.leafHash);
+        const ids = rootNodes(base);
+        const old: Uint8Array[] = [];
+        (await reader0.read(ids)).forEach((x, k) => old[ids[k].level] = x);
+        const t = tree = new BatchTree(h, base, old, leaves);
+        const tiles = edge.append(leaves, (level, index) => t.node(level, index));
+        const overlay = new Map(tiles.map((t) => [`${t.level}/${t.index}`, t.hashes]));
+        reader = this.#reader(edge, overlay);
+        head = await this.#signNext(edge.size, reader, t.root());
         const entries: EntryWrite[] = fresh.map((p, i) => ({
           index: base + i,
           leafHash: p.leafHash,
           bytes: p.entry,
         }));
-        const tiles = edge.append(fresh.map((p) => p.leafHash));
-        const overlay = new Map(tiles.map((t) => [`${t.level}/${t.index}`, t.hashes]));
-        reader = this.#reader(edge, overlay);
-        head = await this.#signNext(edge.size, reader);
         try {
           await this.#s.commitBatch({ entries, tiles, head });
         } catch (e) {
@@ -253,20 +265,25 @@ class SequencedLog implements Log {
         this.#edge = edge;
         this.#head = head;
         this.#headJson = headJson(head, this.#signer);
-        fresh.forEach((p, i) => existing.set(p, base + i));
       }
       const treeHead = this.#headJson;
       const memo = new Map<string, Uint8Array>();
-      for (const p of batch) {
-        const index = existing.get(p)!;
-        const proof = (await inclusionProof(h, index, head.size, reader.read, memo)).map(toHex);
-        p.waiters.forEach((w, k) =>
+      let next = base;
+      for (let k = 0; k < batch.length; k++) {
+        const p = batch[k];
+        const known = found[k];
+        const created = known === undefined;
+        const index = created ? next++ : known;
+        const proof = created
+          ? tree!.hexProof(index)
+          : (await inclusionProof(h, index, head.size, reader.read, memo)).map(toHex);
+        p.waiters.forEach((w, n) =>
           w.resolve({
             index,
             leaf_hash: p.key,
             tree_head: treeHead,
             inclusion_proof: proof,
-            created: k === 0 && created.has(p),
+            created: n === 0 && created,
           })
         );
       }
@@ -278,8 +295,16 @@ class SequencedLog implements Log {
   }
 
   /** Signs the head of the grown tree after proving it consistent with the previous head. */
-  async #signNext(size: number, reader: TileNodeReader): Promise<StoredHead> {
+  async #signNext(size: number, reader: TileNodeReader, expect: Uint8Array): Promise<StoredHead> {
     const root = await treeRoot(h, size, reader.read);
+    if (!same(root, expect)) {
+      // The tiles about to be stored and the proofs about to be answered must agree.
+      throw this.#fail(
+        new LogIntegrityError(
+          `Cannot sign tree head: size ${size}'s root from tiles differs from the batch tree's`,
+        ),
+      );
+    }
     const prev = this.#head;
     if (prev.size > 0) {
       // SPEC §22.3 / ARCHITECTURE: a new head must extend the previous one (RFC 9162 §2.1.4.2).
@@ -324,6 +349,27 @@ class SequencedLog implements Log {
           b ?? this.#s.tile(t, i)
         ),
     );
+  }
+
+  /** The stored index of each pending entry's leaf hash (undefined: not stored). */
+  async #findAll(batch: Pending[], reader: TileNodeReader): Promise<(number | undefined)[]> {
+    const s = this.#s;
+    const hashes = batch.map((p) => p.leafHash);
+    const cands = s.leafCandidatesMany
+      ? await s.leafCandidatesMany(hashes)
+      : await Promise.all(hashes.map((x) => s.leafCandidates(x)));
+    const out: (number | undefined)[] = new Array(batch.length);
+    for (let k = 0; k < batch.length; k++) {
+      for (const i of cands[k]) {
+        if (i >= this.#edge.size) continue;
+        const [stored] = await reader.read([{ level: 0, index: i }]);
+        if (same(stored, hashes[k])) {
+          out[k] = i;
+          break;
+        }
+      }
+    }
+    return out;
   }
 
   async #find(leafHash: Uint8Array, reader: TileNodeReader): Promise<number | undefined> {

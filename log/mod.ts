@@ -18,6 +18,7 @@ export {
   type NodeReader,
   rangeNodes,
   referenceRoot,
+  rootNodes,
   splitPoint,
   treeRoot,
 } from "./tree.ts";

@@ -50,6 +50,11 @@ export interface LogStorage {
    */
   leafCandidates(leafHash: Uint8Array): Promise<number[]>;
   /**
+   * Optional: `leafCandidates` of many leaf hashes in one call (the sequencer dedupes a whole
+   * batch with it when a backend offers it); `[k]` answers `leafHashes[k]`.
+   */
+  leafCandidatesMany?(leafHashes: Uint8Array[]): Promise<number[][]>;
+  /**
    * Writes the batch atomically and durably: after it resolves, all of it survives a crash;
    * when it rejects, either all of it or none of it is stored (never a part). Refuses
    * (`StorageConflictError`, nothing written) a batch whose first index is not the stored

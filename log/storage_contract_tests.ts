@@ -107,6 +107,20 @@ export function runStorageContractTests(name: string, makeBackend: MakeBackend):
       const c = await s.leafCandidates(blake3Hasher.leaf(all[i]));
       assert.ok(c.includes(i), `leaf index of ${i}`);
     }
+    if (s.leafCandidatesMany) {
+      // The optional batch lookup answers exactly as the one-at-a-time lookup does.
+      const asked = [...all, enc("never stored"), ...all.slice(0, 3)].map(blake3Hasher.leaf);
+      const many = await s.leafCandidatesMany(asked);
+      assert.equal(many.length, asked.length);
+      for (let k = 0; k < asked.length; k++) {
+        assert.deepEqual(
+          [...many[k]].sort((a, b) => a - b),
+          [...await s.leafCandidates(asked[k])].sort((a, b) => a - b),
+          `candidates of ${k}`,
+        );
+      }
+      assert.deepEqual(await s.leafCandidatesMany([]), []);
+    }
     assert.equal(await s.entry(all.length), undefined);
     assert.deepEqual((await s.entries(10, 5)).map(hex), all.slice(10, 15).map(hex));
     assert.equal((await s.entries(all.length - 2, 10)).length, 2);
@@ -178,6 +192,11 @@ export function runStorageContractTests(name: string, makeBackend: MakeBackend):
     assert.equal(leafPrefix(forged), leafPrefix(lh));
     const c = await s.leafCandidates(forged);
     assert.ok(c.every((i) => i === 1), `candidates ${c}`);
+    if (s.leafCandidatesMany) {
+      const [m, t] = await s.leafCandidatesMany([forged, lh]);
+      assert.ok(m.every((i) => i === 1), `candidates ${m}`);
+      assert.ok(t.includes(1));
+    }
   });
 
   withStore("a log over the backend survives reopening", async (s) => {

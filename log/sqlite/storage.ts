@@ -102,6 +102,10 @@ export function openSqliteStorage(path: string): SqliteStorage {
     entries: q("SELECT bytes FROM entries WHERE idx >= ? ORDER BY idx LIMIT ?"),
     tile: q("SELECT hashes FROM tiles WHERE id = ?"),
     leaf: q("SELECT idx FROM leaves WHERE lp = ?"),
+    // One statement for a whole batch: the prefixes as a JSON array, answered by index lookups.
+    leafMany: q(
+      "SELECT j.key AS k, l.idx AS idx FROM json_each(?) j JOIN leaves l ON l.lp = j.value",
+    ),
     insEntry: q("INSERT INTO entries (idx, bytes) VALUES (?, ?)"),
     insLeaf: q("INSERT INTO leaves (lp, idx) VALUES (?, ?)"),
     putTile: q("INSERT OR REPLACE INTO tiles (id, hashes) VALUES (?, ?)"),
@@ -114,8 +118,19 @@ export function openSqliteStorage(path: string): SqliteStorage {
     const off = (index % 16) * 32;
     return b && b.length >= off + 32 ? b.subarray(off, off + 32) : undefined;
   };
-  const same = (a: Uint8Array, b: Uint8Array) =>
-    a.length === b.length && a.every((x, i) => x === b[i]);
+  const same = (a: Uint8Array, b: Uint8Array) => {
+    if (a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+    return true;
+  };
+  /** Candidates of many leaf hashes with one statement ([k] answers hashes[k]). */
+  const candidatesMany = (hashes: Uint8Array[]): number[][] => {
+    const out: number[][] = hashes.map(() => []);
+    if (hashes.length === 0) return out;
+    const rows = s.leafMany.all(JSON.stringify(hashes.map(leafPrefix))) as Row[];
+    for (const r of rows) out[r.k as number].push(r.idx as number);
+    return out;
+  };
   return {
     db,
     path,
@@ -152,29 +167,35 @@ export function openSqliteStorage(path: string): SqliteStorage {
         "read leaf index",
         () => (s.leaf.all(leafPrefix(leafHash)) as Row[]).map((r) => r.idx as number),
       ),
+    leafCandidatesMany: (leafHashes) =>
+      operational("read leaf index", () => candidatesMany(leafHashes)),
     commitBatch: (batch: Batch) =>
       operational("commit batch", () => {
         db.exec("BEGIN IMMEDIATE");
         try {
           const latest = s.latest.get() as Row | undefined;
           checkBatchExtends(batch, latest?.size as number | undefined);
-          const seen = new Set<string>();
-          for (const e of batch.entries) {
-            const lp = leafPrefix(e.leafHash);
-            // The leaf index is unique (docs/STORAGE.md): confirm prefix hits against the tile.
-            for (const r of s.leaf.all(lp) as Row[]) {
-              const old = storedLeaf(r.idx as number);
+          const hashes = batch.entries.map((e) => e.leafHash);
+          // The leaf index is unique (docs/STORAGE.md): confirm prefix hits against the tile.
+          const stored = candidatesMany(hashes);
+          const seen = new Map<number, Uint8Array[]>(); // prefix → leaf hashes in this batch
+          for (let k = 0; k < batch.entries.length; k++) {
+            const e = batch.entries[k];
+            for (const i of stored[k]) {
+              const old = storedLeaf(i);
               if (old && same(old, e.leafHash)) {
                 throw new StorageConflictError(
-                  `Cannot commit batch: entry ${e.index} is already stored at ${r.idx}`,
+                  `Cannot commit batch: entry ${e.index} is already stored at ${i}`,
                 );
               }
             }
-            const k = e.leafHash.join(",");
-            if (seen.has(k)) {
+            const lp = leafPrefix(e.leafHash);
+            const twins = seen.get(lp);
+            if (twins?.some((x) => same(x, e.leafHash))) {
               throw new StorageConflictError("Cannot commit batch: an entry is in it twice");
             }
-            seen.add(k);
+            if (twins) twins.push(e.leafHash);
+            else seen.set(lp, [e.leafHash]);
             s.insEntry.run(e.index, e.bytes);
             s.insLeaf.run(lp, e.index);
           }
