@@ -2,9 +2,12 @@
 //   HMAC-SHA-256(gateway_key, tool_id ‖ 0x00 ‖ ascii(joules_uj) ‖ 0x00 ‖ prov_tag ‖ 0x00 ‖
 //                minted_at ‖ 0x00 ‖ gateway_id)
 // lowercase hex, compared in constant time. Gateway keys come from operator configuration
-// (VerifierOptions.gatewayKeys), looked up by gateway_id. WebCrypto HMAC only.
+// (VerifierOptions.gatewayKeys), looked up by gateway_id. HMAC-SHA-256 is verify/sha256.ts's
+// synchronous implementation (cross-checked against WebCrypto and Python): a WebCrypto round trip
+// per tag cost ~20-30 µs, more than the rest of a receipt's checks.
 import { constantTimeEqual, toHex } from "./bytes.ts";
 import { VerifyInputError } from "./errors.ts";
+import { hmacSha256 } from "./sha256.ts";
 
 /** The fields of a ToolReceipt (JCR-1 §2.6) that the HMAC covers. */
 export interface ToolReceiptHmacFields {
@@ -65,62 +68,71 @@ export function toolReceiptHmacPayload(f: ToolReceiptHmacFields): Uint8Array {
   return utf8.encode([tool, j.toString(10), prov, minted, gw].join("\0"));
 }
 
-const keyCache = new WeakMap<Uint8Array, Promise<CryptoKey>>();
-
-function hmacKey(key: Uint8Array): Promise<CryptoKey> {
+/** HMAC-SHA-256(key, payload) as 32 raw bytes; the payload's codes first, then the key's. */
+function hmacBytes(key: Uint8Array, f: ToolReceiptHmacFields): Uint8Array {
+  const payload = toolReceiptHmacPayload(f);
   if (!(key instanceof Uint8Array) || key.length === 0) {
     throw new VerifyInputError(
       "hmac-bad-key",
       "Cannot use gateway key: not a non-empty Uint8Array",
     );
   }
-  let k = keyCache.get(key);
-  if (!k) {
-    k = crypto.subtle.importKey("raw", key.slice(), { name: "HMAC", hash: "SHA-256" }, false, [
-      "sign",
-    ]);
-    keyCache.set(key, k);
-  }
-  return k;
-}
-
-/** HMAC-SHA-256(key, payload) as 32 raw bytes. */
-async function hmacBytes(key: Uint8Array, f: ToolReceiptHmacFields): Promise<Uint8Array> {
-  const payload = toolReceiptHmacPayload(f);
-  const k = await hmacKey(key);
-  return new Uint8Array(await crypto.subtle.sign("HMAC", k, payload as BufferSource));
+  return hmacSha256(key, payload);
 }
 
 /**
  * The tool receipt's hmac_sha256_hex (JCR-1 §5): 64 lowercase hex digits.
  * @example await computeToolReceiptHmac(gatewayKey, fields) // "3f1a...c0"
  */
-export async function computeToolReceiptHmac(
+export function computeToolReceiptHmac(
   key: Uint8Array,
   f: ToolReceiptHmacFields,
 ): Promise<string> {
-  return toHex(await hmacBytes(key, f));
+  return settle(() => toHex(hmacBytes(key, f)));
+}
+
+/** The value of `f` as a promise; what it throws as a rejection (as an async function would). */
+function settle<T>(f: () => T): Promise<T> {
+  try {
+    return Promise.resolve(f());
+  } catch (e) {
+    return Promise.reject(e);
+  }
 }
 
 /**
- * Checks a tool receipt's tag in constant time (JCR-1 §5). Resolves false on a mismatch; throws
- * VerifyInputError("hmac-bad-tag-format") when the tag is not 64 lowercase hex digits, and the
+ * Checks a tool receipt's tag in constant time (JCR-1 §5). Resolves false on a mismatch; rejects
+ * with VerifyInputError("hmac-bad-tag-format") when the tag is not 64 lowercase hex digits, and the
  * payload builder's codes for malformed fields.
  *
  * @example await verifyToolReceiptHmac(gatewayKey, fields, receipt.hmac_sha256_hex) // true | false
  */
-export async function verifyToolReceiptHmac(
+export function verifyToolReceiptHmac(
   key: Uint8Array,
   f: ToolReceiptHmacFields,
   tagHex: string,
 ): Promise<boolean> {
+  return settle(() => checkToolReceiptHmac(key, f, tagHex));
+}
+
+/**
+ * verifyToolReceiptHmac, synchronously: true or false, or throws the same VerifyInputError codes.
+ * What the verifier's step 4 calls (no await per tag).
+ *
+ * @example checkToolReceiptHmac(gatewayKey, fields, receipt.hmac_sha256_hex) // true | false
+ */
+export function checkToolReceiptHmac(
+  key: Uint8Array,
+  f: ToolReceiptHmacFields,
+  tagHex: string,
+): boolean {
   if (typeof tagHex !== "string" || !HEX64.test(tagHex)) {
     throw new VerifyInputError(
       "hmac-bad-tag-format",
       "Cannot verify tool-receipt HMAC: tag is not 64 lowercase hex digits",
     );
   }
-  const expected = await hmacBytes(key, f);
+  const expected = hmacBytes(key, f);
   const given = new Uint8Array(32);
   for (let i = 0; i < 32; i++) given[i] = parseInt(tagHex.slice(2 * i, 2 * i + 2), 16);
   return constantTimeEqual(expected, given); // JCR-1 §5: "Comparison MUST be constant-time."

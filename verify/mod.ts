@@ -50,6 +50,7 @@ export {
 } from "./cose.ts";
 export type { CoseSign1 } from "./cose.ts";
 export {
+  checkToolReceiptHmac,
   computeToolReceiptHmac,
   PROVENANCE_TAGS,
   toolReceiptHmacPayload,

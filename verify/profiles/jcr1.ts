@@ -2,7 +2,7 @@
 // §7.1 drift bands. JouleClaw SPEC §1.3 (honest provenance) and §2 (worst counter) say the same.
 
 import type { CborMap } from "../cbor.ts";
-import { type ToolReceiptHmacFields, verifyToolReceiptHmac } from "../hmac.ts";
+import { checkToolReceiptHmac, type ToolReceiptHmacFields } from "../hmac.ts";
 import { VerifyInputError } from "../errors.ts";
 import {
   checkFields,
@@ -110,8 +110,8 @@ function structure(core: CborMap): Finding | undefined {
   return undefined;
 }
 
-/** JCR-1 §6 step 4: every tool receipt's HMAC, under its gateway's key (§5). */
-async function toolReceipts(core: CborMap, opts: ProfileOptions): Promise<StepOutcome> {
+/** JCR-1 §6 step 4: every tool receipt's HMAC, under its gateway's key (§5). Synchronous. */
+function toolReceipts(core: CborMap, opts: ProfileOptions): StepOutcome {
   const trs = list(core, "tool_receipts");
   if (trs.length === 0) return { status: "skipped", code: "no-tool-receipts" };
   for (const [i, tr] of trs.entries()) {
@@ -130,7 +130,7 @@ async function toolReceipts(core: CborMap, opts: ProfileOptions): Promise<StepOu
     }
     let ok: boolean;
     try {
-      ok = await verifyToolReceiptHmac(key, toolReceiptFields(m), text(m, "hmac_sha256_hex")!);
+      ok = checkToolReceiptHmac(key, toolReceiptFields(m), text(m, "hmac_sha256_hex")!);
     } catch (e) {
       if (e instanceof VerifyInputError) {
         return { status: "fail", code: e.code, detail: `tool_receipts[${i}]: ${e.message}` };
