@@ -8,7 +8,13 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { fastQuads } from "./fast.ts";
 import { CLASSES, JC, type Quad, type Term, toJsonLd, toQuads } from "./mod.ts";
-import { ShapeValidator, type ValidationOutcome } from "./shacl.ts";
+import {
+  bareReportJsonLd,
+  compactReport,
+  reportJsonLd,
+  ShapeValidator,
+  type ValidationOutcome,
+} from "./shacl.ts";
 import { MAX_SUBSETS, ShapeSubsets } from "./subsets.ts";
 import { V1_SHAPES_TTL } from "./assets.ts";
 import { Parser } from "n3";
@@ -25,6 +31,7 @@ const lit = (value: string, dt: string): Term => ({
 });
 
 const fast = new ShapeValidator();
+let bare = 0;
 const whole = new ShapeValidator(undefined, { fast: false });
 
 /** Report quads with blank nodes relabelled in order of appearance (the labels come from a counter). */
@@ -44,6 +51,11 @@ async function same(quads: Quad[], label: string): Promise<ValidationOutcome> {
   assert.equal(a.conforms, b.conforms, label);
   assert.equal(a.focus_nodes, b.focus_nodes, label);
   assert.deepEqual(relabel(a.reportQuads), relabel(b.reportQuads), label);
+  // The report's JSON-LD: written directly when it has no results, as jsonld.js writes it.
+  const direct = bareReportJsonLd(a.reportQuads);
+  assert.equal(direct !== undefined, a.reportQuads.length === 2, label);
+  if (direct) bare++;
+  assert.deepEqual(await reportJsonLd(a.reportQuads), await compactReport(a.reportQuads), label);
   return a;
 }
 
@@ -60,6 +72,7 @@ Deno.test("subsets: every positive document gives the whole graph's outcome", as
   const docs = await docQuads();
   assert.ok(docs.length >= 29);
   for (const d of docs) assert.equal((await same(d.quads, d.name)).conforms, true, d.name);
+  assert.ok(bare >= docs.length, "conforming reports are written directly");
 });
 
 Deno.test("subsets: quad-level mutations give the whole graph's outcome, results in order (property)", async () => {
@@ -173,3 +186,16 @@ Deno.test("subsets: a subset holds the shapes its classes reach and no others", 
 
 const prefixes = `@prefix jc: <${JC}> . @prefix sh: <http://www.w3.org/ns/shacl#> .
 @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .`;
+
+Deno.test("subsets: the direct report form matches jsonld.js for a non-conforming empty graph too", async () => {
+  const out = await same([], "empty graph");
+  assert.equal(out.conforms, false);
+  const direct = bareReportJsonLd(out.reportQuads)!;
+  assert.equal(direct["sh:conforms"], false);
+  // Anything but the two quads of a bare report goes to jsonld.js.
+  const [t, c] = out.reportQuads;
+  const odd = { ...c, subject: { termType: "NamedNode", value: "urn:r" } } as Quad;
+  assert.equal(bareReportJsonLd([t, odd]), undefined);
+  assert.equal(bareReportJsonLd([t, t]), undefined);
+  assert.equal(bareReportJsonLd([t]), undefined);
+});
