@@ -8,8 +8,11 @@
 // quads, iterated in exactly the order the copy would iterate them (graph, then subject,
 // predicate and object by first appearance in the match list — the copy's term numbering), with
 // a real copy made only if the list is read any other way (`has`, `match`, `add`, `delete`).
-// Everything else is @rdfjs/dataset's own code, so the validator sees the same quads in the same
-// order (vocab/dataset_test.ts checks both against @rdfjs/dataset over random graphs and patterns).
+// The index walk is the same walk without scratch objects, and a match list is remembered by
+// pattern until the dataset changes (the validator asks for each property path up to three times
+// per focus node: value nodes, sh:minCount, sh:maxCount). Adding and deleting are @rdfjs/dataset's
+// own code, so the validator sees the same quads in the same order (vocab/dataset_test.ts checks
+// it against @rdfjs/dataset over random graphs, changes and patterns).
 
 const XSD_STRING = "http://www.w3.org/2001/XMLSchema#string";
 
@@ -82,6 +85,9 @@ function copyOrder(quads: any[]): any[] {
   return keyed.map((k) => k.q);
 }
 
+/** How many match lists a dataset remembers. */
+const MEMO_MAX = 4096;
+
 /** Index layer names → which rotation of (subject, predicate, object) the three keys are. */
 const ROTATIONS: Record<string, number> = {
   "subject predicate object": 0,
@@ -103,8 +109,30 @@ type DatasetCtor = new (quads?: Iterable<any>) => any;
 function define(DatasetCore: DatasetCtor) {
   /** A DatasetCore whose `match` answers a `QuadList`. */
   class FastDataset extends DatasetCore {
+    // Match lists by pattern while the dataset is unchanged (a list is never changed in place).
+    // Not a class field: DatasetCore's constructor adds the first quads before fields exist.
+    declare _memo: Map<string, any[]> | undefined;
+
     match(subject?: any, predicate?: any, object?: any, graph?: any): QuadList {
-      return new QuadList(this._match(subject, predicate, object, graph));
+      const k = `${subject ? termKey(subject) : "*"}\u0000${predicate ? termKey(predicate) : "*"}` +
+        `\u0000${object ? termKey(object) : "*"}\u0000${graph ? termKey(graph) : "*"}`;
+      const memo = this._memo ??= new Map();
+      let quads = memo.get(k);
+      if (quads === undefined) {
+        quads = this._match(subject, predicate, object, graph);
+        if (memo.size < MEMO_MAX) memo.set(k, quads!);
+      }
+      return new QuadList(quads!);
+    }
+
+    add(quad: any): this {
+      this._memo?.clear();
+      return super.add(quad);
+    }
+
+    delete(quad: any): this {
+      this._memo?.clear();
+      return super.delete(quad);
     }
 
     /**
