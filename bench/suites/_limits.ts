@@ -1,8 +1,11 @@
 // The machine's own limits, measured in the same run as every figure they are set beside
 // (bench/main.ts). Other suites import the helpers; as a suite of its own it reports them.
+import process from "node:process";
+
 const enc = new TextEncoder();
 
-interface Sample {
+/** One pre-imported WebCrypto Ed25519 (key, signature, message) triple. */
+export interface Sample {
   key: CryptoKey;
   sig: Uint8Array<ArrayBuffer>;
   msg: Uint8Array<ArrayBuffer>;
@@ -54,6 +57,98 @@ export async function rawWebCryptoVerifiesPerSecond(ms = 2000, concurrency = 1):
     if ((done & 63) === 0 || concurrency > 1) now = performance.now();
   }
   return Math.round(done / ((performance.now() - t0) / 1000));
+}
+
+/** One measured slice: operations done, wall milliseconds, process CPU microseconds (all threads). */
+export interface Slice {
+  ops: number;
+  wallMs: number;
+  cpuUs: number;
+}
+
+function processCpuUs(): number {
+  const u = process.cpuUsage(); // user + system, every thread of the process (WebCrypto's too)
+  return u.user + u.system;
+}
+
+/**
+ * Runs `op(i)` with `concurrency` operations in flight for about `ms` milliseconds; returns the
+ * count, the wall time and the process CPU time it took. `op` resolves false (or throws) on a
+ * result that should not happen, which stops the measurement.
+ */
+export async function measureSlice(
+  op: (i: number) => Promise<boolean> | boolean,
+  ms: number,
+  concurrency = 1,
+): Promise<Slice> {
+  let ops = 0;
+  const c0 = processCpuUs();
+  const t0 = performance.now();
+  let now = t0;
+  while (now - t0 < ms) {
+    if (concurrency === 1) {
+      if (!(await op(ops))) throw new Error("Cannot measure: an operation gave a wrong answer");
+      ops++;
+    } else {
+      const batch = [];
+      for (let i = 0; i < concurrency; i++) batch.push(op(ops + i));
+      if ((await Promise.all(batch)).includes(false)) {
+        throw new Error("Cannot measure: an operation gave a wrong answer");
+      }
+      ops += concurrency;
+    }
+    now = performance.now();
+  }
+  return { ops, wallMs: now - t0, cpuUs: processCpuUs() - c0 };
+}
+
+/** A raw WebCrypto Ed25519 verification over pre-imported samples, as a measureSlice op. */
+export function rawVerifyOp(samples: Sample[]): (i: number) => Promise<boolean> {
+  return (i) => {
+    const s = samples[i % samples.length];
+    return crypto.subtle.verify({ name: "Ed25519" }, s.key, s.sig, s.msg);
+  };
+}
+
+/** Medians over the slices of one operation. */
+export interface Medians {
+  per_s: number;
+  wall_us_per_op: number;
+  cpu_us_per_op: number;
+}
+
+/**
+ * Measures several operations in interleaved slices (each round runs every operation once, the
+ * order rotating), so that load which comes and goes on a shared machine falls on all of them
+ * alike; answers the median per-slice figures of each.
+ */
+export async function interleavedMedians(
+  ops: Record<string, (i: number) => Promise<boolean> | boolean>,
+  opts: { rounds: number; ms: number; concurrency: number },
+): Promise<Record<string, Medians>> {
+  const names = Object.keys(ops);
+  for (const n of names) await measureSlice(ops[n], Math.min(300, opts.ms), opts.concurrency); // warm-up
+  const slices: Record<string, Slice[]> = Object.fromEntries(names.map((n) => [n, []]));
+  for (let r = 0; r < opts.rounds; r++) {
+    for (let k = 0; k < names.length; k++) {
+      const n = names[(k + r) % names.length];
+      slices[n].push(await measureSlice(ops[n], opts.ms, opts.concurrency));
+    }
+  }
+  const median = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  };
+  const out: Record<string, Medians> = {};
+  for (const n of names) {
+    const xs = slices[n];
+    out[n] = {
+      per_s: Math.round(median(xs.map((x) => x.ops / (x.wallMs / 1000)))),
+      wall_us_per_op: +median(xs.map((x) => (x.wallMs * 1000) / x.ops)).toFixed(1),
+      cpu_us_per_op: +median(xs.map((x) => x.cpuUs / x.ops)).toFixed(1),
+    };
+  }
+  return out;
 }
 
 /** As a suite: the raw limits alone. */
