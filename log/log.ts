@@ -11,8 +11,16 @@ import { type TreeHead, treeHeadBytes } from "./head.ts";
 import { LogInputError, LogIntegrityError, LogStorageError, PushbackError } from "./errors.ts";
 import type { EntryWrite, LogStorage, StoredHead } from "./storage.ts";
 import { TreeEdge } from "./edge.ts";
-import { TileNodeReader } from "./tiles.ts";
-import { consistencyProof, inclusionProof, rootNodes, treeRoot } from "./tree.ts";
+import { TileCache, TileNodeReader } from "./tiles.ts";
+import {
+  consistencyProof,
+  hashRanges,
+  inclusionProof,
+  inclusionRanges,
+  type RangeMemo,
+  rootNodes,
+  treeRoot,
+} from "./tree.ts";
 import { BatchTree } from "./batch_tree.ts";
 import { verifyConsistency } from "./proof.ts";
 import { recover } from "./recover.ts";
@@ -40,6 +48,11 @@ export interface Log {
   headAt(size: number): Promise<TreeHead | undefined>;
   inclusionProof(index: number, size: number): Promise<Uint8Array[]>;
   consistencyProof(first: number, second: number): Promise<Uint8Array[]>;
+  /**
+   * Optional: the leaf hash at `index` (undefined past the latest head), read from the tree
+   * rather than by hashing the entry; the inclusion-proof route uses it when present.
+   */
+  leafHashAt?(index: number): Promise<Uint8Array | undefined>;
   publicKey(): Uint8Array;
   signer(): string;
   /** Health: the store is readable and the log is not broken. */
@@ -56,6 +69,8 @@ export interface SequencerOptions {
   batchAgeMs?: number;
   /** Pending appends beyond which appends are refused with `PushbackError`. */
   pendingMax?: number;
+  /** Full tiles kept in memory (with the nodes folded from them) for proofs; default 4096. */
+  tileCacheTiles?: number;
 }
 
 /** Everything `openLog` needs besides the store. */
@@ -136,6 +151,9 @@ class SequencedLog implements Log {
   #reload = false;
   #broken: Error | undefined;
   #closed = false;
+  readonly #cache: TileCache;
+  /** Hashes of the right-border ranges of the latest head's tree, shared by its proofs. */
+  #border: { size: number; memo: RangeMemo } = { size: -1, memo: new Map() };
 
   constructor(s: LogStorage, o: LogOptions, edge: TreeEdge, head: StoredHead) {
     this.#s = s;
@@ -149,6 +167,7 @@ class SequencedLog implements Log {
     this.#edge = edge;
     this.#head = head;
     this.#headJson = headJson(head, this.#signer);
+    this.#cache = new TileCache(positive("tileCacheTiles", o.tileCacheTiles, 4096));
   }
 
   append(entry: Uint8Array): Promise<AppendResult> {
@@ -341,13 +360,23 @@ class SequencedLog implements Log {
     }
   }
 
+  /**
+   * A reader over the batch's tiles (`overlay`), then the edge, then the store; full tiles read
+   * from the store (and only those: they are final) go to the tile cache.
+   */
   #reader(edge: TreeEdge, overlay?: Map<string, Uint8Array>): TileNodeReader {
+    const s = this.#s;
+    const cache = this.#cache;
     return new TileNodeReader(
       h,
-      (t, i) =>
-        Promise.resolve(overlay?.get(`${t}/${i}`) ?? edge.tile(t, i)).then((b) =>
-          b ?? this.#s.tile(t, i)
-        ),
+      async (t, i) => {
+        const b = overlay?.get(`${t}/${i}`) ?? edge.tile(t, i);
+        if (b) return b;
+        const stored = await s.tile(t, i);
+        cache.put(t, i, stored);
+        return stored;
+      },
+      cache,
     );
   }
 
@@ -407,13 +436,37 @@ class SequencedLog implements Log {
   async inclusionProof(index: number, size: number): Promise<Uint8Array[]> {
     int("size", size, 1, this.#head.size);
     int("index", index, 0, size - 1);
-    return await inclusionProof(h, index, size, this.#reader(this.#edge).read);
+    const read = this.#reader(this.#edge).read;
+    // RFC 6962 §2.1.1: the ranges ending at `size` (the right border) are the same for every
+    // proof at that size; for the latest head they are memoized.
+    const ranges = inclusionRanges(index, size);
+    let memo: RangeMemo | undefined;
+    if (size === this.#head.size) {
+      if (this.#border.size !== size) this.#border = { size, memo: new Map() };
+      memo = this.#border.memo;
+    }
+    const border = ranges.filter((r) => r.end === size);
+    const inner = ranges.filter((r) => r.end !== size);
+    const [b, i] = await Promise.all([
+      hashRanges(h, border, read, memo),
+      hashRanges(h, inner, read),
+    ]);
+    let nb = 0, ni = 0;
+    return ranges.map((r) => (r.end === size ? b[nb++] : i[ni++]).slice());
   }
 
   async consistencyProof(first: number, second: number): Promise<Uint8Array[]> {
     int("second", second, 1, this.#head.size);
     int("first", first, 1, second);
-    return await consistencyProof(h, first, second, this.#reader(this.#edge).read);
+    const proof = await consistencyProof(h, first, second, this.#reader(this.#edge).read);
+    return proof.map((x) => x.slice());
+  }
+
+  async leafHashAt(index: number): Promise<Uint8Array | undefined> {
+    int("index", index, 0);
+    if (index >= this.#head.size) return undefined;
+    const [leaf] = await this.#reader(this.#edge).read([{ level: 0, index }]);
+    return leaf.slice();
   }
 
   publicKey(): Uint8Array {

@@ -66,21 +66,84 @@ export function joinHashes(hashes: Uint8Array[]): Uint8Array {
   return out;
 }
 
+/** A full tile as cached: its bytes and the interior nodes folded from it so far. */
+interface CachedTile {
+  bytes: Uint8Array;
+  /** Nodes of sub-levels 1..3 (8 + 4 + 2 slots, `SUB_OFFSET[j] + position`). */
+  sub: (Uint8Array | undefined)[];
+}
+
+const SUB_OFFSET = [0, 0, 8, 12];
+const FULL_TILE_BYTES = TILE_WIDTH * HASH_SIZE;
+
+/**
+ * Full tiles, least recently used out first, with the interior nodes folded from them. A full
+ * tile never changes (the tree only grows, and tile (t, i) always covers the same nodes), so an
+ * entry stays right for ever and memory is bounded by `maxTiles` (about 1 KiB each once its
+ * nodes are folded). Only tiles read back from the store may be put here: a batch's tiles are
+ * not final until committed.
+ */
+export class TileCache {
+  readonly #max: number;
+  readonly #map = new Map<number, CachedTile>();
+  hits = 0;
+  misses = 0;
+
+  constructor(maxTiles = 4096) {
+    if (!Number.isSafeInteger(maxTiles) || maxTiles < 1) {
+      throw new RangeError(`Cannot make a tile cache: ${maxTiles} tiles`);
+    }
+    this.#max = maxTiles;
+  }
+
+  /** Tiles held. */
+  get size(): number {
+    return this.#map.size;
+  }
+
+  /** The cached tile (level, index), marked as most recently used. */
+  get(level: number, index: number): CachedTile | undefined {
+    const k = nodeKey(level, index);
+    const e = this.#map.get(k);
+    if (!e) {
+      this.misses++;
+      return undefined;
+    }
+    this.hits++;
+    this.#map.delete(k);
+    this.#map.set(k, e);
+    return e;
+  }
+
+  /** Caches a tile read from the store when it is full (partial tiles still grow). */
+  put(level: number, index: number, bytes: Uint8Array | undefined): void {
+    if (bytes?.length !== FULL_TILE_BYTES) return;
+    const k = nodeKey(level, index);
+    if (this.#map.has(k)) return;
+    this.#map.set(k, { bytes, sub: new Array(14) });
+    if (this.#map.size > this.#max) this.#map.delete(this.#map.keys().next().value!);
+  }
+}
+
 /**
  * Reads complete-subtree hashes from tiles, one load per distinct tile, memoizing tiles and every
  * node computed (each interior node is hashed once per reader); `loads` counts tile loads (the
  * point reads a proof costs). Readers are short-lived: one per proof request or sequencer batch.
+ * With a `TileCache`, tiles found there are not loaded and nodes folded from them are kept there.
  */
 export class TileNodeReader {
   loads = 0;
   readonly #h: Hasher;
   readonly #load: TileLoader;
+  readonly #cache: TileCache | undefined;
   readonly #tiles = new Map<number, Uint8Array>();
+  readonly #sub = new Map<number, (Uint8Array | undefined)[]>();
   readonly #nodes = new Map<number, Uint8Array>();
 
-  constructor(h: Hasher, load: TileLoader) {
+  constructor(h: Hasher, load: TileLoader, cache?: TileCache) {
     this.#h = h;
     this.#load = load;
+    this.#cache = cache;
   }
 
   /** A `NodeReader` (tree.ts) over this reader. */
@@ -90,7 +153,12 @@ export class TileNodeReader {
       if (this.#nodes.has(nodeKey(id.level, id.index))) continue;
       const [t, i] = tileOf(id);
       const k = nodeKey(t, i);
-      if (!this.#tiles.has(k)) (want ??= new Map()).set(k, [t, i]);
+      if (this.#tiles.has(k)) continue;
+      const c = this.#cache?.get(t, i);
+      if (c) {
+        this.#tiles.set(k, c.bytes);
+        this.#sub.set(k, c.sub);
+      } else (want ??= new Map()).set(k, [t, i]);
     }
     if (want) {
       await Promise.all([...want].map(async ([k, [t, i]]) => {
@@ -98,17 +166,28 @@ export class TileNodeReader {
         const b = await this.#load(t, i);
         if (b === undefined) throw new Error(`Cannot read tree node: tile ${t}/${i} is missing`);
         this.#tiles.set(k, b);
+        const c = this.#cache?.get(t, i); // the loader may have cached it (read from the store)
+        if (c && c.bytes === b) this.#sub.set(k, c.sub);
       }));
     }
     return ids.map((id) => this.#node(id.level, id.index));
   };
 
   #node(level: number, index: number): Uint8Array {
+    const j = level % TILE_HEIGHT;
+    if (j !== 0) {
+      const t = (level - j) / TILE_HEIGHT;
+      const sub = this.#sub.get(nodeKey(t, Math.floor((index * 2 ** j) / TILE_WIDTH)));
+      if (sub) {
+        const slot = SUB_OFFSET[j] + (index % (TILE_WIDTH >> j));
+        return sub[slot] ??= this.#fold(level, index);
+      }
+    }
     const key = nodeKey(level, index);
     const hit = this.#nodes.get(key);
     if (hit) return hit;
     let out: Uint8Array;
-    if (level % TILE_HEIGHT === 0) {
+    if (j === 0) {
       const t = level / TILE_HEIGHT;
       const i = Math.floor(index / TILE_WIDTH);
       const bytes = this.#tiles.get(nodeKey(t, i))!;
@@ -122,10 +201,14 @@ export class TileNodeReader {
       }
       out = bytes.slice(off, off + HASH_SIZE);
     } else {
-      out = this.#h.node(this.#node(level - 1, 2 * index), this.#node(level - 1, 2 * index + 1));
+      out = this.#fold(level, index);
     }
     this.#nodes.set(key, out);
     return out;
+  }
+
+  #fold(level: number, index: number): Uint8Array {
+    return this.#h.node(this.#node(level - 1, 2 * index), this.#node(level - 1, 2 * index + 1));
   }
 }
 

@@ -75,9 +75,14 @@ export const logProofRoutes: RouteGroup = {
               `Cannot prove inclusion: index ${index} is not below size ${size}`,
             );
           }
-          const bytes = await log.entry(index);
-          if (!bytes) throw new ApiError("not-found", `Cannot prove inclusion: no entry ${index}`);
-          leaf = toHex(entryLeafHash(bytes));
+          // The leaf hash from the tree (one tile, usually cached) when the log offers it; the
+          // same BLAKE3(0x00 || entry) as hashing the stored entry (SPEC §22.1).
+          const known = log.leafHashAt ? await log.leafHashAt(index) : undefined;
+          const bytes = known ? undefined : await log.entry(index);
+          if (!known && !bytes) {
+            throw new ApiError("not-found", `Cannot prove inclusion: no entry ${index}`);
+          }
+          leaf = toHex(known ?? entryLeafHash(bytes!));
         }
         if (index >= size) {
           throw new ApiError(
