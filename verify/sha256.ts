@@ -9,88 +9,27 @@
 
 // FIPS 180-4 §4.2.2: the first 32 bits of the fractional parts of the cube roots of the first
 // 64 primes.
+// deno-fmt-ignore
 const K = Int32Array.from([
-  0x428a2f98,
-  0x71374491,
-  0xb5c0fbcf,
-  0xe9b5dba5,
-  0x3956c25b,
-  0x59f111f1,
-  0x923f82a4,
-  0xab1c5ed5,
-  0xd807aa98,
-  0x12835b01,
-  0x243185be,
-  0x550c7dc3,
-  0x72be5d74,
-  0x80deb1fe,
-  0x9bdc06a7,
-  0xc19bf174,
-  0xe49b69c1,
-  0xefbe4786,
-  0x0fc19dc6,
-  0x240ca1cc,
-  0x2de92c6f,
-  0x4a7484aa,
-  0x5cb0a9dc,
-  0x76f988da,
-  0x983e5152,
-  0xa831c66d,
-  0xb00327c8,
-  0xbf597fc7,
-  0xc6e00bf3,
-  0xd5a79147,
-  0x06ca6351,
-  0x14292967,
-  0x27b70a85,
-  0x2e1b2138,
-  0x4d2c6dfc,
-  0x53380d13,
-  0x650a7354,
-  0x766a0abb,
-  0x81c2c92e,
-  0x92722c85,
-  0xa2bfe8a1,
-  0xa81a664b,
-  0xc24b8b70,
-  0xc76c51a3,
-  0xd192e819,
-  0xd6990624,
-  0xf40e3585,
-  0x106aa070,
-  0x19a4c116,
-  0x1e376c08,
-  0x2748774c,
-  0x34b0bcb5,
-  0x391c0cb3,
-  0x4ed8aa4a,
-  0x5b9cca4f,
-  0x682e6ff3,
-  0x748f82ee,
-  0x78a5636f,
-  0x84c87814,
-  0x8cc70208,
-  0x90befffa,
-  0xa4506ceb,
-  0xbef9a3f7,
-  0xc67178f2,
+  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+  0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+  0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+  0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+  0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+  0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+  0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+  0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 ]);
 // FIPS 180-4 §5.3.3: the initial hash value.
+// deno-fmt-ignore
 const H0 = Int32Array.from([
-  0x6a09e667,
-  0xbb67ae85,
-  0x3c6ef372,
-  0xa54ff53a,
-  0x510e527f,
-  0x9b05688c,
-  0x1f83d9ab,
-  0x5be0cd19,
+  0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
 ]);
 
 const W = new Int32Array(64); // message schedule
 const state = new Int32Array(8); // the running hash of one call (calls never interleave)
 const innerDigest = new Uint8Array(32);
-let scratch = new Uint8Array(256); // padded message, grown on demand
+const tail = new Uint8Array(128); // the message's last partial block and its padding
 
 /** FIPS 180-4 §6.2.2: compresses the 64-byte blocks of `b[0, n)` into the state `h`. */
 function compress(h: Int32Array, b: Uint8Array, n: number): void {
@@ -126,18 +65,19 @@ function compress(h: Int32Array, b: Uint8Array, n: number): void {
  */
 function finish(h: Int32Array, before: number, msg: Uint8Array, out: Uint8Array): Uint8Array {
   const n = msg.length;
-  const padded = (n + 9 + 63) & ~63; // message, 0x80, zeros, 64-bit length
-  if (scratch.length < padded) scratch = new Uint8Array(padded * 2);
-  const s = scratch;
-  s.set(msg, 0);
-  s[n] = 0x80;
-  s.fill(0, n + 1, padded - 8);
+  const whole = n & ~63;
+  compress(h, msg, whole); // whole blocks straight from the message
+  const rest = n - whole;
+  const padded = rest < 56 ? 64 : 128; // the rest, 0x80, zeros, the 64-bit bit length
+  tail.set(msg.subarray(whole), 0);
+  tail[rest] = 0x80;
+  tail.fill(0, rest + 1, padded - 8);
   const bits = (before + n) * 8; // < 2^53: exact
   const hi = Math.floor(bits / 0x1_0000_0000), lo = bits >>> 0;
-  s[padded - 8] = hi >>> 24, s[padded - 7] = hi >>> 16, s[padded - 6] = hi >>> 8;
-  s[padded - 5] = hi, s[padded - 4] = lo >>> 24, s[padded - 3] = lo >>> 16;
-  s[padded - 2] = lo >>> 8, s[padded - 1] = lo;
-  compress(h, s, padded);
+  tail[padded - 8] = hi >>> 24, tail[padded - 7] = hi >>> 16, tail[padded - 6] = hi >>> 8;
+  tail[padded - 5] = hi, tail[padded - 4] = lo >>> 24, tail[padded - 3] = lo >>> 16;
+  tail[padded - 2] = lo >>> 8, tail[padded - 1] = lo;
+  compress(h, tail, padded);
   for (let i = 0; i < 8; i++) {
     const w = h[i];
     out[4 * i] = w >>> 24, out[4 * i + 1] = w >>> 16, out[4 * i + 2] = w >>> 8, out[4 * i + 3] = w;
