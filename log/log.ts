@@ -126,6 +126,15 @@ function positive(name: string, v: number | undefined, dflt: number): number {
 
 const h = blake3Hasher;
 
+/** The hashes copied into one fresh buffer: the caller's to keep, sharing nothing with caches. */
+function copied(hashes: Uint8Array[]): Uint8Array[] {
+  const buf = new Uint8Array(hashes.length * HASH_SIZE);
+  return hashes.map((x, k) => {
+    buf.set(x, k * HASH_SIZE);
+    return buf.subarray(k * HASH_SIZE, (k + 1) * HASH_SIZE);
+  });
+}
+
 function same(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
@@ -362,7 +371,7 @@ class SequencedLog implements Log {
 
   /**
    * A reader over the batch's tiles (`overlay`), then the edge, then the store; full tiles read
-   * from the store (and only those: they are final) go to the tile cache.
+   * from the store go to the tile cache (they are final).
    */
   #reader(edge: TreeEdge, overlay?: Map<string, Uint8Array>): TileNodeReader {
     const s = this.#s;
@@ -376,7 +385,9 @@ class SequencedLog implements Log {
         cache.put(t, i, stored);
         return stored;
       },
-      cache,
+      // A batch's reader (overlay, uncloned edge) sees tiles that are not committed yet: the
+      // cache, which keeps nodes for ever, is only for readers of the committed tree.
+      overlay ? undefined : cache,
     );
   }
 
@@ -452,21 +463,20 @@ class SequencedLog implements Log {
       hashRanges(h, inner, read),
     ]);
     let nb = 0, ni = 0;
-    return ranges.map((r) => (r.end === size ? b[nb++] : i[ni++]).slice());
+    return copied(ranges.map((r) => (r.end === size ? b[nb++] : i[ni++])));
   }
 
   async consistencyProof(first: number, second: number): Promise<Uint8Array[]> {
     int("second", second, 1, this.#head.size);
     int("first", first, 1, second);
-    const proof = await consistencyProof(h, first, second, this.#reader(this.#edge).read);
-    return proof.map((x) => x.slice());
+    return copied(await consistencyProof(h, first, second, this.#reader(this.#edge).read));
   }
 
   async leafHashAt(index: number): Promise<Uint8Array | undefined> {
     int("index", index, 0);
     if (index >= this.#head.size) return undefined;
     const [leaf] = await this.#reader(this.#edge).read([{ level: 0, index }]);
-    return leaf.slice();
+    return copied([leaf])[0];
   }
 
   publicKey(): Uint8Array {

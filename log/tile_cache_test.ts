@@ -21,17 +21,25 @@ const h = blake3Hasher;
 Deno.test("TileCache keeps only full tiles, at most maxTiles, least recently used out first", () => {
   const c = new TileCache(2);
   const full = (x: number) => new Uint8Array(TILE_WIDTH * 32).fill(x);
-  c.put(0, 0, new Uint8Array(15 * 32)); // partial: never cached
+  c.put(0, 0, new Uint8Array(15 * 32)); // partial: never cached as bytes
   c.put(0, 1, undefined);
   assert.equal(c.size, 0);
+  assert.equal(c.get(0, 0), undefined);
   c.put(0, 0, full(1));
   c.put(0, 1, full(2));
-  assert.equal(c.get(0, 0)?.bytes[0], 1); // 0/0 is now the most recent
-  c.put(1, 0, full(3));
   assert.equal(c.size, 2);
-  assert.equal(c.get(0, 1), undefined); // evicted
-  assert.equal(c.get(0, 0)?.bytes[0], 1);
-  assert.equal(c.get(1, 0)?.bytes[0], 3);
+  c.put(0, 0, full(9)); // a full tile never changes: the first bytes stay
+  assert.equal(c.get(0, 0)?.[0], 1);
+  const n = c.nodes(0, 1); // 0/1 is now the most recent; 0/0 the least
+  assert.equal(n.length, 14);
+  assert.equal(c.nodes(0, 1), n); // the same slots for the same tile
+  c.put(1, 0, full(3)); // evicts 0/0 (bound 2)
+  assert.equal(c.get(0, 0), undefined);
+  assert.equal(c.get(0, 1)?.[0], 2);
+  assert.equal(c.get(1, 0)?.[0], 3);
+  c.nodes(5, 5); // a partial tile's nodes: evicts 0/1, bytes and nodes together
+  assert.equal(c.get(0, 1), undefined);
+  assert.notEqual(c.nodes(0, 1), n);
   assert.throws(() => new TileCache(0), /Cannot make a tile cache/);
 });
 
@@ -97,4 +105,27 @@ async function proofsVerify(s: LogStorage, tileCacheTiles: number) {
 Deno.test("proofs through the caches verify at every size while the log grows", async () => {
   await proofsVerify(createMemoryStore(), 4096);
   await proofsVerify(createMemoryStore(), 1); // constant eviction
+});
+
+Deno.test("a batch whose commit fails leaves nothing in the caches that later proofs use", async () => {
+  const store = createMemoryStore();
+  const log = await openLog(store, { secretKey: secret, batchMax: 64, batchAgeMs: 1 });
+  const check = async () => {
+    const head = await log.latestHead();
+    for (let i = 0; i < head.size; i++) {
+      const proof = await log.inclusionProof(i, head.size);
+      const leaf = (await log.leafHashAt!(i))!;
+      assert.ok(verifyInclusion(h, i, head.size, leaf, proof, fromHex(head.root)), `${i}`);
+    }
+  };
+  await Promise.all(Array.from({ length: 45 }, (_, i) => log.append(enc(`a${i}`))));
+  await check(); // warms the caches with nodes of the committed partial tiles
+  for (const fault of ["fail-and-not-persist", "fail-and-persist"] as const) {
+    store.injectFault(fault);
+    const lost = Array.from({ length: 30 }, (_, i) => log.append(enc(`${fault} ${i}`)));
+    for (const p of lost) await assert.rejects(p, /storage commit failed/);
+    await Promise.all(Array.from({ length: 37 }, (_, i) => log.append(enc(`${fault} b${i}`))));
+    await check();
+  }
+  await log.close();
 });

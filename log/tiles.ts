@@ -66,22 +66,16 @@ export function joinHashes(hashes: Uint8Array[]): Uint8Array {
   return out;
 }
 
-/** A full tile as cached: its bytes and the interior nodes folded from it so far. */
-interface CachedTile {
-  bytes: Uint8Array;
-  /** Nodes of sub-levels 1..3 (8 + 4 + 2 slots, `SUB_OFFSET[j] + position`). */
-  sub: (Uint8Array | undefined)[];
-}
-
 const SUB_OFFSET = [0, 0, 8, 12];
 const FULL_TILE_BYTES = TILE_WIDTH * HASH_SIZE;
 
 /**
- * Full tiles, least recently used out first, with the interior nodes folded from them. A full
- * tile never changes (the tree only grows, and tile (t, i) always covers the same nodes), so an
- * entry stays right for ever and memory is bounded by `maxTiles` (about 1 KiB each once its
- * nodes are folded). Only tiles read back from the store may be put here: a batch's tiles are
- * not final until committed.
+ * Full tiles, least recently used out first, and the interior nodes folded from any committed
+ * tile. A full tile never changes (the tree only grows, and tile (t, i) always covers the same
+ * nodes), and neither does a complete subtree's hash, so nodes folded from a partial tile stay
+ * right when it grows: entries stay right for ever, and memory is bounded by `maxTiles` tiles
+ * and `maxTiles` node sets (about 1 KiB each). Only tiles that are committed may reach it: a
+ * batch's tiles are not final until its commit succeeds.
  */
 export class TileCache {
   readonly #max: number;
@@ -96,40 +90,59 @@ export class TileCache {
     this.#max = maxTiles;
   }
 
-  /** Tiles held. */
+  /** Full tiles held. */
   get size(): number {
-    return this.#map.size;
+    let n = 0;
+    for (const e of this.#map.values()) if (e.full) n++;
+    return n;
   }
 
-  /** The cached tile (level, index), marked as most recently used. */
-  get(level: number, index: number): CachedTile | undefined {
-    const k = nodeKey(level, index);
-    const e = this.#map.get(k);
-    if (!e) {
-      this.misses++;
-      return undefined;
-    }
-    this.hits++;
-    this.#map.delete(k);
-    this.#map.set(k, e);
-    return e;
+  /** The cached full tile (level, index). */
+  get(level: number, index: number): Uint8Array | undefined {
+    return this.#map.get(nodeKey(level, index))?.full;
   }
 
   /** Caches a tile read from the store when it is full (partial tiles still grow). */
   put(level: number, index: number, bytes: Uint8Array | undefined): void {
     if (bytes?.length !== FULL_TILE_BYTES) return;
-    const k = nodeKey(level, index);
-    if (this.#map.has(k)) return;
-    this.#map.set(k, { bytes, sub: new Array(14) });
-    if (this.#map.size > this.#max) this.#map.delete(this.#map.keys().next().value!);
+    this.entry(level, index).full ??= bytes;
   }
+
+  /** The nodes folded from tile (level, index) so far (14 slots, filled by readers). */
+  nodes(level: number, index: number): (Uint8Array | undefined)[] {
+    return this.entry(level, index).sub;
+  }
+
+  /** Tile (level, index)'s entry, created when absent, marked as most recently used. */
+  entry(level: number, index: number): CachedTile {
+    const k = nodeKey(level, index);
+    let e = this.#map.get(k);
+    if (e) {
+      this.hits++;
+      this.#map.delete(k);
+    } else {
+      this.misses++;
+      e = { full: undefined, sub: new Array(14) };
+      if (this.#map.size >= this.#max) this.#map.delete(this.#map.keys().next().value!);
+    }
+    this.#map.set(k, e);
+    return e;
+  }
+}
+
+/** A tile's cache entry: its bytes once full, and the interior nodes folded from it so far. */
+export interface CachedTile {
+  full: Uint8Array | undefined;
+  sub: (Uint8Array | undefined)[];
 }
 
 /**
  * Reads complete-subtree hashes from tiles, one load per distinct tile, memoizing tiles and every
  * node computed (each interior node is hashed once per reader); `loads` counts tile loads (the
  * point reads a proof costs). Readers are short-lived: one per proof request or sequencer batch.
- * With a `TileCache`, tiles found there are not loaded and nodes folded from them are kept there.
+ * With a `TileCache`, full tiles found there are not loaded, and interior nodes are kept there
+ * (slots `SUB_OFFSET[j] + position` for sub-levels j = 1..3): the loader must then return
+ * committed tiles only.
  */
 export class TileNodeReader {
   loads = 0;
@@ -154,11 +167,10 @@ export class TileNodeReader {
       const [t, i] = tileOf(id);
       const k = nodeKey(t, i);
       if (this.#tiles.has(k)) continue;
-      const c = this.#cache?.get(t, i);
-      if (c) {
-        this.#tiles.set(k, c.bytes);
-        this.#sub.set(k, c.sub);
-      } else (want ??= new Map()).set(k, [t, i]);
+      const c = this.#cache?.entry(t, i);
+      if (c) this.#sub.set(k, c.sub);
+      if (c?.full) this.#tiles.set(k, c.full);
+      else (want ??= new Map()).set(k, [t, i]);
     }
     if (want) {
       await Promise.all([...want].map(async ([k, [t, i]]) => {
@@ -166,8 +178,6 @@ export class TileNodeReader {
         const b = await this.#load(t, i);
         if (b === undefined) throw new Error(`Cannot read tree node: tile ${t}/${i} is missing`);
         this.#tiles.set(k, b);
-        const c = this.#cache?.get(t, i); // the loader may have cached it (read from the store)
-        if (c && c.bytes === b) this.#sub.set(k, c.sub);
       }));
     }
     return ids.map((id) => this.#node(id.level, id.index));
