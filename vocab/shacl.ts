@@ -12,7 +12,7 @@ import jsonld from "jsonld";
 import { V1_SHAPES_TTL } from "./assets.ts";
 import { JC } from "./schema.ts";
 import type { Quad, Term } from "./jsonld.ts";
-import { ShapeSubsets, validationEnvironment } from "./subsets.ts";
+import { TargetSelection, validationEnvironment } from "./targets.ts";
 
 const SH = "http://www.w3.org/ns/shacl#";
 const RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#";
@@ -77,9 +77,9 @@ function termString(
 /** Options of `ShapeValidator`. */
 export interface ShapeValidatorOptions {
   /**
-   * false: rdf-validate-shacl exactly as it comes — the whole shapes graph, its default RDF/JS
-   * environment and dataset — the reference the fast path is tested against. The default, true,
-   * validates with the shapes the data's classes select (vocab/subsets.ts) over the
+   * false: rdf-validate-shacl exactly as it comes — every targeted shape visited, its default
+   * RDF/JS environment and dataset — the reference the fast path is tested against. The default,
+   * true, visits only the shapes the data's classes select (vocab/targets.ts) and uses the
    * fast-matching dataset (vocab/dataset.ts).
    */
   fast?: boolean;
@@ -87,7 +87,7 @@ export interface ShapeValidatorOptions {
 
 /** The validator over the published shapes, built once (SPEC §15). */
 export class ShapeValidator {
-  readonly #subsets: ShapeSubsets;
+  readonly #targets: TargetSelection;
   readonly #fast: boolean;
   readonly #shapes: Store;
   readonly #f: any;
@@ -96,10 +96,10 @@ export class ShapeValidator {
   constructor(shapesTurtle: string = V1_SHAPES_TTL, opts: ShapeValidatorOptions = {}) {
     const quads = new Parser().parse(shapesTurtle);
     this.#shapes = new Store(quads);
-    this.#subsets = new ShapeSubsets(quads);
+    this.#targets = new TargetSelection(quads);
     this.#fast = opts.fast ?? true;
-    this.#f = this.#fast ? validationEnvironment() : this.#subsets.reference.factory;
-    this.#targetClasses = this.#subsets.targetClasses;
+    this.#f = this.#fast ? validationEnvironment() : this.#targets.reference.factory;
+    this.#targetClasses = this.#targets.targetClasses;
   }
 
   #term(t: Term): any {
@@ -159,7 +159,8 @@ export class ShapeValidator {
         f.quad(this.#term(q.subject), this.#term(q.predicate), this.#term(q.object))
       ),
     );
-    const validator = this.#fast ? this.#subsets.validatorFor(quads) : this.#subsets.reference;
+    if (this.#fast) this.#targets.prepare(data, quads);
+    const validator = this.#fast ? this.#targets.validator : this.#targets.reference;
     const report = await validator.validate(data);
     // Count what the shapes' targets reached. The shapes target by sh:targetClass only (checked
     // when the validator is built), and the data carries no rdfs:subClassOf, so the focus nodes are
