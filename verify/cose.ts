@@ -5,7 +5,9 @@
 // untagged or with a single leading tag 18. The strict decoder refuses every tag, so this parser
 // alone strips ONE leading 0xd2 before handing the rest to it. The signature is over
 // Sig_structure = ["Signature1", protected, h'', payload] built from the protected bytes exactly
-// as received (RFC 9052 §4.4).
+// as received (RFC 9052 §4.4). Envelopes in the canonical layout (what coseSign1 writes) are read
+// by position without the general decoder; every other input goes through it, so the answers and
+// codes are the decoder's (tests/verify/cose_fast_test.ts).
 import { type CborMap, decodeCbor, encodeCbor } from "./cbor.ts";
 import { decodeAsciiText } from "./cbor_decode.ts";
 import { headSize, writeHead } from "./cbor_encode.ts";
@@ -70,7 +72,7 @@ export function parseCoseSign1Views(bytes: Uint8Array): CoseSign1 {
   return readCanonicalLayout(bytes) ?? parseCoseSign1Decoded(bytes);
 }
 
-/** Set by bstrAt: where the byte string's content starts. */
+/** Set by stringAt: where the string's content starts. */
 let contentAt = 0;
 
 /**
