@@ -46,6 +46,7 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Hono
   };
   const matchers = routes.map((r) => pathRegExp(r.path));
   const corsPath = (path: string) => routes.some((r, i) => r.cors && matchers[i].test(path));
+  const statusLabels = new Map<number, { status: string }>();
   const clientKey = deps.clientKey ??
     ((c: Context<AppEnv>) => String(c.env?.clientAddr ?? "unknown"));
 
@@ -56,11 +57,15 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Hono
     await next();
     // API.md: every response carries the ApiDocumentation link.
     c.res.headers.append("link", API_DOC_LINK);
-    if (corsPath(c.req.path)) {
+    // A matched route said whether it is public; otherwise (404, 405, OPTIONS) match the path.
+    if (c.get("cors") ?? corsPath(c.req.path)) {
       c.res.headers.set("access-control-allow-origin", "*");
       c.res.headers.set("access-control-expose-headers", EXPOSED);
     }
-    deps.metrics.inc("jc_http_responses_total", { status: String(c.res.status) });
+    const status = c.res.status;
+    let labels = statusLabels.get(status);
+    if (!labels) statusLabels.set(status, labels = { status: String(status) });
+    deps.metrics.inc("jc_http_responses_total", labels);
   });
 
   // CORS preflight (Fetch standard §3.2.2) for the public routes.
@@ -81,7 +86,9 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Hono
   for (const r of routes) {
     const rateClass = r.rate ?? (r.method === "GET" ? "read" : "write");
     const timeoutMs = r.timeoutMs ?? deps.config.requestTimeoutMs;
+    const cors = r.cors === true;
     app.on(r.method, r.path, async (c) => {
+      c.set("cors", cors);
       if (rateClass !== "none") {
         const t = buckets[rateClass].take(clientKey(c), now());
         if (!t.ok) {

@@ -40,27 +40,102 @@ function tooLarge(limit: number): ApiError {
   return new ApiError("body-too-large", `Cannot read the body: it exceeds ${limit} bytes`);
 }
 
+interface Deadline {
+  at: number;
+  reject: (e: unknown) => void;
+  ms: number;
+  done: boolean;
+}
+
+/**
+ * The deadlines of the requests in flight, served by one timer (a timer per request cost more
+ * than the rest of a proof request). One FIFO per time limit keeps each queue in deadline order;
+ * entries are dropped from the front as they finish or expire, and the timer is cleared when no
+ * request is in flight (so nothing outlives the requests).
+ */
+class Deadlines {
+  readonly #queues = new Map<number, Deadline[]>();
+  #live = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timerAt = Infinity;
+
+  add(ms: number, reject: (e: unknown) => void): Deadline {
+    const d = { at: performance.now() + ms, reject, ms, done: false };
+    let q = this.#queues.get(ms);
+    if (!q) this.#queues.set(ms, q = []);
+    q.push(d);
+    this.#live++;
+    if (d.at < this.#timerAt) this.#arm(d.at);
+    return d;
+  }
+
+  finish(d: Deadline): void {
+    if (d.done) return;
+    d.done = true;
+    if (--this.#live === 0) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+      this.#timerAt = Infinity;
+      this.#queues.clear();
+      return;
+    }
+    const q = this.#queues.get(d.ms)!;
+    let n = 0;
+    while (n < q.length && q[n].done) n++;
+    if (n > 64 || n === q.length) q.splice(0, n);
+  }
+
+  #arm(at: number): void {
+    clearTimeout(this.#timer);
+    this.#timerAt = at;
+    this.#timer = setTimeout(() => this.#fire(), Math.max(0, at - performance.now()));
+  }
+
+  #fire(): void {
+    this.#timer = undefined;
+    this.#timerAt = Infinity;
+    const now = performance.now();
+    let next = Infinity;
+    for (const [ms, q] of this.#queues) {
+      let n = 0;
+      for (; n < q.length && (q[n].done || q[n].at <= now); n++) {
+        const d = q[n];
+        if (d.done) continue;
+        d.done = true;
+        this.#live--;
+        d.reject(
+          new ApiError("timeout", `Cannot answer in time: the request ran past ${ms} ms`, {
+            headers: { "retry-after": "1" },
+          }),
+        );
+      }
+      q.splice(0, n);
+      if (q.length) next = Math.min(next, q[0].at);
+      else this.#queues.delete(ms);
+    }
+    if (next < Infinity) this.#arm(next);
+  }
+}
+
+const deadlines = new Deadlines();
+
 /**
  * Runs `work` under a time limit. On expiry answers 503 `timeout` with Retry-After; the work
  * itself is not cancelled (an append that completes later is still acknowledged to a
  * resubmission, exactly once).
  */
-export async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expiry = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new ApiError("timeout", `Cannot answer in time: the request ran past ${ms} ms`, {
-            headers: { "retry-after": "1" },
-          }),
-        ),
-      ms,
+export function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const d = deadlines.add(ms, reject);
+    work.then(
+      (v) => {
+        deadlines.finish(d);
+        resolve(v);
+      },
+      (e) => {
+        deadlines.finish(d);
+        reject(e);
+      },
     );
   });
-  try {
-    return await Promise.race([work, expiry]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -32,6 +32,10 @@ class Histogram {
   }
 }
 
+const NO_LABELS: Labels = {};
+const CREATED: Labels = { result: "created" };
+const DUPLICATE: Labels = { result: "duplicate" };
+
 /** Buckets of the ack-latency histogram, seconds. */
 export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 /** Buckets of the batch-size histogram, entries. */
@@ -46,6 +50,8 @@ export class Metrics {
   #help = new Map<string, [string, string]>();
   #hist = new Map<string, Histogram>();
   #gauges = new Map<string, number>();
+  #keys = new WeakMap<Labels, string>();
+  #codeLabels = new Map<string, Labels>();
   #lastBatchSize = -1;
   #lastBatchCount = 0;
 
@@ -78,11 +84,15 @@ export class Metrics {
     this.#help.set(name, [type, help]);
   }
 
-  /** Adds `by` to counter `name` with `labels`. */
-  inc(name: string, labels: Labels = {}, by = 1) {
+  /**
+   * Adds `by` to counter `name` with `labels`. A labels object passed again is keyed once (so it
+   * must not be changed after its first use).
+   */
+  inc(name: string, labels: Labels = NO_LABELS, by = 1) {
     let m = this.#counters.get(name);
     if (!m) this.#counters.set(name, m = new Map());
-    const k = labelKey(labels);
+    let k = this.#keys.get(labels);
+    if (k === undefined) this.#keys.set(labels, k = labelKey(labels));
     m.set(k, (m.get(k) ?? 0) + by);
   }
 
@@ -93,7 +103,9 @@ export class Metrics {
 
   /** Records one verification outcome. */
   verification(code: string) {
-    this.inc("jc_verifications_total", { code });
+    let labels = this.#codeLabels.get(code);
+    if (!labels) this.#codeLabels.set(code, labels = { code });
+    this.inc("jc_verifications_total", labels);
   }
 
   /**
@@ -101,7 +113,7 @@ export class Metrics {
    * answered under the same new head size form one batch.
    */
   append(created: boolean, latencyMs: number, headSize: number) {
-    this.inc("jc_appends_total", { result: created ? "created" : "duplicate" });
+    this.inc("jc_appends_total", created ? CREATED : DUPLICATE);
     this.#hist.get("jc_append_ack_seconds")!.observe(latencyMs / 1000);
     if (!created) return;
     if (headSize !== this.#lastBatchSize) {

@@ -75,6 +75,8 @@ export interface AppEnv {
     routes: RouteDef[];
     /** performance.now()-style start time of the request, for latency metrics. */
     startedAt: number;
+    /** Set by the matched route: whether it is open to cross-origin callers. */
+    cors: boolean;
   };
 }
 
