@@ -232,3 +232,16 @@ Deno.test("targets: the direct report form matches jsonld.js for a non-conformin
   assert.equal(bareReportJsonLd([t, t]), undefined);
   assert.equal(bareReportJsonLd([t]), undefined);
 });
+
+Deno.test("targets: concurrent validations each get their own selection", async () => {
+  // rdf-validate-shacl awaits before it sets the data graph: interleaved calls must not see each
+  // other's class sets.
+  const docs = await docQuads();
+  // Each document, and without its second quad (a property of the root: a violation).
+  const inputs = docs.flatMap((d) => [d.quads, d.quads.filter((_, i) => i !== 1)]);
+  const expected = [];
+  for (const q of inputs) expected.push((await whole.validate(q)).results);
+  assert.ok(expected.filter((r) => r.length).length >= docs.length - 2);
+  const got = await Promise.all(inputs.map((q) => fast.validate(q)));
+  assert.deepEqual(got.map((o) => o.results), expected);
+});
