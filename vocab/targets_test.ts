@@ -245,3 +245,36 @@ Deno.test("targets: concurrent validations each get their own selection", async 
   const got = await Promise.all(inputs.map((q) => fast.validate(q)));
   assert.deepEqual(got.map((o) => o.results), expected);
 });
+
+Deno.test("targets: JSON-level mutations (any key, any JSON value) give the reference outcome (property)", async () => {
+  const docs = allDocs();
+  const val = fc.oneof(
+    fc.string({ maxLength: 4 }),
+    fc.integer(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.double(),
+    fc.constantFrom("L3", "HwShunt", "007", "-1", "2026-05-31T18:04:22Z", "a".repeat(64)),
+    fc.array(fc.integer(), { maxLength: 2 }),
+    fc.constant([{}]),
+    fc.dictionary(fc.string({ maxLength: 3 }), fc.integer(), { maxKeys: 2 }),
+  );
+  let refused = 0;
+  await fc.assert(
+    fc.asyncProperty(fc.nat(docs.length - 1), fc.nat(), val, async (di, ki, v) => {
+      const d = docs[di];
+      const keys = Object.keys(d.json);
+      const k = keys[ki % keys.length];
+      // The class of the document as it was (the mutation may break its schema tag).
+      const cls = d.cls ??
+        CLASSES.find((c) =>
+          c.discriminator && d.json[c.discriminator.key] === c.discriminator.value
+        )!.name;
+      const doc = toJsonLd({ ...d.json, [k]: v }, { cls });
+      const quads = fastQuads(doc) ?? await toQuads(doc);
+      if (!(await same(quads, `${d.name} ${k}=${JSON.stringify(v)}`)).conforms) refused++;
+    }),
+    { numRuns: 150 },
+  );
+  assert.ok(refused > 75, `only ${refused} of 150 mutants were refused`);
+});
