@@ -85,6 +85,24 @@ function copyOrder(quads: any[]): any[] {
   return keyed.map((k) => k.q);
 }
 
+/**
+ * An unambiguous key of a match pattern: each position is "-" (any) or its term key prefixed with
+ * its length, so no term (an IRI "*", one holding a separator) reads as another pattern; undefined
+ * for a quoted triple, whose term key here is not @rdfjs/dataset's.
+ */
+function patternKey(...terms: any[]): string | undefined {
+  let k = "";
+  for (const t of terms) {
+    if (!t) k += "-";
+    else if (t.termType === "Quad") return undefined;
+    else {
+      const tk = termKey(t);
+      k += `${tk.length}:${tk}`;
+    }
+  }
+  return k;
+}
+
 /** How many match lists a dataset remembers. */
 const MEMO_MAX = 4096;
 
@@ -114,8 +132,8 @@ function define(DatasetCore: DatasetCtor) {
     declare _memo: Map<string, any[]> | undefined;
 
     match(subject?: any, predicate?: any, object?: any, graph?: any): QuadList {
-      const k = `${subject ? termKey(subject) : "*"}\u0000${predicate ? termKey(predicate) : "*"}` +
-        `\u0000${object ? termKey(object) : "*"}\u0000${graph ? termKey(graph) : "*"}`;
+      const k = patternKey(subject, predicate, object, graph);
+      if (k === undefined) return new QuadList(this._match(subject, predicate, object, graph));
       const memo = this._memo ??= new Map();
       let quads = memo.get(k);
       if (quads === undefined) {

@@ -21,6 +21,8 @@ const nodes = [
   env.blankNode("x"),
   env.blankNode("y"),
   env.namedNode("><"), // @rdfjs/dataset's placeholder key (numbered like any other once used)
+  env.namedNode("*"), // looks like a wildcard
+  env.namedNode("urn:a\u0000*"), // looks like a separator and a wildcard
 ];
 const literals = [
   env.literal("1"),
@@ -28,6 +30,8 @@ const literals = [
   env.literal("1", env.namedNode(XSD + "integer")),
   env.literal("1", "en"),
   env.literal("urn:a"),
+  env.quad(env.namedNode("urn:a"), env.namedNode("urn:b"), env.literal("q")), // RDF-star
+  env.quad(env.namedNode("urn:a"), env.namedNode("urn:b"), env.literal("r")),
 ];
 const graphs = [env.defaultGraph(), env.namedNode("urn:g"), env.namedNode("7")];
 
@@ -112,4 +116,13 @@ Deno.test("dataset: term keys are @rdfjs/dataset's (simple literal = xsd:string)
   const m = ds.match(null, nodes[0]);
   assert.deepEqual(ids(m), ids(m));
   assert.deepEqual(ids(m), ids(env.dataset([...ds]).match(null, nodes[0])));
+  // Patterns that only differ in a quoted triple, or in a term that looks like a wildcard, are
+  // different patterns.
+  const [q1, q2] = literals.slice(-2);
+  const star = new Fast([env.quad(nodes[0], nodes[1], q1), env.quad(nodes[0], nodes[1], q2)]);
+  assert.deepEqual(ids(star.match(null, null, q1)), [env.quad(nodes[0], nodes[1], q1)]);
+  assert.deepEqual(ids(star.match(null, null, q2)), [env.quad(nodes[0], nodes[1], q2)]);
+  const wild = new Fast([env.quad(nodes[0], nodes[1], nodes[2])]);
+  assert.equal(wild.match(env.namedNode("*")).size, 0);
+  assert.equal(wild.match(null).size, 1);
 });
