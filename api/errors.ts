@@ -17,6 +17,7 @@ export const HTTP_CODES = {
   "body-too-large": { status: 413, title: "Body too large" },
   "unsupported-media-type": { status: 415, title: "Unsupported media type" },
   "invalid-receipt": { status: 422, title: "Invalid receipt" },
+  "readings-route-only": { status: 422, title: "Meter readings are appended by /v1/readings" },
   "rate-limited": { status: 429, title: "Too many requests" },
   "internal": { status: 500, title: "Internal error" },
   "sequencer-busy": { status: 503, title: "Sequencer busy" },

@@ -35,7 +35,12 @@ export const logAppendRoutes: RouteGroup = {
         { status: 400, description: "No body, bad JSON or bad hex." },
         { status: 403, description: "The steward is not on this log's list of stewards." },
         { status: 415, description: "Neither application/cose nor application/json." },
-        { status: 422, description: "The envelope does not verify; the report says why." },
+        {
+          status: 422,
+          description:
+            "The envelope does not verify (the report says why), or it is a meter reading, which " +
+            "only POST /v1/readings appends (readings-route-only).",
+        },
         { status: 503, description: "The sequencer is full; Retry-After says when to retry." },
       ],
       toolId: "jouleclaw:log.append",
@@ -54,6 +59,16 @@ export const logAppendRoutes: RouteGroup = {
           status: 422,
           extra: { codes: failureCodes(report), report },
         });
+      }
+      if (report.schema === "meter-reading/1") {
+        // A reading is only ever logged through POST /v1/readings, which checks the agent's
+        // registration and its chain (strictly increasing seq, prev = BLAKE3 of the previous
+        // envelope) before appending; a reading appended here would skip both, and a replayed
+        // out-of-order reading would corrupt the chain state /v1/readings derives from the log.
+        throw new ApiError(
+          "readings-route-only",
+          "Cannot append the envelope: a meter-reading/1 is appended through POST /v1/readings",
+        );
       }
       if (
         deps.config.appends === "listed" && !deps.config.stewards.includes(report.steward ?? "")

@@ -305,6 +305,34 @@ Deno.test("app: sequencer pushback is 503 + Retry-After; timeouts 503; broken st
   assert.deepEqual(await ok.json(), { status: "ok", tree_size: 0 });
 });
 
+Deno.test("app: a meter reading is refused on /v1/log/entries (only /v1/readings appends it)", async () => {
+  const file = JSON.parse(
+    await Deno.readTextFile(
+      new URL("../../conformance/vectors/meter-reading.json", import.meta.url),
+    ),
+  );
+  const vector = file.vectors.find((v: { expected: { valid: boolean } }) => v.expected.valid);
+  assert.ok(vector, "a valid meter-reading vector");
+  const reading = new Uint8Array(fromHex(vector.cose_sign1_hex));
+  const { app, log } = await testApp();
+  const verified = await app.request("/v1/verify", {
+    method: "POST",
+    headers: COSE,
+    body: reading,
+  });
+  assert.equal((await verified.json()).valid, true, "the reading itself verifies");
+  await problemOf(
+    await app.request("/v1/log/entries", {
+      method: "POST",
+      headers: COSE,
+      body: reading,
+    }),
+    422,
+    "readings-route-only",
+  );
+  assert.equal((await log.latestHead()).size, 0, "nothing appended");
+});
+
 Deno.test("app: listed stewards only", async () => {
   const other = steward(9);
   const { app, log } = await testApp({ JC_APPENDS: "listed", JC_STEWARDS: steward().did });
