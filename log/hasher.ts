@@ -1,9 +1,9 @@
 // RFC 6962 §2.1 tree hashing with the hash as a parameter; JouleClaw SPEC §22.1 plugs in BLAKE3
 // (leaf BLAKE3(0x00 || entry), node BLAKE3(0x01 || l || r), empty tree BLAKE3("")). The SHA-256
-// hasher exists so the upstream transparency-dev/merkle vectors run unchanged.
+// hasher exists so the upstream transparency-dev/merkle vectors run unchanged. BLAKE3 is verify/'s
+// (verify/blake3.ts via log/crypto.ts).
 import { sha256 } from "@noble/hashes/sha2.js";
 import { blake3, entryLeafHash } from "./crypto.ts";
-import { blake3Chunk, CHUNK_LEN } from "./blake3_chunk.ts";
 
 /** Bytes per hash for every hasher of this log (BLAKE3-256, SHA-256). */
 export const HASH_SIZE = 32;
@@ -21,23 +21,19 @@ export interface Hasher {
 const LEAF = new Uint8Array([0x00]);
 const NODE = new Uint8Array([0x01]);
 
-const scratch = new Uint8Array(CHUNK_LEN);
+// 0x01 || l || r for 32-byte children, assembled in place; verify/'s BLAKE3 (one chunk, no
+// allocation but the output) hashes it. One implementation of BLAKE3 in the project.
+const nodeInput = new Uint8Array(1 + 2 * HASH_SIZE);
+nodeInput[0] = 0x01;
 
-// SPEC §22.1: internal node BLAKE3(0x01 || left || right), one chunk, no allocation for the input.
+// SPEC §22.1: internal node BLAKE3(0x01 || left || right).
 function blake3Node(l: Uint8Array, r: Uint8Array): Uint8Array {
-  if (1 + l.length + r.length > CHUNK_LEN) return blake3(Uint8Array.of(0x01, ...l, ...r));
-  scratch[0] = 0x01;
-  scratch.set(l, 1);
-  scratch.set(r, 1 + l.length);
-  return blake3Chunk(scratch.subarray(0, 1 + l.length + r.length));
-}
-
-// SPEC §22.1: leaf BLAKE3(0x00 || entry); entries over one chunk go to verify/'s entryLeafHash.
-function blake3Leaf(entry: Uint8Array): Uint8Array {
-  if (1 + entry.length > CHUNK_LEN) return entryLeafHash(entry);
-  scratch[0] = 0x00;
-  scratch.set(entry, 1);
-  return blake3Chunk(scratch.subarray(0, 1 + entry.length));
+  if (l.length !== HASH_SIZE || r.length !== HASH_SIZE) {
+    return blake3(Uint8Array.of(0x01, ...l, ...r));
+  }
+  nodeInput.set(l, 1);
+  nodeInput.set(r, 1 + HASH_SIZE);
+  return blake3(nodeInput);
 }
 
 /**
@@ -49,7 +45,7 @@ function blake3Leaf(entry: Uint8Array): Uint8Array {
  * ```
  */
 export const blake3Hasher: Hasher = {
-  leaf: blake3Leaf,
+  leaf: entryLeafHash, // SPEC §22.1: leaf BLAKE3(0x00 || entry)
   node: blake3Node,
   empty: () => blake3(new Uint8Array(0)),
 };

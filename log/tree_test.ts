@@ -186,3 +186,25 @@ Deno.test('empty tree root is BLAKE3("") and large sizes verify', async () => {
   assert.ok(verifyInclusion(hs, index, size, fakeNode({ level: 0, index }), p, root));
   assert.ok(!verifyInclusion(hs, index + 1, size, fakeNode({ level: 0, index }), p, root));
 });
+
+Deno.test("blake3Hasher equals SPEC §22.1's definition (b3sum-checked BLAKE3 of the prefixed bytes)", async () => {
+  const { blake3 } = await import("../verify/mod.ts");
+  const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  fc.assert(
+    fc.property(
+      fc.uint8Array({ maxLength: 3000 }),
+      fc.uint8Array({ minLength: 32, maxLength: 32 }),
+      fc.uint8Array({ minLength: 32, maxLength: 32 }),
+      (e, l, r) =>
+        hex(blake3Hasher.leaf(e)) === hex(blake3(Uint8Array.of(0, ...e))) &&
+        hex(blake3Hasher.node(l, r)) === hex(blake3(Uint8Array.of(1, ...l, ...r))) &&
+        // the node's scratch input is reused: a second node must not see the first's bytes
+        hex(blake3Hasher.node(r, l)) === hex(blake3(Uint8Array.of(1, ...r, ...l))),
+    ),
+    { numRuns: 300 },
+  );
+  assert.equal(
+    hex(blake3Hasher.empty()),
+    "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262",
+  );
+});
