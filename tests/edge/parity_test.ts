@@ -76,7 +76,9 @@ async function vectorSteps(): Promise<Step[]> {
         path: "/v1/log/entries",
         headers: cose,
         body: fromHex(v.cose_sign1_hex),
-        valid: v.expected?.valid === true,
+        // A meter reading is appended only through /v1/readings: on /v1/log/entries even a valid
+        // one is refused (422 readings-route-only), by both deployments alike.
+        valid: v.expected?.valid === true && v.schema !== "meter-reading/1",
       });
     }
   }
