@@ -48,6 +48,11 @@ export interface ServiceConfig {
   pageMax: number;
   /** Meter agents registered for POST /v1/readings: did:key → label (meter-agent/README.md). */
   agents: Record<string, string>;
+  /**
+   * Verifier Worker threads of the Deno entry (api/verify_pool.ts): 0 verifies on the event
+   * loop's thread; "auto" is one per CPU core but one, at least 1 and at most 4.
+   */
+  verifyWorkers: number | "auto";
 }
 
 /** Thrown for a configuration that cannot be used. */
@@ -79,6 +84,7 @@ export function defaultConfig(): ServiceConfig {
     requestTimeoutMs: 10_000,
     pageMax: 100,
     agents: {},
+    verifyWorkers: "auto",
   };
 }
 
@@ -175,6 +181,9 @@ const FILE_KEYS: Record<string, (c: ServiceConfig, v: unknown) => void> = {
   operator_config: (c, v) => c.operatorConfigFile = str("operator_config", v),
   request_timeout_ms: (c, v) => c.requestTimeoutMs = int("request_timeout_ms", v, 1, 3_600_000),
   page_max: (c, v) => c.pageMax = int("page_max", v, 1, 10_000),
+  verify_workers: (c, v) => {
+    c.verifyWorkers = v === "auto" ? "auto" : int("verify_workers", v, 0, 64);
+  },
   agents: (c, v) => {
     c.agents = strMap("agents", v);
     for (const did of Object.keys(c.agents)) {
@@ -206,6 +215,7 @@ export const ENV_KEYS: Record<string, string> = {
   JC_REQUEST_TIMEOUT_MS: "request_timeout_ms",
   JC_PAGE_MAX: "page_max",
   JC_AGENTS: "agents",
+  JC_VERIFY_WORKERS: "verify_workers",
 };
 
 /**

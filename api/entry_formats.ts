@@ -3,9 +3,10 @@
 // order; 406 when none is acceptable. Other folders add rows (the RDF types) by appending to
 // ENTRY_FORMATS. Platform-neutral.
 import type { Context } from "hono";
-import { toHex, verifyEnvelope } from "../verify/mod.ts";
+import { toHex } from "../verify/mod.ts";
 import type { VerificationReport } from "../verify/mod.ts";
 import type { AppEnv } from "./route.ts";
+import { verifyWith } from "./verifier_options.ts";
 import { RDF_ENTRY_FORMATS } from "./routes/rdf.ts";
 
 /** What a representation is produced from. */
@@ -52,7 +53,7 @@ export function entryView(
     leafHash,
     envelope,
     url,
-    report: () => report ??= verifyEnvelope(envelope, c.get("deps").verifier),
+    report: () => report ??= verifyWith(c.get("deps"), envelope),
   };
 }
 

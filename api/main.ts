@@ -6,7 +6,15 @@
 import { openMemoryLog } from "../log/mod.ts";
 import type { Log } from "../log/mod.ts";
 import { createApp, Metrics, verifierOptions } from "./mod.ts";
+import type { ServiceConfig } from "./config.ts";
 import { loadConfig } from "./config_load.ts";
+import { VerifierPool } from "./verify_pool.ts";
+
+/** The verifier pool size `config.verifyWorkers` asks for on this machine (0: none). */
+export function verifyWorkerCount(config: ServiceConfig): number {
+  if (config.verifyWorkers !== "auto") return config.verifyWorkers;
+  return Math.max(1, Math.min(4, (navigator.hardwareConcurrency ?? 2) - 1));
+}
 
 /** A running service: its address and how to stop it. */
 export interface RunningService {
@@ -37,7 +45,15 @@ export async function startService(
     const { openSqliteLog } = await import("../log/sqlite/mod.ts");
     log = await openSqliteLog({ dir: config.dataDir, keyFile: config.keyFile, ...sequencer });
   }
-  const app = createApp({ log, config, verifier, metrics: new Metrics() });
+  const workers = verifyWorkerCount(config);
+  let pool: VerifierPool | undefined;
+  try {
+    pool = workers > 0 ? await VerifierPool.start(config, workers) : undefined;
+  } catch (e) {
+    await log.close();
+    throw e;
+  }
+  const app = createApp({ log, config, verifier, verify: pool?.verify, metrics: new Metrics() });
   let resolveListen: (a: Deno.NetAddr) => void;
   const listening = new Promise<Deno.NetAddr>((r) => resolveListen = r);
   const server = Deno.serve(
@@ -58,6 +74,7 @@ export async function startService(
       stopping ??= (async () => {
         await server.shutdown(); // stops accepting; waits for the requests in flight
         await log.close(); // drains the sequencer, then closes the store
+        pool?.close(); // nothing is in flight once the server has drained
       })(),
   };
 }

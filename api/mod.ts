@@ -40,4 +40,4 @@ export { MAX_ENTRY_BYTES, readEnvelope } from "./envelope_input.ts";
 export { readBodyLimited, withTimeout } from "./limits.ts";
 export { hashParam, intParam, optIntParam } from "./params.ts";
 export { outcomeCode } from "./routes/verify.ts";
-export { verifierOptions } from "./verifier_options.ts";
+export { verifierOptions, verifyWith } from "./verifier_options.ts";

@@ -4,7 +4,7 @@
 // existing. Platform-neutral: no Deno.* or node:* here.
 import type { Context } from "hono";
 import type { Log } from "../log/mod.ts";
-import type { VerifierOptions } from "../verify/mod.ts";
+import type { VerificationReport, VerifierOptions } from "../verify/mod.ts";
 import type { ServiceConfig } from "./config.ts";
 import type { Metrics } from "./metrics.ts";
 
@@ -53,6 +53,11 @@ export interface AppDeps {
   config: ServiceConfig;
   /** Options for verifyEnvelope (key directory, gateway keys, reference vectors). */
   verifier: VerifierOptions;
+  /**
+   * Runs verifyEnvelope under `verifier`'s options somewhere else (api/main.ts: a pool of
+   * Workers, api/verify_pool.ts); the same report as the in-thread verifier, used when absent.
+   */
+  verify?: (envelope: Uint8Array) => Promise<VerificationReport>;
   metrics: Metrics;
   /** Milliseconds since the Unix epoch; injectable for tests. */
   now?: () => number;

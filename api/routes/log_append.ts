@@ -4,10 +4,11 @@
 // bytes resubmitted get the existing entry (200, exactly once). An invalid envelope never
 // reaches the log (422 with the report).
 import { PushbackError } from "../../log/mod.ts";
-import { failureCodes, verifyEnvelope } from "../../verify/mod.ts";
+import { failureCodes } from "../../verify/mod.ts";
 import { readEnvelope } from "../envelope_input.ts";
 import { ApiError } from "../errors.ts";
 import type { RouteGroup } from "../route.ts";
+import { verifyWith } from "../verifier_options.ts";
 import { outcomeCode } from "./verify.ts";
 
 /** The log-append route group. */
@@ -50,7 +51,7 @@ export const logAppendRoutes: RouteGroup = {
       const deps = c.get("deps");
       const started = c.get("startedAt");
       const envelope = await readEnvelope(c.req.raw, deps.config.bodyLimit);
-      const report = await verifyEnvelope(envelope, deps.verifier);
+      const report = await verifyWith(deps, envelope);
       const outcome = outcomeCode(report);
       deps.metrics.verification(outcome);
       if (!report.valid) {

@@ -16,12 +16,12 @@ import {
   meterReading,
   parseCoseSign1,
   toHex,
-  verifyEnvelope,
 } from "../../verify/mod.ts";
 import { mediaTypeOf } from "../envelope_input.ts";
 import { ApiError } from "../errors.ts";
 import { readBodyLimited } from "../limits.ts";
 import type { AppDeps, RouteGroup } from "../route.ts";
+import { verifyWith } from "../verifier_options.ts";
 
 interface Head {
   seq: number;
@@ -110,7 +110,7 @@ async function accept(deps: AppDeps, book: Book, envelope: Uint8Array): Promise<
       detail: `agent ${r.core.get("agent")} is not the kid ${r.kid}`,
     };
   }
-  const report = await verifyEnvelope(envelope, deps.verifier);
+  const report = await verifyWith(deps, envelope);
   if (!report.valid) {
     const codes = failureCodes(report);
     const step = report.steps.find((s) => s.status === "fail");

@@ -1,9 +1,9 @@
 // POST /v1/verify (API.md "Verification"; JCR-1 §6): a verification outcome is data, not an
 // error, so any envelope that could be read is answered 200 with its report.
-import { verifyEnvelope } from "../../verify/mod.ts";
 import type { VerificationReport } from "../../verify/mod.ts";
 import { readEnvelope } from "../envelope_input.ts";
 import type { RouteGroup } from "../route.ts";
+import { verifyWith } from "../verifier_options.ts";
 
 /** The outcome code of a report: "ok", or the reason code of its first failing step. */
 export function outcomeCode(report: VerificationReport): string {
@@ -41,7 +41,7 @@ export const verifyRoutes: RouteGroup = {
     handler: async (c) => {
       const deps = c.get("deps");
       const envelope = await readEnvelope(c.req.raw, deps.config.bodyLimit);
-      const report = await verifyEnvelope(envelope, deps.verifier);
+      const report = await verifyWith(deps, envelope);
       deps.metrics.verification(outcomeCode(report));
       return c.json(report, 200);
     },

@@ -1,0 +1,152 @@
+// Verification off the event loop (issue 4): a small pool of Deno module Workers, each running
+// verify/'s verifyEnvelope (JCR-1 §6 steps 1-6) under the verifier options built from the same
+// ServiceConfig (api/verifier_options.ts), fed the envelope bytes and answering the report. In
+// Deno 2.9.6 WebCrypto Ed25519 verify runs synchronously on the calling thread, so in-thread
+// verification (~200 µs CPU per receipt) stalls every other request; a pool moves that work to
+// other threads. Deno-only (Worker with module type): api/main.ts injects it as
+// AppDeps.verify; createApp and the Workers entry (api/worker.ts) keep the in-thread verifier.
+// The reports are those of the in-thread verifier, value for value (tests/api/verify_pool_test.ts
+// checks every conformance vector).
+import type { VerificationReport } from "../verify/mod.ts";
+import type { ServiceConfig } from "./config.ts";
+
+/** A request to a pool worker: verify `envelope` and answer with the same `id`. */
+export interface PoolRequest {
+  id: number;
+  envelope: Uint8Array;
+}
+
+/** A pool worker's answer: the report, or the message of the error verifyEnvelope threw. */
+export type PoolAnswer =
+  | { id: number; report: VerificationReport }
+  | { id: number; error: { name: string; message: string } }
+  | { ready: true }
+  | { failed: string };
+
+interface Pending {
+  resolve: (r: VerificationReport) => void;
+  reject: (e: Error) => void;
+}
+
+class PoolWorker {
+  readonly worker: Worker;
+  readonly pending = new Map<number, Pending>();
+  readonly ready: Promise<void>;
+
+  constructor(config: ServiceConfig, onDead: (w: PoolWorker, why: Error) => void) {
+    this.worker = new Worker(new URL("./verify_pool_worker.ts", import.meta.url), {
+      type: "module",
+    });
+    let started: () => void, failed: (e: Error) => void;
+    this.ready = new Promise<void>((res, rej) => (started = res, failed = rej));
+    this.ready.catch(() => {}); // observed by start(); never an unhandled rejection
+    this.worker.onmessage = (ev: MessageEvent<PoolAnswer>) => {
+      const m = ev.data;
+      if ("ready" in m) return started();
+      if ("failed" in m) {
+        const e = new Error(`Cannot start a verifier worker: ${m.failed}`);
+        failed(e);
+        return onDead(this, e);
+      }
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      this.pending.delete(m.id);
+      if ("report" in m) p.resolve(m.report);
+      else {
+        const e = new Error(m.error.message);
+        e.name = m.error.name;
+        p.reject(e);
+      }
+    };
+    this.worker.onerror = (ev: ErrorEvent) => {
+      ev.preventDefault();
+      const e = new Error(`Cannot verify in a worker: it failed (${ev.message})`);
+      failed(e);
+      onDead(this, e);
+    };
+    this.worker.postMessage({ config });
+  }
+}
+
+/**
+ * A fixed-size pool of verifier Workers. `verify` sends the envelope to the worker with the
+ * fewest requests in flight; a worker that dies fails its requests in flight (the caller's
+ * 500) and is replaced.
+ *
+ * ```ts
+ * const pool = await VerifierPool.start(config, 2);
+ * const app = createApp({ log, config, verifier, metrics, verify: pool.verify });
+ * // ... on shutdown, after the server has drained:
+ * pool.close();
+ * ```
+ */
+export class VerifierPool {
+  #workers: PoolWorker[] = [];
+  #nextId = 1;
+  #closed = false;
+
+  private constructor(readonly config: ServiceConfig, readonly size: number) {}
+
+  /** Starts `size` (>= 1) workers and resolves once every one has built its options. */
+  static async start(config: ServiceConfig, size: number): Promise<VerifierPool> {
+    if (!Number.isSafeInteger(size) || size < 1) {
+      throw new RangeError(`Cannot start a verifier pool: size must be >= 1, got ${size}`);
+    }
+    const pool = new VerifierPool(config, size);
+    for (let i = 0; i < size; i++) pool.#workers.push(pool.#spawn());
+    try {
+      await Promise.all(pool.#workers.map((w) => w.ready));
+    } catch (e) {
+      pool.close();
+      throw e;
+    }
+    return pool;
+  }
+
+  #spawn(): PoolWorker {
+    return new PoolWorker(this.config, (dead, why) => {
+      dead.worker.terminate();
+      for (const p of dead.pending.values()) p.reject(why);
+      dead.pending.clear();
+      const i = this.#workers.indexOf(dead);
+      if (i >= 0 && !this.#closed) this.#workers[i] = this.#spawn();
+    });
+  }
+
+  /** Requests in flight, over all workers. */
+  get inFlight(): number {
+    let n = 0;
+    for (const w of this.#workers) n += w.pending.size;
+    return n;
+  }
+
+  /** verifyEnvelope(envelope, options of `config`) on a worker thread. */
+  verify = (envelope: Uint8Array): Promise<VerificationReport> => {
+    if (this.#closed) {
+      return Promise.reject(new Error("Cannot verify: the verifier pool is closed"));
+    }
+    let w = this.#workers[0];
+    for (let i = 1; i < this.#workers.length; i++) {
+      if (this.#workers[i].pending.size < w.pending.size) w = this.#workers[i];
+    }
+    const id = this.#nextId++;
+    return new Promise<VerificationReport>((resolve, reject) => {
+      w.pending.set(id, { resolve, reject });
+      // A copy: the caller keeps its bytes (it appends them next); the copy's buffer is moved.
+      const copy = envelope.slice();
+      w.worker.postMessage({ id, envelope: copy } satisfies PoolRequest, [copy.buffer]);
+    });
+  };
+
+  /** Stops every worker; requests still in flight are failed. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    const why = new Error("Cannot verify: the verifier pool is closed");
+    for (const w of this.#workers) {
+      w.worker.terminate();
+      for (const p of w.pending.values()) p.reject(why);
+      w.pending.clear();
+    }
+  }
+}
