@@ -11,10 +11,16 @@ import {
   type SequencerOptions,
 } from "../mod.ts";
 import { ed25519PublicKey } from "../../verify/mod.ts";
-import { openSqliteStorage } from "./storage.ts";
+import { openSqliteStorage, type SqliteStorageOptions } from "./storage.ts";
 import { loadOrCreateLogKey, readLogKey } from "./key.ts";
 
-export { openSqliteStorage, SQLITE_SCHEMA_VERSION, type SqliteStorage } from "./storage.ts";
+export {
+  LEAF_INDEX_LAG,
+  openSqliteStorage,
+  SQLITE_SCHEMA_VERSION,
+  type SqliteStorage,
+  type SqliteStorageOptions,
+} from "./storage.ts";
 export { loadOrCreateLogKey, LogKeyError, readLogKey } from "./key.ts";
 
 /** File names inside a data directory. */
@@ -22,7 +28,7 @@ export const DB_FILE = "log.sqlite";
 export const KEY_FILE = "log-key.hex";
 
 /** Options of `openSqliteLog`. */
-export interface SqliteLogOptions extends SequencerOptions {
+export interface SqliteLogOptions extends SequencerOptions, SqliteStorageOptions {
   /** Data directory (created when absent). */
   dir: string;
   /** Log key file; default `<dir>/log-key.hex`, generated (mode 0600) on first start. */
@@ -44,7 +50,7 @@ export interface SqliteLogOptions extends SequencerOptions {
 export async function openSqliteLog(o: SqliteLogOptions): Promise<Log> {
   mkdirSync(o.dir, { recursive: true });
   const secretKey = o.secretKey ?? loadOrCreateLogKey(o.keyFile || join(o.dir, KEY_FILE)).secret;
-  const store = openSqliteStorage(join(o.dir, DB_FILE));
+  const store = openSqliteStorage(join(o.dir, DB_FILE), { leafIndexLag: o.leafIndexLag });
   try {
     return await openLog(store, { ...o, secretKey });
   } catch (err) {

@@ -2,7 +2,10 @@
 // (Deno and Node): WAL journal with synchronous=FULL, so a committed batch survives power loss
 // (SQLite "PRAGMA synchronous": FULL syncs the WAL on every commit). One file, four tables; the
 // leaf index keys the first 6 bytes of the leaf hash (candidates are confirmed against the
-// level-0 tile), which keeps the per-entry overhead under 100 bytes (docs/DECISIONS.md).
+// level-0 tile), which keeps the per-entry overhead under 100 bytes (docs/DECISIONS.md). The leaf
+// index lags: the newest entries' prefixes are held in memory (log/sqlite/leaf_tail.ts, rebuilt on
+// open from the level-0 tiles, the durable truth) and written to `leaves` in one sorted insert per
+// `leafIndexLag` entries, inside a batch's transaction (docs/STORAGE.md "Lagging leaf index").
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import {
   type Batch,
@@ -13,9 +16,25 @@ import {
   StorageConflictError,
   type StoredHead,
 } from "../mod.ts";
+import { LeafTail } from "./leaf_tail.ts";
 
 /** Schema version written to `meta`; another version is refused, never guessed at. */
-export const SQLITE_SCHEMA_VERSION = "1";
+export const SQLITE_SCHEMA_VERSION = "2";
+
+/** Default of `leafIndexLag`: entries held in memory before the leaf index is flushed. */
+export const LEAF_INDEX_LAG = 65_536;
+
+/** Options of `openSqliteStorage`. */
+export interface SqliteStorageOptions {
+  /**
+   * Most entries whose leaf-index rows are held in memory (rebuilt from the level-0 tiles on
+   * open) before one sorted flush to the `leaves` table; 0 writes them with every batch.
+   */
+  leafIndexLag?: number;
+}
+
+// Largest level-0 tile id + 1 (tile ids are level·2^48 + index).
+const LEVEL1 = 2 ** 48;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
@@ -66,7 +85,11 @@ export interface SqliteStorage extends LogStorage {
  * const store = openSqliteStorage("./data/log.sqlite");
  * ```
  */
-export function openSqliteStorage(path: string): SqliteStorage {
+export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): SqliteStorage {
+  const lag = o.leafIndexLag ?? LEAF_INDEX_LAG;
+  if (!Number.isSafeInteger(lag) || lag < 0) {
+    throw new RangeError(`Cannot open log store: leafIndexLag must be an integer >= 0, got ${lag}`);
+  }
   let db: DatabaseSync;
   try {
     db = new DatabaseSync(path);
@@ -84,8 +107,17 @@ export function openSqliteStorage(path: string): SqliteStorage {
     );
   }
   const version = db.prepare("SELECT v FROM meta WHERE k = 'schema'").get() as Row | undefined;
-  if (version === undefined) {
-    db.prepare("INSERT INTO meta (k, v) VALUES ('schema', ?)").run(SQLITE_SCHEMA_VERSION);
+  if (version === undefined || version.v === "1") {
+    // A new store, or schema 1 (every entry in `leaves`): `leaves_upto` says how far `leaves`
+    // reaches; schema 2 so that a build without the lagging index refuses the store.
+    db.exec("BEGIN IMMEDIATE");
+    db.exec(
+      "INSERT OR REPLACE INTO meta (k, v) SELECT 'leaves_upto', coalesce(max(idx) + 1, 0) FROM entries",
+    );
+    db.prepare("INSERT OR REPLACE INTO meta (k, v) VALUES ('schema', ?)").run(
+      SQLITE_SCHEMA_VERSION,
+    );
+    db.exec("COMMIT");
   } else if (version.v !== SQLITE_SCHEMA_VERSION) {
     db.close();
     throw new LogStorageError(
@@ -108,10 +140,41 @@ export function openSqliteStorage(path: string): SqliteStorage {
     ),
     insEntry: q("INSERT INTO entries (idx, bytes) VALUES (?, ?)"),
     insLeaf: q("INSERT INTO leaves (lp, idx) VALUES (?, ?)"),
+    // One snapshot of how far `leaves` and the log reach (the tail between them is in memory).
+    reach: q(
+      "SELECT (SELECT CAST(v AS INTEGER) FROM meta WHERE k = 'leaves_upto') AS upto, " +
+        "(SELECT max(size) FROM heads) AS size",
+    ),
+    setUpto: q("UPDATE meta SET v = ? WHERE k = 'leaves_upto'"),
+    leafTiles: q("SELECT id, hashes FROM tiles WHERE id >= ? AND id <= ? ORDER BY id"),
     putTile: q("INSERT OR REPLACE INTO tiles (id, hashes) VALUES (?, ?)"),
     insHead: q("INSERT INTO heads (size, root, ts, sig) VALUES (?, ?, ?, ?)"),
   };
   let closed = false;
+  const tail = new LeafTail(0);
+  /**
+   * Brings the in-memory tail up to the store: rebuilt when `leaves` moved (another connection
+   * flushed), extended from the level-0 tiles by entries committed since. An entry whose leaf
+   * hash is missing from the tiles (a damaged store) gets no prefix; fsck reports it.
+   */
+  const syncTail = (): void => {
+    const r = s.reach.get() as Row;
+    const upto = Number(r.upto ?? 0), size = Number(r.size ?? 0);
+    if (upto !== tail.base || tail.base + tail.size > size) tail.reset(upto);
+    const from = tail.base + tail.size;
+    if (from >= size) return;
+    const rows = s.leafTiles.all(
+      Math.floor(from / 16),
+      Math.min(LEVEL1 - 1, Math.floor((size - 1) / 16)),
+    ) as Row[];
+    const byId = new Map(rows.map((t) => [t.id as number, t.hashes as Uint8Array]));
+    for (let i = from; i < size; i++) {
+      const b = byId.get(Math.floor(i / 16));
+      const off = (i % 16) * 32;
+      tail.push(b && b.length >= off + 32 ? leafPrefix(b.subarray(off, off + 32)) : -1);
+    }
+  };
+  syncTail();
   const storedLeaf = (index: number): Uint8Array | undefined => {
     const t = s.tile.get(tileId(0, Math.floor(index / 16))) as Row | undefined;
     const b = t?.hashes as Uint8Array | undefined;
@@ -127,8 +190,10 @@ export function openSqliteStorage(path: string): SqliteStorage {
   const candidatesMany = (hashes: Uint8Array[]): number[][] => {
     const out: number[][] = hashes.map(() => []);
     if (hashes.length === 0) return out;
-    const rows = s.leafMany.all(JSON.stringify(hashes.map(leafPrefix))) as Row[];
+    const prefixes = hashes.map(leafPrefix);
+    const rows = s.leafMany.all(JSON.stringify(prefixes)) as Row[];
     for (const r of rows) out[r.k as number].push(r.idx as number);
+    for (let k = 0; k < prefixes.length; k++) tail.candidates(prefixes[k], out[k]);
     return out;
   };
   return {
@@ -163,18 +228,25 @@ export function openSqliteStorage(path: string): SqliteStorage {
           (s.tile.get(tileId(level, index)) as Row | undefined)?.hashes as Uint8Array | undefined,
       ),
     leafCandidates: (leafHash) =>
-      operational(
-        "read leaf index",
-        () => (s.leaf.all(leafPrefix(leafHash)) as Row[]).map((r) => r.idx as number),
-      ),
+      operational("read leaf index", () => {
+        syncTail();
+        const lp = leafPrefix(leafHash);
+        const out = (s.leaf.all(lp) as Row[]).map((r) => r.idx as number);
+        tail.candidates(lp, out);
+        return out;
+      }),
     leafCandidatesMany: (leafHashes) =>
-      operational("read leaf index", () => candidatesMany(leafHashes)),
+      operational("read leaf index", () => {
+        syncTail();
+        return candidatesMany(leafHashes);
+      }),
     commitBatch: (batch: Batch) =>
       operational("commit batch", () => {
         db.exec("BEGIN IMMEDIATE");
         try {
           const latest = s.latest.get() as Row | undefined;
           checkBatchExtends(batch, latest?.size as number | undefined);
+          syncTail();
           const hashes = batch.entries.map((e) => e.leafHash);
           // The leaf index is unique (docs/STORAGE.md): confirm prefix hits against the tile.
           const stored = candidatesMany(hashes);
@@ -197,12 +269,25 @@ export function openSqliteStorage(path: string): SqliteStorage {
             if (twins) twins.push(e.leafHash);
             else seen.set(lp, [e.leafHash]);
             s.insEntry.run(e.index, e.bytes);
-            s.insLeaf.run(lp, e.index);
           }
           for (const t of batch.tiles) s.putTile.run(tileId(t.level, t.index), t.hashes);
           const h = batch.head;
           s.insHead.run(h.size, h.root, h.timestamp, h.signature);
+          // Lagging leaf index: once the tail would exceed `lag`, the tail and this batch go to
+          // `leaves` in key order (each index page written once), in this same transaction.
+          const flush = tail.size + batch.entries.length > lag;
+          if (flush) {
+            const rows = tail.sorted();
+            for (const e of batch.entries) {
+              rows.push({ prefix: leafPrefix(e.leafHash), index: e.index });
+            }
+            rows.sort((a, b) => a.prefix - b.prefix || a.index - b.index);
+            for (const r of rows) if (r.prefix >= 0) s.insLeaf.run(r.prefix, r.index);
+            s.setUpto.run(String(h.size));
+          }
           db.exec("COMMIT");
+          if (flush) tail.reset(h.size);
+          else for (const e of batch.entries) tail.push(leafPrefix(e.leafHash));
         } catch (err) {
           db.exec("ROLLBACK");
           throw err;
