@@ -744,8 +744,10 @@ export const CLASSES: ClassDef[] = [
       req("host", "host", s(), "The host measured."),
       req("counter", "counter", s(), "The counter read (rung)."),
       req("domain", "domain", s(), "The domain the figure claims."),
-      req("start", "readingStart", dt, "Start of the interval; " + RFC3339_UTC_NOTE + "."),
-      req("end", "readingEnd", dt, "End of the interval; " + RFC3339_UTC_NOTE + "."),
+      // docs/METER-READING.md: times are integers, milliseconds since the Unix epoch (API.md's
+      // convention for fields not named *_at), as the agent signs them and the verifier checks.
+      req("start", "readingStart", u64, "Start of the interval, ms since the Unix epoch."),
+      req("end", "readingEnd", u64, "End of the interval, ms since the Unix epoch."),
       req("energy_uj", "energyUj", u64, "Energy in microjoules (u64)."),
       req("energy_provenance", "energyProvenance", en("EnergyProvenance"), "Honesty tag."),
       opt(
@@ -783,6 +785,7 @@ export const CLASSES: ClassDef[] = [
     fields: [
       req("rung", "rung", s(), "The rung."),
       req("reason", "declineReason", s(), "Why it was declined."),
+      opt("detail", "declineDetail", s(), "What the agent saw (free text)."),
     ],
   },
   // ---- SPEC §22.2: tree head

@@ -14,10 +14,10 @@ export interface Doc {
   cls?: string;
 }
 
-/** Positive vectors of conformance/vectors/{jcr1,siblings}.json. */
+/** Positive vectors of conformance/vectors/{jcr1,siblings,meter-reading}.json. */
 export function vectorDocs(): Doc[] {
   const out: Doc[] = [];
-  for (const f of ["jcr1", "siblings"]) {
+  for (const f of ["jcr1", "siblings", "meter-reading"]) {
     const file = JSON.parse(
       Deno.readTextFileSync(new URL(`../../conformance/vectors/${f}.json`, import.meta.url)),
     );
@@ -118,15 +118,15 @@ export function handDocs(): Doc[] {
         host: "gpu-host-1",
         counter: "nvml",
         domain: "gpu0",
-        start: T,
-        end: "2026-05-31T18:04:23Z",
+        start: 1780250662000,
+        end: 1780250663000,
         energy_uj: 14800000,
         energy_provenance: "HwShunt",
         energy_coverage: "Partial",
         resolution_uj: 1000,
         liveness: { live: true, intervals: 12, advancing: 12, counted_ms: 300 },
         plausibility: { verdict: "plausible", rate_w: 14.8, bound_w: 65 },
-        declined: [{ rung: "rapl", reason: "not-readable" }],
+        declined: [{ rung: "rapl", reason: "not-readable", detail: "EACCES on energy_uj" }],
       },
     },
     {
