@@ -40,6 +40,23 @@ function fail(code: string, why: string, offset: number): never {
 }
 
 /**
+ * Where the strict deterministic-CBOR data item starting at `start` ends (its end offset), for
+ * splitting an RFC 8742 CBOR sequence. The item is decoded with every rule of `decodeCbor`
+ * (so a malformed item throws CborError with its code); what follows it is left to the caller.
+ */
+export function cborItemEnd(bytes: Uint8Array, start: number, limits?: CborLimits): number {
+  const st: State = {
+    b: bytes,
+    pos: start,
+    items: 0,
+    maxDepth: limits?.maxDepth ?? CBOR_MAX_DEPTH,
+    maxItems: limits?.maxItems ?? CBOR_MAX_ITEMS,
+  };
+  item(st, 0);
+  return st.pos;
+}
+
+/**
  * Decodes exactly one strict deterministic-CBOR data item from untrusted bytes.
  * Throws CborError with a stable code on the first violation; never returns a partial value.
  *

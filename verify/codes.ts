@@ -25,6 +25,9 @@ export const REASON_CODES = {
   "unsupported-key": "a map key that is neither an integer nor a text string",
   "too-deep": "arrays/maps nested deeper than the limit (16)",
   "too-many-items": "more data items than the limit (10,000)",
+  // --- RFC 8742 CBOR sequences (application/cbor-seq request bodies)
+  "empty-sequence": "an application/cbor-seq body with no item",
+  "sequence-too-long": "an application/cbor-seq body with more envelopes than the batch limit",
   // --- strict deterministic CBOR, encoder
   "u64-overflow": "an integer outside the CBOR 64-bit argument range [-2^64, 2^64-1]",
   "unsafe-integer": "a JS number integer beyond 2^53-1 in magnitude (use a bigint)",
@@ -172,6 +175,8 @@ export function isReasonCode(code: string): code is ReasonCode {
  */
 export const NOT_VERIFICATION_OUTCOMES: Partial<Record<ReasonCode, string>> = {
   "bad-hex": "request/CLI input decoding (a 400 / exit 2), before any envelope exists",
+  "empty-sequence": "request input (an application/cbor-seq body), before any envelope exists",
+  "sequence-too-long": "request input (an application/cbor-seq body), before any envelope exists",
   "u64-overflow": "raised by the encoder, never by decoding untrusted bytes",
   "unsafe-integer": "raised by the encoder, never by decoding untrusted bytes",
   "unsupported-type": "raised by the encoder (or for a non-Uint8Array input), never by bytes",
