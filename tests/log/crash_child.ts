@@ -4,7 +4,14 @@
 import { openSqliteLog } from "../../log/sqlite/mod.ts";
 
 const [dir, startArg] = Deno.args;
-const log = await openSqliteLog({ dir, batchMax: 8, batchAgeMs: 1, pendingMax: 64 });
+// leafIndexLag 16: the leaf index is flushed every few batches, so kills also land in flushes.
+const log = await openSqliteLog({
+  dir,
+  batchMax: 8,
+  batchAgeMs: 1,
+  pendingMax: 64,
+  leafIndexLag: 16,
+});
 const out = (s: string) => {
   const b = new TextEncoder().encode(s + "\n");
   for (let off = 0; off < b.length;) off += Deno.stdout.writeSync(b.subarray(off));
