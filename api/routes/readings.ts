@@ -15,7 +15,9 @@ import {
   fromHex,
   meterReading,
   parseCoseSign1,
+  splitCoseSequence,
   toHex,
+  VerifyInputError,
 } from "../../verify/mod.ts";
 import { mediaTypeOf } from "../envelope_input.ts";
 import { ApiError } from "../errors.ts";
@@ -146,15 +148,33 @@ async function accept(deps: AppDeps, book: Book, envelope: Uint8Array): Promise<
   return { seq, index: res.index };
 }
 
+/** The most envelopes one batch may carry (the body limit bounds it too). */
+const MAX_BATCH = 1000;
+
 async function readBatch(req: Request, limit: number): Promise<Uint8Array[]> {
   const mt = mediaTypeOf(req.headers.get("content-type"));
-  if (mt !== "application/json") {
+  if (mt !== "application/json" && mt !== "application/cbor-seq") {
     throw new ApiError(
       "unsupported-media-type",
-      `Cannot read the readings: Content-Type "${mt || "(none)"}" is not application/json`,
+      `Cannot read the readings: Content-Type "${
+        mt || "(none)"
+      }" is neither application/cbor-seq nor application/json`,
     );
   }
   const body = await readBodyLimited(req, limit);
+  if (mt === "application/cbor-seq") {
+    // RFC 8742: the envelopes' bytes one after another, each delimited by the strict decoder.
+    try {
+      return splitCoseSequence(body, MAX_BATCH);
+    } catch (e) {
+      const code = e instanceof VerifyInputError ? e.code : "bad-request";
+      throw new ApiError(
+        "bad-request",
+        `Cannot read the readings: the application/cbor-seq body is not a sequence of CBOR items (${code})`,
+        { cause: e },
+      );
+    }
+  }
   let json: unknown;
   try {
     json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body));
@@ -164,10 +184,13 @@ async function readBatch(req: Request, limit: number): Promise<Uint8Array[]> {
     });
   }
   const list = (json as { envelopes?: unknown } | null)?.envelopes;
-  if (!Array.isArray(list) || list.length === 0 || list.some((h) => typeof h !== "string")) {
+  if (
+    !Array.isArray(list) || list.length === 0 || list.length > MAX_BATCH ||
+    list.some((h) => typeof h !== "string")
+  ) {
     throw new ApiError(
       "bad-request",
-      'Cannot read the readings: "envelopes" must be a non-empty array of hex strings',
+      'Cannot read the readings: "envelopes" must be 1 to 1000 hex strings',
     );
   }
   try {
@@ -195,14 +218,14 @@ export const readingsRoutes: RouteGroup = {
     operation: {
       title: "Submit a batch of meter readings",
       description:
-        'JSON {"envelopes": [hex]} in seq order. 200 with one result per envelope: {seq, index} (appended, or ' +
+        'application/cbor-seq (RFC 8742: the envelopes one after another) or JSON {"envelopes": [hex]}, in seq order. 200 with one result per envelope: {seq, index} (appended, or ' +
         "already in the log) or {seq, code, detail} (refused, nothing changed).",
       expects: "jc:MeterReadingBatch",
       returns: "jc:MeterReadingResults",
       possibleStatus: [
         { status: 200, description: "One result per envelope." },
         { status: 400, description: "No body, bad JSON or bad hex." },
-        { status: 415, description: "Not application/json." },
+        { status: 415, description: "Neither application/cbor-seq nor application/json." },
         { status: 503, description: "The sequencer is full; Retry-After says when to retry." },
       ],
       toolId: "jouleclaw:readings.submit",
