@@ -7,8 +7,10 @@
 import { DatabaseSync } from "node:sqlite";
 import process from "node:process";
 import { statSync } from "node:fs";
+import v8 from "node:v8";
+import vm from "node:vm";
 import { blake3Hasher, type LogStorage, openLog, verifyInclusion } from "../../log/mod.ts";
-import { openSqliteStorage } from "../../log/sqlite/mod.ts";
+import { LEAF_INDEX_LAG, openSqliteStorage } from "../../log/sqlite/mod.ts";
 
 const ENTRY_BYTES = 300;
 
@@ -70,6 +72,12 @@ const cpuUs = () => {
 
 const mb = (x: number) => Math.round(x / 1e5) / 10;
 
+/** A full garbage collection (V8's gc, exposed through node:v8 for this process). */
+function fullGc(): () => void {
+  v8.setFlagsFromString("--expose-gc");
+  return vm.runInNewContext("gc") as () => void;
+}
+
 export default async function (): Promise<Record<string, unknown>> {
   const large = Deno.env.get("BENCH_LOG_LARGE") === "1";
   const max = Number(Deno.env.get("BENCH_LOG_MAX") ?? (large ? 1_000_000 : 100_000));
@@ -80,17 +88,48 @@ export default async function (): Promise<Record<string, unknown>> {
       raw_sqlite_durable_commits_per_s: rawCommitRate(`${dir}/raw.sqlite`),
       raw_blake3_node_hashes_per_s: rawNodeHashRate(),
     };
-    const store = openSqliteStorage(`${dir}/log.sqlite`);
+    // BENCH_LOG_LAG: the SQLite leaf index's lag (0 = flushed with every batch, the old layout).
+    const lagEnv = Deno.env.get("BENCH_LOG_LAG");
+    const leafIndexLag = lagEnv === undefined ? undefined : Number(lagEnv);
+    const store = openSqliteStorage(`${dir}/log.sqlite`, { leafIndexLag });
     const { wrapped, c } = counting(store);
     const log = await openLog(wrapped, { secretKey: new Uint8Array(32).fill(5) });
     const rss0 = Deno.memoryUsage().rss;
     const rss: Record<string, number> = { "0": mb(rss0) };
     const heap: Record<string, number> = { "0": mb(Deno.memoryUsage().heapUsed) };
+    // Where RSS goes: V8's reserved heap (heapTotal) and external buffers vs native (SQLite, malloc).
+    const memOf = () => {
+      const m = Deno.memoryUsage();
+      return {
+        rss: mb(m.rss),
+        heap_total: mb(m.heapTotal),
+        heap_used: mb(m.heapUsed),
+        external: mb(m.external),
+        native_rest: mb(m.rss - m.heapTotal - m.external),
+      };
+    };
+    const mem: Record<string, ReturnType<typeof memOf>> = { "0": memOf() };
+    // After a full GC nothing of the harness is alive (no appends in flight, no results kept):
+    // the live heap is the log's own state (bounded caches, the leaf-index tail, O(log n) edge).
+    const gc = fullGc();
+    const afterGc = () => {
+      gc();
+      const m = Deno.memoryUsage();
+      return {
+        rss: mb(m.rss),
+        heap_total: mb(m.heapTotal),
+        heap_live: mb(m.heapUsed),
+        external: mb(m.external),
+      };
+    };
+    const memGc: Record<string, ReturnType<typeof afterGc>> = { "0": afterGc() };
     const sizes: Record<string, unknown> = {};
     let n = 0;
     let appendMs = 0;
     let appendCpuUs = 0;
-    const window = 4096; // appends in flight (below the default pendingMax)
+    // Appends in flight (below the default pendingMax); BENCH_LOG_WINDOW changes it, to tell the
+    // harness's share of the memory (its results in flight) from the log's.
+    const window = Number(Deno.env.get("BENCH_LOG_WINDOW") ?? 4096);
     let throughput: Record<string, number> | undefined;
     for (const target of checkpoints) {
       const t0 = performance.now();
@@ -114,6 +153,8 @@ export default async function (): Promise<Record<string, unknown>> {
       }
       rss[String(n)] = mb(Deno.memoryUsage().rss);
       heap[String(n)] = mb(Deno.memoryUsage().heapUsed);
+      mem[String(n)] = memOf();
+      memGc[String(n)] = afterGc();
       // Proofs against the latest head: time and point reads (store reads past the log's bounded
       // tile cache), random indices; the cache is warm from the previous checkpoints only.
       const head = await log.latestHead();
@@ -163,6 +204,7 @@ export default async function (): Promise<Record<string, unknown>> {
     await log.close();
     return {
       backend: "sqlite (node:sqlite, WAL, synchronous=FULL)",
+      leaf_index_lag: leafIndexLag ?? LEAF_INDEX_LAG,
       entry_bytes: ENTRY_BYTES,
       machine_limits: limits,
       sequencer: {
@@ -175,8 +217,19 @@ export default async function (): Promise<Record<string, unknown>> {
       },
       sizes,
       rss_mb_by_entries: rss,
+      // RSS growth from the empty log: at the end of the run, as measured before the GC figures
+      // were added (a full GC now runs at every checkpoint, which lowers it), beside the growth
+      // of the largest RSS seen at a checkpoint before its GC, and after a full GC (the log's state).
       rss_growth_mb: mb(Deno.memoryUsage().rss - rss0),
+      rss_growth_mb_peak_before_gc: Math.round(
+        (Math.max(...Object.values(mem).map((m) => m.rss)) - mem["0"].rss) * 10,
+      ) / 10,
+      rss_growth_mb_after_full_gc: Math.round((memGc[String(n)].rss - memGc["0"].rss) * 10) / 10,
+      live_heap_growth_mb_after_full_gc:
+        Math.round((memGc[String(n)].heap_live - memGc["0"].heap_live) * 10) / 10,
       heap_used_mb_by_entries: heap,
+      memory_mb_by_entries: mem,
+      memory_after_full_gc_mb_by_entries: memGc,
     };
   } finally {
     await Deno.remove(dir, { recursive: true });
