@@ -84,7 +84,9 @@ export function defaultConfig(): ServiceConfig {
     requestTimeoutMs: 10_000,
     pageMax: 100,
     agents: {},
-    verifyWorkers: "auto",
+    // 0: measured, a pool costs the event loop as much per receipt (postMessage, structured
+    // clone of the report, the message event) as verifying in place (docs/DECISIONS.md §3).
+    verifyWorkers: 0,
   };
 }
 

@@ -4,9 +4,19 @@
 // a proof (SPEC §22.2).
 import { entryLeafHash, fromHex, toHex } from "../../verify/mod.ts";
 import { ApiError } from "../errors.ts";
+import { inclusionProofJson, proofCacheOf } from "../proof_cache.ts";
 import { hashParam, intParam, optIntParam } from "../params.ts";
-import type { RouteGroup } from "../route.ts";
+import type { AppEnv, RouteGroup } from "../route.ts";
+import type { Context } from "hono";
 import { IMMUTABLE } from "./log_read.ts";
+
+const JSON_TYPE = { "content-type": "application/json" };
+
+/** A proof body; immutable when the size was explicit (the latest head's may move on). */
+function proofResponse(c: Context<AppEnv>, body: string, immutable: boolean): Response {
+  if (immutable) c.header("cache-control", IMMUTABLE);
+  return c.body(body, 200, JSON_TYPE);
+}
 
 /** The proof route group. */
 export const logProofRoutes: RouteGroup = {
@@ -75,6 +85,8 @@ export const logProofRoutes: RouteGroup = {
               `Cannot prove inclusion: index ${index} is not below size ${size}`,
             );
           }
+          const cached = proofCacheOf(log).get(`${index},${size}`);
+          if (cached !== undefined) return proofResponse(c, cached, explicitSize !== undefined);
           // The leaf hash from the tree (one tile, usually cached) when the log offers it; the
           // same BLAKE3(0x00 || entry) as hashing the stored entry (SPEC §22.1).
           const known = log.leafHashAt ? await log.leafHashAt(index) : undefined;
@@ -90,9 +102,15 @@ export const logProofRoutes: RouteGroup = {
             `Cannot prove inclusion: entry ${index} is not in the tree of size ${size}`,
           );
         }
-        const path = (await log.inclusionProof(index, size)).map(toHex);
-        if (explicitSize !== undefined) c.header("cache-control", IMMUTABLE);
-        return c.json({ index, size, leaf_hash: leaf, path });
+        // The proof of (index, size) never changes once size has a signed head (append-only).
+        const key = `${index},${size}`;
+        const cache = proofCacheOf(log);
+        let body = cache.get(key);
+        if (body === undefined) {
+          body = inclusionProofJson(index, size, leaf, await log.inclusionProof(index, size));
+          cache.set(key, body);
+        }
+        return proofResponse(c, body, explicitSize !== undefined);
       },
     },
     {

@@ -55,6 +55,8 @@ async function presign(n: number): Promise<Uint8Array<ArrayBuffer>[]> {
 }
 
 const CONCURRENCY = Number(Deno.env.get("JC_BENCH_CONCURRENCY") ?? 256);
+/** The server's JC_VERIFY_WORKERS (docs/CONFIG.md); unset: the server's default ("auto"). */
+const VERIFY_WORKERS = Deno.env.get("JC_BENCH_VERIFY_WORKERS");
 const POOL = 40_000;
 const CLOSED_MS = 8_000;
 const OPEN_RATE = 5_000;
@@ -141,8 +143,8 @@ function appendRequest(envelope: Uint8Array): Uint8Array {
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
-function cpuSeconds(pid: number): number {
-  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+function cpuSeconds(pid: number, tid?: number): number {
+  const stat = Deno.readTextFileSync(tid ? `/proc/${pid}/task/${tid}/stat` : `/proc/${pid}/stat`);
   const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
 }
@@ -170,11 +172,15 @@ async function post(conn: Conn, p: Prepared): Promise<Answer> {
   return { envelope: p.envelope, body: json };
 }
 
-/** CPU seconds used by the server and by this client over a measured window. */
+/**
+ * CPU seconds used by the server (all its threads, and its main thread: the event loop, whose
+ * saturation bounds the rate) and by this client over a measured window.
+ */
 function cpuMeter(pid: number) {
-  const s0 = cpuSeconds(pid), c0 = selfCpu();
+  const s0 = cpuSeconds(pid), m0 = cpuSeconds(pid, pid), c0 = selfCpu();
   return () => ({
     server_cpu_s: Math.round((cpuSeconds(pid) - s0) * 100) / 100,
+    server_main_thread_cpu_s: Math.round((cpuSeconds(pid, pid) - m0) * 100) / 100,
     client_cpu_s: Math.round((selfCpu() - c0) * 100) / 100,
   });
 }
@@ -195,7 +201,10 @@ export default async () => {
   const signMs = performance.now() - t0;
 
   const dataDir = await Deno.makeTempDir({ prefix: "jc-bench-http-" });
-  const svc = await startService({ DATA_DIR: dataDir });
+  const svc = await startService({
+    DATA_DIR: dataDir,
+    ...(VERIFY_WORKERS === undefined ? {} : { JC_VERIFY_WORKERS: VERIFY_WORKERS }),
+  });
   const port = Number(new URL(svc.url).port);
   const conns = await Promise.all(Array.from({ length: CONCURRENCY }, () => Conn.open(port)));
   try {
@@ -304,6 +313,7 @@ export default async () => {
     return {
       raw_webcrypto_ed25519_verifies_per_s: raw,
       concurrency: CONCURRENCY,
+      server_verify_workers: VERIFY_WORKERS ?? "auto",
       closed_loop: {
         verified_durable_appends_per_s: appendsPerS,
         ratio_to_raw_verifies: Math.round((appendsPerS / raw) * 1000) / 1000,
@@ -314,6 +324,9 @@ export default async () => {
         distinct_heads: headsChecked.size,
         ...closedCpu,
         server_cpu_us_per_append: Math.round((closedCpu.server_cpu_s * 1e6) / verified),
+        server_main_thread_cpu_us_per_append: Math.round(
+          (closedCpu.server_main_thread_cpu_s * 1e6) / verified,
+        ),
       },
       open_loop: {
         offered_per_s: OPEN_RATE,
@@ -329,6 +342,9 @@ export default async () => {
         goal_per_s: 10_000,
         ...proofCpu,
         server_cpu_us_per_proof: Math.round((proofCpu.server_cpu_s * 1e6) / proofs),
+        server_main_thread_cpu_us_per_proof: Math.round(
+          (proofCpu.server_main_thread_cpu_s * 1e6) / proofs,
+        ),
       },
       presign_webcrypto_envelopes_per_s: Math.round(pool.length / (signMs / 1000)),
       note:
