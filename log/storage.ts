@@ -100,7 +100,8 @@ export function checkBatchExtends(batch: Batch, storedSize: number | undefined):
  * hashes per entry, so candidate lists stay short even under attack.
  */
 export function leafPrefix(leafHash: Uint8Array): number {
-  let x = 0;
-  for (let i = 0; i < 6; i++) x = x * 256 + leafHash[i];
-  return x;
+  const h = leafHash;
+  // bytes 0-1 times 2^32 plus bytes 2-5 as an unsigned 32-bit integer (big-endian, exact)
+  return ((h[0] << 8) | h[1]) * 4294967296 +
+    (((h[2] << 24) | (h[3] << 16) | (h[4] << 8) | h[5]) >>> 0);
 }

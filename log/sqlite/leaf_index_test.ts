@@ -132,3 +132,15 @@ Deno.test("lagging leaf index: a schema-1 store is migrated, a newer schema refu
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("leafPrefix is the first 6 bytes as a big-endian integer (BigInt reference)", async () => {
+  const { leafPrefix } = await import("../mod.ts");
+  const ref = (h: Uint8Array) =>
+    Number(h.subarray(0, 6).reduce((x, b) => (x << 8n) | BigInt(b), 0n));
+  fc.assert(
+    fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), (h) => leafPrefix(h) === ref(h)),
+    { numRuns: 2000 },
+  );
+  assert.equal(leafPrefix(new Uint8Array(32).fill(0xff)), 2 ** 48 - 1);
+  assert.equal(leafPrefix(Uint8Array.of(0x80, 0, 0, 0, 0, 0, ...new Uint8Array(26))), 2 ** 47);
+});

@@ -186,11 +186,10 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
     for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
     return true;
   };
-  /** Candidates of many leaf hashes with one statement ([k] answers hashes[k]). */
-  const candidatesMany = (hashes: Uint8Array[]): number[][] => {
-    const out: number[][] = hashes.map(() => []);
-    if (hashes.length === 0) return out;
-    const prefixes = hashes.map(leafPrefix);
+  /** Candidates of many leaf-hash prefixes with one statement ([k] answers prefixes[k]). */
+  const candidatesMany = (prefixes: number[]): number[][] => {
+    const out: number[][] = prefixes.map(() => []);
+    if (prefixes.length === 0) return out;
     const rows = s.leafMany.all(JSON.stringify(prefixes)) as Row[];
     for (const r of rows) out[r.k as number].push(r.idx as number);
     for (let k = 0; k < prefixes.length; k++) tail.candidates(prefixes[k], out[k]);
@@ -238,7 +237,7 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
     leafCandidatesMany: (leafHashes) =>
       operational("read leaf index", () => {
         syncTail();
-        return candidatesMany(leafHashes);
+        return candidatesMany(leafHashes.map(leafPrefix));
       }),
     commitBatch: (batch: Batch) =>
       operational("commit batch", () => {
@@ -247,10 +246,11 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
           const latest = s.latest.get() as Row | undefined;
           checkBatchExtends(batch, latest?.size as number | undefined);
           syncTail();
-          const hashes = batch.entries.map((e) => e.leafHash);
+          const prefixes = batch.entries.map((e) => leafPrefix(e.leafHash));
           // The leaf index is unique (docs/STORAGE.md): confirm prefix hits against the tile.
-          const stored = candidatesMany(hashes);
-          const seen = new Map<number, Uint8Array[]>(); // prefix → leaf hashes in this batch
+          const stored = candidatesMany(prefixes);
+          // prefix → the leaf hash(es) of this batch with that prefix (a list only on collision)
+          const seen = new Map<number, Uint8Array | Uint8Array[]>();
           for (let k = 0; k < batch.entries.length; k++) {
             const e = batch.entries[k];
             for (const i of stored[k]) {
@@ -261,13 +261,17 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
                 );
               }
             }
-            const lp = leafPrefix(e.leafHash);
+            const lp = prefixes[k];
             const twins = seen.get(lp);
-            if (twins?.some((x) => same(x, e.leafHash))) {
-              throw new StorageConflictError("Cannot commit batch: an entry is in it twice");
+            if (twins === undefined) seen.set(lp, e.leafHash);
+            else {
+              const list = twins instanceof Uint8Array ? [twins] : twins;
+              if (list.some((x) => same(x, e.leafHash))) {
+                throw new StorageConflictError("Cannot commit batch: an entry is in it twice");
+              }
+              list.push(e.leafHash);
+              seen.set(lp, list);
             }
-            if (twins) twins.push(e.leafHash);
-            else seen.set(lp, [e.leafHash]);
             s.insEntry.run(e.index, e.bytes);
           }
           for (const t of batch.tiles) s.putTile.run(tileId(t.level, t.index), t.hashes);
@@ -278,16 +282,14 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
           const flush = tail.size + batch.entries.length > lag;
           if (flush) {
             const rows = tail.sorted();
-            for (const e of batch.entries) {
-              rows.push({ prefix: leafPrefix(e.leafHash), index: e.index });
-            }
+            batch.entries.forEach((e, k) => rows.push({ prefix: prefixes[k], index: e.index }));
             rows.sort((a, b) => a.prefix - b.prefix || a.index - b.index);
             for (const r of rows) if (r.prefix >= 0) s.insLeaf.run(r.prefix, r.index);
             s.setUpto.run(String(h.size));
           }
           db.exec("COMMIT");
           if (flush) tail.reset(h.size);
-          else for (const e of batch.entries) tail.push(leafPrefix(e.leafHash));
+          else for (const lp of prefixes) tail.push(lp);
         } catch (err) {
           db.exec("ROLLBACK");
           throw err;
