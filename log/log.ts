@@ -89,11 +89,15 @@ interface Waiter {
   reject(e: unknown): void;
 }
 
+// One pending entry: its first caller's promise functions inline, callers who sent the same bytes
+// while it was pending in `more` (no per-append waiter objects on the hot path).
 interface Pending {
   entry: Uint8Array;
   leafHash: Uint8Array;
   key: string;
-  waiters: Waiter[];
+  resolve(r: AppendResult): void;
+  reject(e: unknown): void;
+  more: Waiter[] | undefined;
 }
 
 function headJson(head: StoredHead, signer: string): TreeHead {
@@ -202,10 +206,10 @@ class SequencedLog implements Log {
     if (this.#broken) return Promise.reject(this.#broken);
     const leafHash = h.leaf(entry);
     const key = toHex(leafHash);
-    const { promise, resolve, reject } = Promise.withResolvers<AppendResult>();
     const joined = this.#byKey.get(key);
     if (joined) {
-      joined.waiters.push({ resolve, reject }); // same bytes already pending: same index
+      const { promise, resolve, reject } = Promise.withResolvers<AppendResult>();
+      (joined.more ??= []).push({ resolve, reject }); // same bytes already pending: same index
       return promise;
     }
     if (this.#queue.length >= this.#pendingMax) {
@@ -216,7 +220,8 @@ class SequencedLog implements Log {
         ),
       );
     }
-    const p: Pending = { entry: entry.slice(), leafHash, key, waiters: [{ resolve, reject }] };
+    const { promise, resolve, reject } = Promise.withResolvers<AppendResult>();
+    const p: Pending = { entry: entry.slice(), leafHash, key, resolve, reject, more: undefined };
     this.#queue.push(p);
     this.#byKey.set(key, p);
     this.#schedule();
@@ -305,18 +310,30 @@ class SequencedLog implements Log {
         const proof = created
           ? tree!.hexProof(index)
           : (await inclusionProof(h, index, head.size, reader.read, memo)).map(toHex);
-        p.waiters.forEach((w, n) =>
-          w.resolve({
-            index,
-            leaf_hash: p.key,
-            tree_head: treeHead,
-            inclusion_proof: proof,
-            created: n === 0 && created,
-          })
-        );
+        p.resolve({
+          index,
+          leaf_hash: p.key,
+          tree_head: treeHead,
+          inclusion_proof: proof,
+          created,
+        });
+        if (p.more) {
+          for (const w of p.more) {
+            w.resolve({
+              index,
+              leaf_hash: p.key,
+              tree_head: treeHead,
+              inclusion_proof: proof,
+              created: false,
+            });
+          }
+        }
       }
     } catch (e) {
-      for (const p of batch) for (const w of p.waiters) w.reject(e);
+      for (const p of batch) {
+        p.reject(e);
+        if (p.more) { for (const w of p.more) w.reject(e); }
+      }
     } finally {
       for (const p of batch) this.#byKey.delete(p.key);
     }

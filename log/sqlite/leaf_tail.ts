@@ -37,6 +37,11 @@ export class LeafTail {
     else had.push(index);
   }
 
+  /** Whether some entry in the tail has the prefix `prefix`. */
+  has(prefix: number): boolean {
+    return this.#byPrefix.has(prefix);
+  }
+
   /** Indices in the tail whose prefix is `prefix` (appended to `out`). */
   candidates(prefix: number, out: number[]): void {
     const had = this.#byPrefix.get(prefix);

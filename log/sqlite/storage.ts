@@ -187,12 +187,19 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
     return true;
   };
   /** Candidates of many leaf-hash prefixes with one statement ([k] answers prefixes[k]). */
+  // Most entries have no candidate: they share one frozen empty list (a push into it throws).
+  const NONE = Object.freeze([]) as unknown as number[];
   const candidatesMany = (prefixes: number[]): number[][] => {
-    const out: number[][] = prefixes.map(() => []);
+    const out: number[][] = new Array(prefixes.length).fill(NONE);
     if (prefixes.length === 0) return out;
     const rows = s.leafMany.all(JSON.stringify(prefixes)) as Row[];
-    for (const r of rows) out[r.k as number].push(r.idx as number);
-    for (let k = 0; k < prefixes.length; k++) tail.candidates(prefixes[k], out[k]);
+    const add = (k: number, i: number) => (out[k] === NONE ? (out[k] = [i]) : out[k].push(i));
+    for (const r of rows) add(r.k as number, r.idx as number);
+    for (let k = 0; k < prefixes.length; k++) {
+      if (tail.has(prefixes[k])) {
+        tail.candidates(prefixes[k], out[k] === NONE ? (out[k] = []) : out[k]);
+      }
+    }
     return out;
   };
   return {
