@@ -185,8 +185,61 @@ function cpuMeter(pid: number) {
   });
 }
 
+/**
+ * The floor of this machine's HTTP serving: a bare `Deno.serve` (its own process, no Hono, no
+ * log) answering every GET with a constant ~700-byte JSON body (an inclusion proof's size), driven
+ * by the same client for `ms`. What no route can beat on this machine in the same run.
+ */
+async function bareDenoServe(ms: number) {
+  const code = `const body = JSON.stringify({ index: 1, size: 2, leaf_hash: "a".repeat(64),
+      path: Array.from({ length: 10 }, () => "b".repeat(64)) });
+    Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: (a) => console.log(a.port) },
+      () => new Response(body, { headers: { "content-type": "application/json" } }));`;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["eval", code],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.getReader();
+  let out = "";
+  while (!out.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("Cannot measure bare Deno.serve: it exited");
+    out += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  const conns = await Promise.all(
+    Array.from({ length: CONCURRENCY }, () => Conn.open(Number(out.trim()))),
+  );
+  try {
+    const get = utf8.encode("GET /x HTTP/1.1\r\nhost: bench\r\n\r\n");
+    let n = 0;
+    const cpu = cpuMeter(child.pid);
+    const t0 = performance.now();
+    await Promise.all(conns.map(async (conn) => {
+      while (performance.now() - t0 < ms) {
+        if ((await conn.send(get)).status !== 200) throw new Error("Cannot measure: not 200");
+        n++;
+      }
+    }));
+    const s = (performance.now() - t0) / 1000;
+    const used = cpu();
+    return {
+      requests_per_s: Math.round(n / s),
+      ...used,
+      server_cpu_us_per_request: Math.round((used.server_cpu_s * 1e6) / n),
+    };
+  } finally {
+    for (const c of conns) c.close();
+    child.kill("SIGTERM");
+    await child.status;
+    await child.stdout.cancel().catch(() => {});
+  }
+}
+
 export default async () => {
   const raw = await rawWebCryptoVerifiesPerSecond(2000);
+  const bare = await bareDenoServe(2000);
   let next = 0;
   const request = () => {
     if (next >= pool.length) throw new Error("Cannot continue: out of pre-signed envelopes");
@@ -313,7 +366,7 @@ export default async () => {
     return {
       raw_webcrypto_ed25519_verifies_per_s: raw,
       concurrency: CONCURRENCY,
-      server_verify_workers: VERIFY_WORKERS ?? "auto",
+      server_verify_workers: VERIFY_WORKERS ?? "default (0)",
       closed_loop: {
         verified_durable_appends_per_s: appendsPerS,
         ratio_to_raw_verifies: Math.round((appendsPerS / raw) * 1000) / 1000,
@@ -346,6 +399,7 @@ export default async () => {
           (proofCpu.server_main_thread_cpu_s * 1e6) / proofs,
         ),
       },
+      bare_deno_serve_same_client: bare,
       presign_webcrypto_envelopes_per_s: Math.round(pool.length / (signMs / 1000)),
       note:
         "client and server share the machine's 2 cores; server is `deno task start` (SQLite); " +
