@@ -11,6 +11,7 @@ import { ROOT, startService } from "./_service.ts";
 
 interface Vector {
   name: string;
+  schema?: string;
   cose_sign1_hex: string;
   expected: { valid: boolean; codes: string[] };
 }
@@ -32,7 +33,9 @@ Deno.test({
   sanitizeOps: false,
   async fn() {
     const vectors = await loadVectors();
-    const positives = vectors.filter((v) => v.expected.valid);
+    // A valid meter reading is appended only through POST /v1/readings (readings-route-only),
+    // which its own tests drive; on /v1/log/entries it is neither appended nor a verify failure.
+    const positives = vectors.filter((v) => v.expected.valid && v.schema !== "meter-reading/1");
     const negatives = vectors.filter((v) => !v.expected.valid);
     assert.ok(positives.length >= 10, `positive vectors: ${positives.length}`);
     assert.ok(negatives.length >= 10, `negative vectors: ${negatives.length}`);
