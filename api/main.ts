@@ -10,7 +10,7 @@ import type { ServiceConfig } from "./config.ts";
 import { loadConfig } from "./config_load.ts";
 import { VerifierPool } from "./verify_pool.ts";
 
-/** The verifier pool size `config.verifyWorkers` asks for on this machine (0: none, the default). */
+/** The verifier pool size `config.verifyWorkers` asks for on this machine (0: none). */
 export function verifyWorkerCount(config: ServiceConfig): number {
   if (config.verifyWorkers !== "auto") return config.verifyWorkers;
   return Math.max(1, Math.min(4, (navigator.hardwareConcurrency ?? 2) - 1));

@@ -3,23 +3,33 @@
 // ServiceConfig (api/verifier_options.ts), fed the envelope bytes and answering the report. In
 // Deno 2.9.6 WebCrypto Ed25519 verify runs synchronously on the calling thread, so in-thread
 // verification (~200 µs CPU per receipt) stalls every other request; a pool moves that work to
-// other threads. Deno-only (Worker with module type): api/main.ts injects it as
+// other threads. The envelopes of one event-loop turn go to a worker in one message, and come
+// back in one: one message per envelope cost the event loop as much as verifying in place
+// (~50 µs), one per turn ~20 µs per envelope (docs/DECISIONS.md §3). Deno-only (Worker with module type): api/main.ts injects it as
 // AppDeps.verify; createApp and the Workers entry (api/worker.ts) keep the in-thread verifier.
 // The reports are those of the in-thread verifier, value for value (tests/api/verify_pool_test.ts
 // checks every conformance vector).
 import type { VerificationReport } from "../verify/mod.ts";
 import type { ServiceConfig } from "./config.ts";
 
-/** A request to a pool worker: verify `envelope` and answer with the same `id`. */
+/**
+ * A request to a pool worker: verify each of `envelopes` and answer with the same `ids`. The
+ * envelopes that arrive in one turn of the event loop travel in one message (the per-message
+ * cost on the event loop was as large as verifying in place).
+ */
 export interface PoolRequest {
-  id: number;
-  envelope: Uint8Array;
+  ids: number[];
+  envelopes: Uint8Array[];
 }
 
-/** A pool worker's answer: the report, or the message of the error verifyEnvelope threw. */
+/** One envelope's outcome: the report, or the message of the error verifyEnvelope threw. */
+export type PoolOutcome =
+  | { report: VerificationReport }
+  | { error: { name: string; message: string } };
+
+/** A pool worker's message. */
 export type PoolAnswer =
-  | { id: number; report: VerificationReport }
-  | { id: number; error: { name: string; message: string } }
+  | { ids: number[]; outcomes: PoolOutcome[] }
   | { ready: true }
   | { failed: string };
 
@@ -32,6 +42,8 @@ class PoolWorker {
   readonly worker: Worker;
   readonly pending = new Map<number, Pending>();
   readonly ready: Promise<void>;
+  /** Requests of this turn not yet sent. */
+  queue: PoolRequest = { ids: [], envelopes: [] };
 
   constructor(config: ServiceConfig, onDead: (w: PoolWorker, why: Error) => void) {
     this.worker = new Worker(new URL("./verify_pool_worker.ts", import.meta.url), {
@@ -48,14 +60,17 @@ class PoolWorker {
         failed(e);
         return onDead(this, e);
       }
-      const p = this.pending.get(m.id);
-      if (!p) return;
-      this.pending.delete(m.id);
-      if ("report" in m) p.resolve(m.report);
-      else {
-        const e = new Error(m.error.message);
-        e.name = m.error.name;
-        p.reject(e);
+      for (let i = 0; i < m.ids.length; i++) {
+        const p = this.pending.get(m.ids[i]);
+        if (!p) continue;
+        this.pending.delete(m.ids[i]);
+        const o = m.outcomes[i];
+        if ("report" in o) p.resolve(o.report);
+        else {
+          const e = new Error(o.error.message);
+          e.name = o.error.name;
+          p.reject(e);
+        }
       }
     };
     this.worker.onerror = (ev: ErrorEvent) => {
@@ -84,6 +99,7 @@ export class VerifierPool {
   #workers: PoolWorker[] = [];
   #nextId = 1;
   #closed = false;
+  #flushTimer: ReturnType<typeof setTimeout> | undefined;
 
   private constructor(readonly config: ServiceConfig, readonly size: number) {}
 
@@ -133,15 +149,27 @@ export class VerifierPool {
     return new Promise<VerificationReport>((resolve, reject) => {
       w.pending.set(id, { resolve, reject });
       // A copy: the caller keeps its bytes (it appends them next); the copy's buffer is moved.
-      const copy = envelope.slice();
-      w.worker.postMessage({ id, envelope: copy } satisfies PoolRequest, [copy.buffer]);
+      w.queue.ids.push(id);
+      w.queue.envelopes.push(envelope.slice());
+      this.#flushTimer ??= setTimeout(this.#flush, 0);
     });
+  };
+
+  #flush = (): void => {
+    this.#flushTimer = undefined;
+    for (const w of this.#workers) {
+      const q = w.queue;
+      if (q.ids.length === 0) continue;
+      w.queue = { ids: [], envelopes: [] };
+      w.worker.postMessage(q, q.envelopes.map((e) => e.buffer as ArrayBuffer));
+    }
   };
 
   /** Stops every worker; requests still in flight are failed. */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    clearTimeout(this.#flushTimer);
     const why = new Error("Cannot verify: the verifier pool is closed");
     for (const w of this.#workers) {
       w.worker.terminate();

@@ -1,17 +1,27 @@
 // One worker of api/verify_pool.ts: builds the verifier options from the ServiceConfig it is
 // sent first (api/verifier_options.ts, the same function the main thread uses), then answers
-// each {id, envelope} with verify/'s verifyEnvelope report (JCR-1 §6), or the error it threw.
+// each {ids, envelopes} message with one outcome per envelope: verify/'s verifyEnvelope report
+// (JCR-1 §6), or the error it threw.
 /// <reference lib="deno.worker" />
 import { verifyEnvelope } from "../verify/mod.ts";
 import type { VerifierOptions } from "../verify/mod.ts";
 import type { ServiceConfig } from "./config.ts";
-import type { PoolAnswer, PoolRequest } from "./verify_pool.ts";
+import type { PoolAnswer, PoolOutcome, PoolRequest } from "./verify_pool.ts";
 import { verifierOptions } from "./verifier_options.ts";
 
 let options: VerifierOptions | undefined;
 
 function answer(m: PoolAnswer): void {
   self.postMessage(m);
+}
+
+async function outcome(envelope: Uint8Array): Promise<PoolOutcome> {
+  try {
+    return { report: await verifyEnvelope(envelope, options) };
+  } catch (e) {
+    const err = e instanceof Error ? e : new Error(String(e));
+    return { error: { name: err.name, message: err.message } };
+  }
 }
 
 self.onmessage = async (ev: MessageEvent<PoolRequest | { config: ServiceConfig }>) => {
@@ -25,10 +35,5 @@ self.onmessage = async (ev: MessageEvent<PoolRequest | { config: ServiceConfig }
     }
     return;
   }
-  try {
-    answer({ id: m.id, report: await verifyEnvelope(m.envelope, options) });
-  } catch (e) {
-    const err = e instanceof Error ? e : new Error(String(e));
-    answer({ id: m.id, error: { name: err.name, message: err.message } });
-  }
+  answer({ ids: m.ids, outcomes: await Promise.all(m.envelopes.map(outcome)) });
 };

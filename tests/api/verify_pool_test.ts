@@ -83,13 +83,12 @@ Deno.test("VerifierPool: a bad operator config fails the start, naming why", asy
 });
 
 Deno.test("config: verify_workers / JC_VERIFY_WORKERS", () => {
-  assert.equal(resolveConfig({}).verifyWorkers, 0);
+  assert.equal(resolveConfig({}).verifyWorkers, "auto");
   assert.equal(resolveConfig({ JC_VERIFY_WORKERS: "auto" }).verifyWorkers, "auto");
   assert.equal(resolveConfig({ JC_VERIFY_WORKERS: "0" }).verifyWorkers, 0);
   assert.equal(resolveConfig({}, { verify_workers: 3 }).verifyWorkers, 3);
   assert.throws(() => resolveConfig({ JC_VERIFY_WORKERS: "-1" }), /verify_workers must be/);
   assert.throws(() => resolveConfig({}, { verify_workers: 65 }), /verify_workers must be/);
-  assert.equal(verifyWorkerCount(resolveConfig({})), 0);
   const auto = verifyWorkerCount(resolveConfig({ JC_VERIFY_WORKERS: "auto" }));
   assert.ok(auto >= 1 && auto <= 4);
   assert.equal(verifyWorkerCount(resolveConfig({ JC_VERIFY_WORKERS: "2" })), 2);
