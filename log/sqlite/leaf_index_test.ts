@@ -144,3 +144,29 @@ Deno.test("leafPrefix is the first 6 bytes as a big-endian integer (BigInt refer
   assert.equal(leafPrefix(new Uint8Array(32).fill(0xff)), 2 ** 48 - 1);
   assert.equal(leafPrefix(Uint8Array.of(0x80, 0, 0, 0, 0, 0, ...new Uint8Array(26))), 2 ** 47);
 });
+
+Deno.test("large batches (multi-row inserts of entries and leaf-index rows) store every row", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "jc-leaf-lag-" });
+  try {
+    // batches of up to 200 and a flush every > 150 entries: 64-row statements plus remainders
+    const log = await openSqliteLog({ dir, secretKey: SECRET, leafIndexLag: 150, batchMax: 200 });
+    const entries = Array.from({ length: 677 }, (_, k) => enc(`large-${k}-${"x".repeat(k % 97)}`));
+    const rs = await Promise.all(entries.map((e) => log.append(e)));
+    const where = new Map(rs.map((r, k) => [k, r.index]));
+    for (const [k, index] of where) {
+      assert.deepEqual(await log.entry(index), entries[k]);
+      assert.equal(await log.indexOfLeaf(blake3Hasher.leaf(entries[k])), index);
+    }
+    assert.equal((await log.append(entries[300])).index, where.get(300));
+    await log.close();
+    const t = leavesTable(`${dir}/log.sqlite`);
+    assert.ok(t.upto > 150 && t.rows === t.upto && t.max === t.upto - 1);
+    const { ed25519PublicKey } = await import("../../verify/mod.ts");
+    const store = openSqliteStorage(`${dir}/log.sqlite`);
+    const report = await fsckLog(store, ed25519PublicKey(SECRET));
+    await store.close();
+    assert.deepEqual(report.problems, []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -6,7 +6,7 @@
 // index lags: the newest entries' prefixes are held in memory (log/sqlite/leaf_tail.ts, rebuilt on
 // open from the level-0 tiles, the durable truth) and written to `leaves` in one sorted insert per
 // `leafIndexLag` entries, inside a batch's transaction (docs/STORAGE.md "Lagging leaf index").
-import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import {
   type Batch,
   checkBatchExtends,
@@ -48,6 +48,16 @@ CREATE TABLE IF NOT EXISTS heads (size INTEGER PRIMARY KEY, root BLOB NOT NULL, 
 const tileId = (level: number, index: number) => level * 2 ** 48 + index;
 
 type Row = Record<string, unknown>;
+
+/** Rows per multi-row INSERT (2·ROWS bound parameters, far below SQLite's limit of 32,766). */
+const ROWS = 64;
+
+/** Runs `many` (ROWS rows a call) then `one` over the flat (a, b) pairs in `args`. */
+function insertPairs(many: StatementSync, one: StatementSync, args: SQLInputValue[]): void {
+  const full = args.length - (args.length % (2 * ROWS));
+  for (let off = 0; off < full; off += 2 * ROWS) many.run(...args.slice(off, off + 2 * ROWS));
+  for (let off = full; off < args.length; off += 2) one.run(args[off], args[off + 1]);
+}
 
 const toHead = (r: Row): StoredHead => ({
   size: r.size as number,
@@ -140,6 +150,9 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
     ),
     insEntry: q("INSERT INTO entries (idx, bytes) VALUES (?, ?)"),
     insLeaf: q("INSERT INTO leaves (lp, idx) VALUES (?, ?)"),
+    // ROWS rows per statement: one call into SQLite instead of ROWS (the per-call cost dominates)
+    insEntries: q(`INSERT INTO entries (idx, bytes) VALUES ${"(?, ?), ".repeat(ROWS - 1)}(?, ?)`),
+    insLeaves: q(`INSERT INTO leaves (lp, idx) VALUES ${"(?, ?), ".repeat(ROWS - 1)}(?, ?)`),
     // One snapshot of how far `leaves` and the log reach (the tail between them is in memory).
     reach: q(
       "SELECT (SELECT CAST(v AS INTEGER) FROM meta WHERE k = 'leaves_upto') AS upto, " +
@@ -258,6 +271,7 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
           const stored = candidatesMany(prefixes);
           // prefix → the leaf hash(es) of this batch with that prefix (a list only on collision)
           const seen = new Map<number, Uint8Array | Uint8Array[]>();
+          const rowArgs: SQLInputValue[] = [];
           for (let k = 0; k < batch.entries.length; k++) {
             const e = batch.entries[k];
             for (const i of stored[k]) {
@@ -279,8 +293,9 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
               list.push(e.leafHash);
               seen.set(lp, list);
             }
-            s.insEntry.run(e.index, e.bytes);
+            rowArgs.push(e.index, e.bytes);
           }
+          insertPairs(s.insEntries, s.insEntry, rowArgs);
           for (const t of batch.tiles) s.putTile.run(tileId(t.level, t.index), t.hashes);
           const h = batch.head;
           s.insHead.run(h.size, h.root, h.timestamp, h.signature);
@@ -291,7 +306,9 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
             const rows = tail.sorted();
             batch.entries.forEach((e, k) => rows.push({ prefix: prefixes[k], index: e.index }));
             rows.sort((a, b) => a.prefix - b.prefix || a.index - b.index);
-            for (const r of rows) if (r.prefix >= 0) s.insLeaf.run(r.prefix, r.index);
+            const leafArgs: SQLInputValue[] = [];
+            for (const r of rows) if (r.prefix >= 0) leafArgs.push(r.prefix, r.index);
+            insertPairs(s.insLeaves, s.insLeaf, leafArgs);
             s.setUpto.run(String(h.size));
           }
           db.exec("COMMIT");
