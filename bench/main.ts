@@ -10,7 +10,11 @@ for await (const e of Deno.readDir(dir)) {
 }
 names.sort();
 const out: Record<string, unknown> = {
-  machine: { cpus: navigator.hardwareConcurrency, deno: Deno.version.deno, date: new Date().toISOString() },
+  machine: {
+    cpus: navigator.hardwareConcurrency,
+    deno: Deno.version.deno,
+    date: new Date().toISOString(),
+  },
 };
 for (const name of names) {
   if (wanted.size && !wanted.has(name)) continue;
