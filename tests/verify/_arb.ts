@@ -83,3 +83,30 @@ export function arbCbor(
   }));
   return value;
 }
+
+/** A byte edit of an encoding: position, byte, and whether it overwrites, inserts or deletes. */
+export type ByteEdit = [pos: number, byte: number, op: "set" | "insert" | "delete"];
+
+/** One to three byte edits, for mutating canonical encodings in property tests. */
+export function arbEdits(): fc.Arbitrary<ByteEdit[]> {
+  return fc.array(
+    fc.tuple(
+      fc.nat(),
+      fc.integer({ min: 0, max: 255 }),
+      fc.constantFrom("set", "insert", "delete"),
+    ),
+    { minLength: 1, maxLength: 3 },
+  ) as fc.Arbitrary<ByteEdit[]>;
+}
+
+/** `bytes` with `edits` applied in order (positions taken modulo the current length). */
+export function applyEdits(bytes: Uint8Array, edits: ByteEdit[]): Uint8Array {
+  const b = [...bytes];
+  for (const [pos, byte, op] of edits) {
+    const i = pos % (b.length + 1);
+    if (op === "set" && i < b.length) b[i] = byte;
+    else if (op === "insert") b.splice(i, 0, byte);
+    else if (op === "delete" && b.length > 0) b.splice(i % b.length, 1);
+  }
+  return new Uint8Array(b);
+}

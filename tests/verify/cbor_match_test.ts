@@ -15,7 +15,7 @@ import {
   encodeCbor,
   fromHex,
 } from "../../verify/mod.ts";
-import { arbCbor } from "./_arb.ts";
+import { applyEdits, arbCbor, arbEdits } from "./_arb.ts";
 
 /** encodeCbor's answer, or undefined where it refuses the value. */
 function encoded(v: unknown): Uint8Array | undefined {
@@ -49,23 +49,9 @@ Deno.test("cbor_match: sound on mutated bytes, and complete wherever the strict 
   fc.assert(
     fc.property(
       arbCbor(),
-      fc.array(
-        fc.tuple(
-          fc.nat(),
-          fc.integer({ min: 0, max: 255 }),
-          fc.constantFrom("set", "insert", "delete"),
-        ),
-        { minLength: 1, maxLength: 3 },
-      ),
+      arbEdits(),
       (v, edits) => {
-        const b = [...encodeCbor(v)];
-        for (const [pos, byte, op] of edits) {
-          const i = pos % (b.length + 1);
-          if (op === "set" && i < b.length) b[i] = byte;
-          else if (op === "insert") b.splice(i, 0, byte);
-          else if (op === "delete" && b.length > 0) b.splice(i % b.length, 1);
-        }
-        const mutated = new Uint8Array(b);
+        const mutated = applyEdits(encodeCbor(v), edits);
         assertSound(v, mutated); // the original value against the changed bytes
         let out: CborValue;
         try {

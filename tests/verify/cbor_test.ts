@@ -14,7 +14,7 @@ import {
   toJson,
 } from "../../verify/mod.ts";
 import type { CborMap, CborValue } from "../../verify/mod.ts";
-import { arbCbor } from "./_arb.ts";
+import { applyEdits, arbCbor, arbEdits } from "./_arb.ts";
 
 function code(f: () => unknown): string {
   try {
@@ -302,23 +302,9 @@ Deno.test("cbor: a mutated canonical item is either refused with a CborError or 
   fc.assert(
     fc.property(
       arbCbor(),
-      fc.array(
-        fc.tuple(
-          fc.nat(),
-          fc.integer({ min: 0, max: 255 }),
-          fc.constantFrom("set", "insert", "delete"),
-        ),
-        { minLength: 1, maxLength: 3 },
-      ),
+      arbEdits(),
       (v, edits) => {
-        const b = [...encodeCbor(v)];
-        for (const [pos, byte, op] of edits) {
-          const i = pos % (b.length + 1);
-          if (op === "set" && i < b.length) b[i] = byte;
-          else if (op === "insert") b.splice(i, 0, byte);
-          else if (op === "delete" && b.length > 0) b.splice(i % b.length, 1);
-        }
-        const mutated = new Uint8Array(b);
+        const mutated = applyEdits(encodeCbor(v), edits);
         let out: CborValue;
         try {
           out = decodeCbor(mutated);
