@@ -2,6 +2,7 @@
 // the CBOR property tests and the cbor2 differential test.
 import fc from "fast-check";
 import type { CborMap, CborValue } from "../../verify/mod.ts";
+import { VerifyInputError } from "../../verify/mod.ts";
 
 const U64 = (1n << 64n) - 1n;
 
@@ -109,4 +110,15 @@ export function applyEdits(bytes: Uint8Array, edits: ByteEdit[]): Uint8Array {
     else if (op === "delete" && b.length > 0) b.splice(i % b.length, 1);
   }
   return new Uint8Array(b);
+}
+
+/** The stable code `f` throws (VerifyInputError, CborError included), or "accepted". */
+export function codeOf(f: () => unknown): string {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof VerifyInputError) return e.code;
+    throw e;
+  }
+  return "accepted";
 }

@@ -11,18 +11,8 @@ import {
   entryLeafHash,
   fromHex,
   toHex,
-  VerifyInputError,
 } from "../../verify/mod.ts";
-
-const codeOf = (f: () => unknown) => {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof VerifyInputError) return e.code;
-    throw e;
-  }
-  return "accepted";
-};
+import { codeOf } from "./_arb.ts";
 
 Deno.test("hex: round trip, and every malformed string is refused with bad-hex", () => {
   fc.assert(

@@ -17,6 +17,7 @@ import {
   toHex,
   VerifyInputError,
 } from "../../verify/mod.ts";
+import { codeOf } from "./_arb.ts";
 import type { CborValue } from "../../verify/mod.ts";
 import { runPython } from "./_python.ts";
 
@@ -29,16 +30,6 @@ const core = encodeCbor({
   tier: "L1",
   tools_touched: [],
 });
-
-function codeOf(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof VerifyInputError) return e.code;
-    throw e;
-  }
-  return "accepted";
-}
 
 /** Build an envelope from parts (canonically encoded outer array). */
 const env = (...parts: unknown[]) => encodeCbor(parts as CborValue[]);

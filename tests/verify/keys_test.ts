@@ -10,19 +10,9 @@ import {
   KeyDirectory,
   publicKeyFromDidKey,
   toHex,
-  VerifyInputError,
 } from "../../verify/mod.ts";
+import { codeOf } from "./_arb.ts";
 import { runPython } from "./_python.ts";
-
-const codeOf = (f: () => unknown) => {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof VerifyInputError) return e.code;
-    throw e;
-  }
-  return "accepted";
-};
 
 const PY_DIDKEY = `
 import json, sys
