@@ -95,3 +95,4 @@ export {
   setWebCryptoEs256,
 } from "./p256.ts";
 export type { Es256Refusal } from "./p256.ts";
+export { envelopeContentId } from "./content_id.ts";
