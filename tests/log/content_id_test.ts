@@ -15,11 +15,11 @@ import {
   toHex,
 } from "../../verify/mod.ts";
 import { es256Steward, steward, validEnvelope, validEs256Envelope } from "../api/_fixtures.ts";
-import { highS, malleated, resigned, retagged } from "../_twins.ts";
+import { malleated, resigned, retagged } from "../_twins.ts";
 
 const KEY = new Uint8Array(32).fill(3);
 
-async function verifies(env: Uint8Array): Promise<boolean> {
+function verifies(env: Uint8Array): Promise<boolean> {
   const e = parseCoseSign1(env);
   const s = es256Steward();
   assert.equal(e.kid, s.did);
