@@ -23,7 +23,8 @@ Operator configuration (all optional; flags add to, and override entries of, --c
                          "reference_vectors": {input_hash: {"joules_uj": n}}, "policies": [policy]}
                          (conformance/vectors/operator-config.json is an example)
   --gateway-key ID=HEX   HMAC key of gateway ID for tool receipts (JCR-1 §5); repeatable
-  --key KID=KEY          public key (64 hex or a did:key) for a kid that is not a did:key,
+  --key KID=KEY          public key for a kid that is not a did:key: 64 hex (Ed25519), 66 or
+                         130 hex (P-256, SEC 1 compressed or uncompressed), or a did:key,
                          e.g. a KERI AID (JCR-1 §4); repeatable
   --reference HASH=UJ    reference joules for an input_hash, enabling the drift-band check
                          (JCR-1 §6 step 6, §7.1); repeatable
@@ -31,6 +32,7 @@ Operator configuration (all optional; flags add to, and override entries of, --c
                          policy_digest must be its SPEC §10.1 digest; repeatable
 Other:
   --pure-ed25519         verify with the pure-JS Ed25519 path instead of WebCrypto
+  --pure-es256           verify with the pure-JS ES256 (P-256) path instead of WebCrypto
   --compact              print the report on one line
   -h, --help             this text
 
@@ -129,6 +131,9 @@ function parseArgs(args: string[]): Parsed {
         break;
       case "--pure-ed25519":
         p.flags.pureEd25519 = true;
+        break;
+      case "--pure-es256":
+        p.flags.pureEs256 = true;
         break;
       case "--config":
         p.configFile = value();
