@@ -4,6 +4,7 @@
 //
 // This entry point is the one file of verify/ that touches Deno I/O; the verifier itself is pure.
 
+import { resolveFromCaller } from "../cli/mod.ts";
 import { fromHex, toHex } from "./bytes.ts";
 import { VerifyInputError } from "./errors.ts";
 import { KeyDirectory } from "./key_directory.ts";
@@ -49,6 +50,8 @@ export interface CliIo {
 export const MAX_INPUT_BYTES = 16 * 1024 * 1024;
 
 class UsageError extends Error {}
+/** A usage error in the arguments themselves: the usage follows the message on stderr. */
+class ArgumentError extends UsageError {}
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -116,7 +119,7 @@ function parseArgs(args: string[]): Parsed {
     const inline = eq > 0 ? args[i].slice(eq + 1) : undefined;
     const value = (): string => {
       if (inline !== undefined) return inline;
-      if (i + 1 >= args.length) throw new UsageError(`Cannot parse ${a}: a value is required`);
+      if (i + 1 >= args.length) throw new ArgumentError(`Cannot parse ${a}: a value is required`);
       return args[++i];
     };
     switch (a) {
@@ -161,10 +164,12 @@ function parseArgs(args: string[]): Parsed {
       }
       default:
         if (a.startsWith("-") && a !== "-") {
-          throw new UsageError(`Cannot parse arguments: unknown option ${a}`);
+          throw new ArgumentError(`Cannot parse arguments: unknown option ${a}`);
         }
         if (p.input !== undefined) {
-          throw new UsageError("Cannot parse arguments: exactly one input (file or -) is accepted");
+          throw new ArgumentError(
+            "Cannot parse arguments: exactly one input (file or -) is accepted",
+          );
         }
         p.input = a;
     }
@@ -209,9 +214,7 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
     }
     compact = p.compact;
     if (p.input === undefined) {
-      throw new UsageError(
-        "Cannot parse arguments: no input given (a file, or - for stdin); see --help",
-      );
+      throw new ArgumentError("Cannot parse arguments: no input given (a file, or - for stdin)");
     }
     const layers: VerifierOptions[] = [];
     if (p.configFile) layers.push(optionsFromConfig(await readJson(io, p.configFile, "config")));
@@ -235,6 +238,7 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
   } catch (e) {
     if (e instanceof UsageError || e instanceof VerifyInputError || e instanceof PolicyError) {
       io.err(`${e.message}${"code" in e ? ` [${(e as { code: string }).code}]` : ""}\n`);
+      if (e instanceof ArgumentError) io.err(`\n${HELP}`);
       return 2;
     }
     if (
@@ -258,7 +262,8 @@ function writeAll(w: { writeSync(b: Uint8Array): number }, t: string): void {
 
 /** The real process I/O. */
 export const denoIo: CliIo = {
-  readFile: (path) => Deno.readFile(path),
+  // File arguments are the caller's: `deno task` runs in the project root (cli/args.ts).
+  readFile: (path) => Deno.readFile(resolveFromCaller(path, Deno.env.toObject(), Deno.cwd())),
   readStdin: async () => new Uint8Array(await new Response(Deno.stdin.readable).arrayBuffer()),
   out: (t) => writeAll(Deno.stdout, t),
   err: (t) => writeAll(Deno.stderr, t),
