@@ -67,7 +67,9 @@ export class ConfigError extends Error {
 export function defaultConfig(): ServiceConfig {
   return {
     port: 8080,
-    host: "0.0.0.0",
+    // Loopback unless the operator opens it (HOST=0.0.0.0): appends are unauthenticated, so a
+    // first start on a workstation is not reachable from the network (docs/DECISIONS.md).
+    host: "127.0.0.1",
     dataDir: "./data",
     store: "sqlite",
     keyFile: "",

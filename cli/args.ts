@@ -231,6 +231,7 @@ export function resolveFromCaller(
   cwd: string,
 ): string {
   if (path === "-" || path.startsWith("/") || /^[A-Za-z]:[\\/]/.test(path)) return path;
-  const base = env.INIT_CWD || cwd;
-  return `${base.replace(/[\\/]+$/, "")}/${path}`;
+  const base = (env.INIT_CWD || cwd).replace(/[\\/]+$/, "");
+  const rel = path.replace(/^(\.\/)+/, "");
+  return rel === "" || rel === "." ? base : `${base}/${rel}`;
 }
