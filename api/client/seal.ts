@@ -10,6 +10,7 @@
 // one the verifier supports; ES256 (COSE alg -7, JCR-1 §4) plugs in as one more row once the
 // verifier accepts it.
 import {
+  assertMintable,
   coseProtectedHeader,
   coseSigStructure,
   didKeyFromPublicKey,
@@ -187,6 +188,7 @@ export async function sealCore(
   verify: (envelope: Uint8Array) => Promise<VerificationReport>,
 ): Promise<{ envelope: Uint8Array; report: VerificationReport }> {
   const core = coreFromProjection(projection);
+  assertMintable(Object.fromEntries(core)); // JCP §8: a verify-only profile is never minted
   const scheme = keyScheme(key.alg);
   const payload = encodeCbor(core); // canonical: RFC 8949 §4.2.1 key order, shortest forms
   const prot = scheme.protectedHeader(key.kid);
