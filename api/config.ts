@@ -198,6 +198,9 @@ const FILE_KEYS: Record<string, (c: ServiceConfig, v: unknown) => void> = {
   },
 };
 
+/** Every config-file key (docs/CONFIG.md lists each; tests/docs/config_doc_test.ts checks). */
+export const CONFIG_FILE_KEYS: readonly string[] = Object.keys(FILE_KEYS);
+
 /** Environment variable → config-file key. */
 export const ENV_KEYS: Record<string, string> = {
   PORT: "port",

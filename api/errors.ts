@@ -62,7 +62,7 @@ export class ApiError extends Error {
 }
 
 /** Titles of the codes other folders answer with (vocab/, SPARQL), beside HTTP_CODES. */
-const OTHER_TITLES: Record<string, string> = {
+export const OTHER_TITLES: Record<string, string> = {
   "bad-json": "Body is not JSON",
   "not-an-object": "Body is not a JSON object",
   "invalid-jsonld": "Invalid JSON-LD",
