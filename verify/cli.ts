@@ -24,7 +24,8 @@ Operator configuration (all optional; flags add to, and override entries of, --c
                          "reference_vectors": {input_hash: {"joules_uj": n}}, "policies": [policy]}
                          (conformance/vectors/operator-config.json is an example)
   --gateway-key ID=HEX   HMAC key of gateway ID for tool receipts (JCR-1 §5); repeatable
-  --key KID=KEY          public key (64 hex or a did:key) for a kid that is not a did:key,
+  --key KID=KEY          public key for a kid that is not a did:key: 64 hex (Ed25519), 66 or
+                         130 hex (P-256, SEC 1 compressed or uncompressed), or a did:key,
                          e.g. a KERI AID (JCR-1 §4); repeatable
   --reference HASH=UJ    reference joules for an input_hash, enabling the drift-band check
                          (JCR-1 §6 step 6, §7.1); repeatable

@@ -25,6 +25,10 @@ const schema = (p: string) => [
   ` hashes BLOB NOT NULL, PRIMARY KEY (level, idx)) WITHOUT ROWID`,
   `CREATE TABLE IF NOT EXISTS ${p}heads (size INTEGER PRIMARY KEY, root BLOB NOT NULL,` +
   ` ts INTEGER NOT NULL, sig BLOB NOT NULL)`,
+  // docs/DECISIONS.md "One entry per signed content": content identity → index, unique. Created
+  // when absent, so stores of schema 1 gain it without a version change (older entries unindexed).
+  `CREATE TABLE IF NOT EXISTS ${p}content_ids (id BLOB PRIMARY KEY, idx INTEGER NOT NULL)` +
+  ` WITHOUT ROWID`,
 ];
 
 type HeadRow =
@@ -182,6 +186,15 @@ export function openDurableStorage(
             .toArray()
             .map((r) => r.idx),
       ),
+    contentIndex: (ids) =>
+      read(
+        "look up content identities",
+        () =>
+          ids.map((id) =>
+            sql.exec<{ idx: number }>(`SELECT idx FROM ${p}content_ids WHERE id = ?`, id)
+              .toArray()[0]?.idx
+          ),
+      ),
     commitBatch: (batch) =>
       read("commit batch", () =>
         storage.transactionSync(() => {
@@ -201,6 +214,14 @@ export function openDurableStorage(
               e.leafHash,
               e.bytes,
             );
+            if (e.contentId) {
+              // unique: a second entry of one signed content fails the whole transaction
+              sql.exec(
+                `INSERT INTO ${p}content_ids (id, idx) VALUES (?, ?)`,
+                e.contentId,
+                e.index,
+              );
+            }
           }
           for (const t of batch.tiles) {
             sql.exec(

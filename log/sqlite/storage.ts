@@ -42,7 +42,10 @@ CREATE TABLE IF NOT EXISTS entries (idx INTEGER PRIMARY KEY, bytes BLOB NOT NULL
 CREATE TABLE IF NOT EXISTS leaves (lp INTEGER NOT NULL, idx INTEGER NOT NULL, PRIMARY KEY (lp, idx)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS tiles (id INTEGER PRIMARY KEY, hashes BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS heads (size INTEGER PRIMARY KEY, root BLOB NOT NULL, ts INTEGER NOT NULL, sig BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS content_ids (id BLOB PRIMARY KEY, idx INTEGER NOT NULL) WITHOUT ROWID;
 `;
+// content_ids (docs/DECISIONS.md "One entry per signed content"): content identity → index,
+// unique; created when absent, so a schema-2 store gains it without a version change.
 
 /** Tile (level, index) as one integer key: level·2^48 + index (exact below 2^53). */
 const tileId = (level: number, index: number) => level * 2 ** 48 + index;
@@ -162,6 +165,11 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
     leafTiles: q("SELECT id, hashes FROM tiles WHERE id >= ? AND id <= ? ORDER BY id"),
     putTile: q("INSERT OR REPLACE INTO tiles (id, hashes) VALUES (?, ?)"),
     insHead: q("INSERT INTO heads (size, root, ts, sig) VALUES (?, ?, ?, ?)"),
+    contentId: q("SELECT idx FROM content_ids WHERE id = ?"),
+    insContentId: q("INSERT INTO content_ids (id, idx) VALUES (?, ?)"),
+    insContentIds: q(
+      `INSERT INTO content_ids (id, idx) VALUES ${"(?, ?), ".repeat(ROWS - 1)}(?, ?)`,
+    ),
   };
   let closed = false;
   const tail = new LeafTail(0);
@@ -259,6 +267,11 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
         syncTail();
         return candidatesMany(leafHashes.map(leafPrefix));
       }),
+    contentIndex: (ids) =>
+      operational(
+        "read content index",
+        () => ids.map((id) => (s.contentId.get(id) as Row | undefined)?.idx as number | undefined),
+      ),
     commitBatch: (batch: Batch) =>
       operational("commit batch", () => {
         db.exec("BEGIN IMMEDIATE");
@@ -296,6 +309,9 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
             rowArgs.push(e.index, e.bytes);
           }
           insertPairs(s.insEntries, s.insEntry, rowArgs);
+          const idArgs: SQLInputValue[] = [];
+          for (const e of batch.entries) if (e.contentId) idArgs.push(e.contentId, e.index);
+          insertPairs(s.insContentIds, s.insContentId, idArgs); // unique: a twin fails the batch
           for (const t of batch.tiles) s.putTile.run(tileId(t.level, t.index), t.hashes);
           const h = batch.head;
           s.insHead.run(h.size, h.root, h.timestamp, h.signature);
