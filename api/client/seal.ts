@@ -6,21 +6,25 @@
 // envelope is run through verifyEnvelope under the default configuration before it is handed
 // out. Pure: web APIs only.
 //
-// Signature algorithms are a table (KEY_SCHEMES): EdDSA (Ed25519, did:key, COSE alg -8) is the
-// one the verifier supports; ES256 (COSE alg -7, JCR-1 §4) plugs in as one more row once the
-// verifier accepts it.
+// Signature algorithms are a table (KEY_SCHEMES), one row per COSE alg the verifier accepts:
+// EdDSA (Ed25519, did:key z6Mk…, alg -8) and ES256 (P-256, did:key zDn…, alg -7; JCR-1 §4).
 import {
   assertMintable,
+  COSE_ALG_ES256,
   coseProtectedHeader,
   coseSigStructure,
+  didKeyFromP256PublicKey,
   didKeyFromPublicKey,
   ed25519GenerateSecret,
   ed25519PublicKey,
   ed25519Sign,
   encodeCbor,
+  es256Sign,
   failureCodes,
   fromHex,
   fromJson,
+  p256GenerateSecret,
+  p256PublicKey,
   REGISTRY,
   toHex,
   VerifyInputError,
@@ -67,8 +71,29 @@ const eddsa: KeyScheme = {
   sign: (message, key) => ed25519Sign(message, key.secret),
 };
 
-/** The algorithms keygen and seal support, by name. ES256 joins when the verifier accepts it. */
-export const KEY_SCHEMES: Partial<Record<SigningAlg, KeyScheme>> = { EdDSA: eddsa };
+const es256: KeyScheme = {
+  alg: "ES256",
+  fromSecret(secret) {
+    if (secret.length !== 32) {
+      throw new VerifyInputError("bad-key-file", "Cannot use the key: a P-256 secret is 32 bytes");
+    }
+    let pub: Uint8Array;
+    try {
+      pub = p256PublicKey(secret); // refuses 0 and scalars >= n
+    } catch {
+      throw new VerifyInputError("bad-key-file", "Cannot use the key: not a valid P-256 scalar");
+    }
+    return { alg: "ES256", kid: didKeyFromP256PublicKey(pub), secret };
+  },
+  generate() {
+    return es256.fromSecret(p256GenerateSecret());
+  },
+  protectedHeader: (kid) => coseProtectedHeader(kid, COSE_ALG_ES256),
+  sign: (message, key) => es256Sign(message, key.secret),
+};
+
+/** The algorithms keygen and seal support, by name (COSE alg names, JCR-1 §4). */
+export const KEY_SCHEMES: Partial<Record<SigningAlg, KeyScheme>> = { EdDSA: eddsa, ES256: es256 };
 
 /** The scheme of `alg`, or a refusal naming the ones there are. */
 export function keyScheme(alg: string): KeyScheme {

@@ -156,9 +156,36 @@ Deno.test("client seal: u64 above 2^53 as decimal strings; the Python verifier a
       assert.equal(x.out, "", `${name}: nothing sealed`);
     }
 
+    // ES256: keygen --alg ES256 names a P-256 did:key; seal signs with alg -7; it verifies.
+    const kg = await task(["keygen", "--alg", "ES256", "--out", `${tmp}/p256.key`]);
+    assert.equal(kg.code, 0, kg.err);
+    const p256Did = kg.out.trim();
+    assert.match(p256Did, /^did:key:zDn[1-9A-HJ-NP-Za-km-z]+$/);
+    assert.equal((await Deno.stat(`${tmp}/p256.key`)).mode! & 0o777, 0o600);
+    const exCore = JSON.parse(await Deno.readTextFile(`${EX}receipt.core.json`));
+    await Deno.writeTextFile(`${tmp}/p256.json`, JSON.stringify({ ...exCore, steward: p256Did }));
+    const es = await task([
+      "seal",
+      `${tmp}/p256.json`,
+      "--key",
+      `${tmp}/p256.key`,
+      "--out",
+      `${tmp}/p256.cose`,
+    ]);
+    assert.equal(es.code, 0, es.err);
+    const es256 = await Deno.readFile(`${tmp}/p256.cose`);
+    assert.equal(parseCoseSign1(es256).alg, -7);
+    assert.equal((await verifyEnvelope(es256)).valid, true);
+    // an EdDSA key cannot seal for a P-256 steward: the verifier's kid/steward refusal
+    const cross = await task(["seal", `${tmp}/p256.json`, "--key", `${EX}steward.key.json`]);
+    assert.equal(cross.code, 3, cross.err);
+
     // The independent Python verifier over everything seal produced here and in examples/.
     const index: Index = JSON.parse(await Deno.readTextFile(EX + "index.json"));
-    const vectors = [{ name: "u64", envelope: u64, valid: true, codes: [] as string[] }];
+    const vectors = [
+      { name: "u64", envelope: u64, valid: true, codes: [] as string[] },
+      { name: "es256", envelope: es256, valid: true, codes: [] as string[] },
+    ];
     for (const e of index.examples) {
       vectors.push({
         name: e.file,
@@ -196,7 +223,7 @@ Deno.test("client seal: u64 above 2^53 as decimal strings; the Python verifier a
       0,
       `the Python verifier disagrees (install python3-cbor2 python3-nacl b3sum):\n${said}`,
     );
-    assert.match(said, /checked 5 vectors, 0 disagreements/);
+    assert.match(said, /checked 6 vectors, 0 disagreements/);
   } finally {
     await Deno.remove(tmp, { recursive: true });
   }
