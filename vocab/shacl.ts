@@ -225,7 +225,6 @@ export class ShapeValidator {
   }
 
   /** An sh:in violation in wire terms: `tier must be one of L0, L1, L2, L3, L4; got "L9"`. */
-  // deno-lint-ignore no-explicit-any
   #inMessage(r: any, field: string | null): string | undefined {
     if (r.sourceConstraintComponent?.value !== SH + "InConstraintComponent") return undefined;
     const shape = r.sourceShape;

@@ -15,7 +15,7 @@ import {
   toHex,
 } from "../../verify/mod.ts";
 import { es256Steward, steward, validEnvelope, validEs256Envelope } from "../api/_fixtures.ts";
-import { highS, malleated, resigned, retagged } from "../_twins.ts";
+import { malleated, resigned, retagged } from "../_twins.ts";
 
 const KEY = new Uint8Array(32).fill(3);
 
@@ -23,7 +23,7 @@ async function verifies(env: Uint8Array): Promise<boolean> {
   const e = parseCoseSign1(env);
   const s = es256Steward();
   assert.equal(e.kid, s.did);
-  return es256Verify(
+  return await es256Verify(
     e.signature,
     coseSigStructure(e.protectedBytes, e.payload),
     resolveDidKey(e.kid).pub,
