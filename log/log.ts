@@ -593,13 +593,40 @@ class SequencedLog implements Log {
  * const { index, inclusion_proof } = await log.append(bytes);
  * ```
  */
+/**
+ * Completes the content index of a store written before it existed (docs/DECISIONS.md "One entry
+ * per signed content"): every stored entry's identity, 1024 entries per write, before the log
+ * takes appends. Once per store; a store created with the index has nothing to do.
+ */
+async function backfillContentIndex(s: LogStorage, o: LogOptions, size: number): Promise<void> {
+  if (o.contentId === null || !s.contentIndexReach || !s.backfillContentIndex) return;
+  const contentId = o.contentId ?? envelopeContentId;
+  let reach = await s.contentIndexReach();
+  while (reach !== "all") {
+    const entries = reach < size ? await s.entries(reach, 1024) : [];
+    const rows: { index: number; contentId: Uint8Array }[] = [];
+    entries.forEach((e, k) => {
+      const id = contentId(e);
+      if (id) rows.push({ index: reach as number + k, contentId: id });
+    });
+    const next = entries.length === 0 || reach + entries.length >= size
+      ? "all"
+      : reach + entries.length;
+    await s.backfillContentIndex(rows, next);
+    reach = next;
+  }
+}
+
 export async function openLog(s: LogStorage, o: LogOptions): Promise<Log> {
   if (!(o.secretKey instanceof Uint8Array) || o.secretKey.length !== 32) {
     throw new RangeError("Cannot open log: the log key must be a 32-byte Ed25519 secret");
   }
   const pub = ed25519PublicKey(o.secretKey);
   const r = await recover(s, h, pub);
-  if (r) return new SequencedLog(s, o, r.edge, r.head);
+  if (r) {
+    await backfillContentIndex(s, o, r.head.size);
+    return new SequencedLog(s, o, r.edge, r.head);
+  }
   const now = Math.floor((o.now ?? Date.now)());
   const root = h.empty(); // RFC 6962 §2.1: the empty tree's hash, BLAKE3("") (SPEC §22.1)
   const head = {

@@ -67,6 +67,20 @@ export interface LogStorage {
    */
   contentIndex?(contentIds: Uint8Array[]): Promise<(number | undefined)[]>;
   /**
+   * Optional, with `contentIndex`: how many leading entries the content index covers — "all" for
+   * a store whose every entry was committed with its identity (a store created with the index);
+   * a number for a store written before it existed, until `backfillContentIndex` completes it.
+   */
+  contentIndexReach?(): Promise<number | "all">;
+  /**
+   * Optional: adds identities of entries already stored (an identity already indexed keeps its
+   * first index), then records the new reach; one atomic write.
+   */
+  backfillContentIndex?(
+    rows: { index: number; contentId: Uint8Array }[],
+    reach: number | "all",
+  ): Promise<void>;
+  /**
    * Writes the batch atomically and durably: after it resolves, all of it survives a crash;
    * when it rejects, either all of it or none of it is stored (never a part). Refuses
    * (`StorageConflictError`, nothing written) a batch whose first index is not the stored

@@ -33,6 +33,7 @@ Operator configuration (all optional; flags add to, and override entries of, --c
                          policy_digest must be its SPEC §10.1 digest; repeatable
 Other:
   --pure-ed25519         verify with the pure-JS Ed25519 path instead of WebCrypto
+  --pure-es256           verify with the pure-JS ES256 (P-256) path instead of WebCrypto
   --compact              print the report on one line
   -h, --help             this text
 
@@ -133,6 +134,9 @@ function parseArgs(args: string[]): Parsed {
         break;
       case "--pure-ed25519":
         p.flags.pureEd25519 = true;
+        break;
+      case "--pure-es256":
+        p.flags.pureEs256 = true;
         break;
       case "--config":
         p.configFile = value();

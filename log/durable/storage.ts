@@ -117,6 +117,12 @@ export function openDurableStorage(
           `Cannot open store: schema version ${row.v}, this build reads ${DURABLE_SCHEMA_VERSION}`,
         );
       }
+      // the content index's reach: "all" for a store created with it, else 0 until backfilled
+      const reach = sql.exec(`SELECT v FROM ${p}meta WHERE k = 'content_ids_upto'`).toArray();
+      if (reach.length === 0) {
+        const any = sql.exec(`SELECT 1 AS x FROM ${p}entries LIMIT 1`).toArray().length > 0;
+        sql.exec(`INSERT INTO ${p}meta (k, v) VALUES ('content_ids_upto', ?)`, any ? "0" : "all");
+      }
     }));
 
   let closed = false;
@@ -195,6 +201,25 @@ export function openDurableStorage(
               .toArray()[0]?.idx
           ),
       ),
+    contentIndexReach: () =>
+      read("read the content index reach", () => {
+        const v = sql.exec<{ v: string }>(
+          `SELECT v FROM ${p}meta WHERE k = 'content_ids_upto'`,
+        ).toArray()[0]?.v ?? "all";
+        return v === "all" ? "all" : Number(v);
+      }),
+    backfillContentIndex: (rows, reach) =>
+      read("backfill the content index", () =>
+        storage.transactionSync(() => {
+          for (const r of rows) {
+            sql.exec(
+              `INSERT OR IGNORE INTO ${p}content_ids (id, idx) VALUES (?, ?)`,
+              r.contentId,
+              r.index,
+            );
+          }
+          sql.exec(`UPDATE ${p}meta SET v = ? WHERE k = 'content_ids_upto'`, String(reach));
+        })),
     commitBatch: (batch) =>
       read("commit batch", () =>
         storage.transactionSync(() => {

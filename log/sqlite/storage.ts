@@ -138,6 +138,12 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
       `Cannot open log store ${path}: schema version ${version.v}, this build reads ${SQLITE_SCHEMA_VERSION}`,
     );
   }
+  // The content index's reach (docs/DECISIONS.md "One entry per signed content"): "all" for a store
+  // created with it; for an older store with entries, 0 until the log's backfill completes it.
+  if (db.prepare("SELECT v FROM meta WHERE k = 'content_ids_upto'").get() === undefined) {
+    const any = db.prepare("SELECT 1 AS x FROM entries LIMIT 1").get() !== undefined;
+    db.prepare("INSERT INTO meta (k, v) VALUES ('content_ids_upto', ?)").run(any ? "0" : "all");
+  }
   const q = (sql: string): StatementSync => db.prepare(sql);
   const s = {
     latest: q("SELECT size, root, ts, sig FROM heads ORDER BY size DESC LIMIT 1"),
@@ -170,6 +176,9 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
     insContentIds: q(
       `INSERT INTO content_ids (id, idx) VALUES ${"(?, ?), ".repeat(ROWS - 1)}(?, ?)`,
     ),
+    backfillContentId: q("INSERT OR IGNORE INTO content_ids (id, idx) VALUES (?, ?)"),
+    contentReach: q("SELECT v FROM meta WHERE k = 'content_ids_upto'"),
+    setContentReach: q("UPDATE meta SET v = ? WHERE k = 'content_ids_upto'"),
   };
   let closed = false;
   const tail = new LeafTail(0);
@@ -272,6 +281,23 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
         "read content index",
         () => ids.map((id) => (s.contentId.get(id) as Row | undefined)?.idx as number | undefined),
       ),
+    contentIndexReach: () =>
+      operational("read content index reach", () => {
+        const v = String((s.contentReach.get() as Row | undefined)?.v ?? "all");
+        return v === "all" ? "all" : Number(v);
+      }),
+    backfillContentIndex: (rows, reach) =>
+      operational("backfill content index", () => {
+        db.exec("BEGIN IMMEDIATE");
+        try {
+          for (const r of rows) s.backfillContentId.run(r.contentId, r.index); // first one wins
+          s.setContentReach.run(String(reach));
+          db.exec("COMMIT");
+        } catch (err) {
+          db.exec("ROLLBACK");
+          throw err;
+        }
+      }),
     commitBatch: (batch: Batch) =>
       operational("commit batch", () => {
         db.exec("BEGIN IMMEDIATE");

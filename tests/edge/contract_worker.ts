@@ -150,6 +150,16 @@ function durableCases(storage: DurableSqlStorage): Case[] {
           })
         );
         assert.equal((await store.latestHead())!.size, 1);
+        // a store written before the index (no table, no reach) is backfilled when a log opens it
+        await again.close();
+        storage.sql.exec(`DROP TABLE ${prefix}content_ids`);
+        storage.sql.exec(`DELETE FROM ${prefix}meta WHERE k = 'content_ids_upto'`);
+        const old = openDurableStorage(storage, { prefix });
+        assert.equal(await old.contentIndexReach!(), 0);
+        const upgraded = await openLog(old, { secretKey: key });
+        assert.equal(await old.contentIndexReach!(), "all");
+        const r2 = await upgraded.append(twin);
+        assert.deepEqual([r2.index, r2.created], [0, false]);
       },
     },
     {

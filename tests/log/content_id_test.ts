@@ -19,7 +19,7 @@ import { malleated, resigned, retagged } from "../_twins.ts";
 
 const KEY = new Uint8Array(32).fill(3);
 
-async function verifies(env: Uint8Array): Promise<boolean> {
+function verifies(env: Uint8Array): Promise<boolean> {
   const e = parseCoseSign1(env);
   const s = es256Steward();
   assert.equal(e.kid, s.did);
@@ -152,6 +152,35 @@ Deno.test("stores refuse a batch that repeats a stored content identity", async 
       assert.deepEqual(await store.contentIndex!([id]), [undefined]);
       await store.close();
     }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("log: a store written before the content index is backfilled on open (SQLite)", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/log.sqlite`;
+    // a log as an older build wrote it: no content_ids rows (here: two twins logged twice) …
+    const e = validEs256Envelope(1), e2 = validEs256Envelope(2);
+    let log = await openLog(openSqliteStorage(path), { secretKey: KEY, contentId: null });
+    for (const x of [e, malleated(e), e2]) assert.equal((await log.append(x)).created, true);
+    for (let i = 0; i < 1500; i++) await log.append(new TextEncoder().encode(`raw ${i}`));
+    await log.close();
+    // … and without the table or its reach (what an older build leaves)
+    const raw = openSqliteStorage(path);
+    raw.db.exec("DROP TABLE content_ids; DELETE FROM meta WHERE k = 'content_ids_upto'");
+    await raw.close();
+    const store = openSqliteStorage(path);
+    assert.equal(await store.contentIndexReach!(), 0);
+    log = await openLog(store, { secretKey: KEY, batchAgeMs: 1 });
+    assert.equal(await store.contentIndexReach!(), "all");
+    const r1 = await log.append(retagged(e));
+    assert.deepEqual([r1.created, r1.index], [false, 0]); // the first of the two old twins wins
+    const r2 = await log.append(malleated(e2));
+    assert.deepEqual([r2.created, r2.index], [false, 2]);
+    assert.equal((await log.latestHead()).size, 1503);
+    await log.close();
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
