@@ -23,7 +23,7 @@ function verifies(env: Uint8Array): Promise<boolean> {
   const e = parseCoseSign1(env);
   const s = es256Steward();
   assert.equal(e.kid, s.did);
-  return await es256Verify(
+  return es256Verify(
     e.signature,
     coseSigStructure(e.protectedBytes, e.payload),
     resolveDidKey(e.kid).pub,
