@@ -5,11 +5,20 @@ import assert from "node:assert/strict";
 import { main as agentMain } from "../../meter-agent/src/cli.ts";
 import { ROOT } from "../e2e/_service.ts";
 
+/** The environment of a shell: `deno task` keeps an INIT_CWD it inherits (as npm does), so the
+ * one `deno task test` set for this process must not leak into the commands run here. */
+function shellEnv(): Record<string, string> {
+  const env = Deno.env.toObject();
+  delete env.INIT_CWD;
+  return { ...env, NO_COLOR: "1" };
+}
+
 async function task(args: string[], cwd = ROOT) {
   const o = await new Deno.Command(Deno.execPath(), {
     args: ["task", "-q", "--cwd", ROOT, ...args],
     cwd,
-    env: { NO_COLOR: "1" },
+    env: shellEnv(),
+    clearEnv: true,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
