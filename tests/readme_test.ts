@@ -88,7 +88,7 @@ Deno.test({
       DENO_DIR: Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`,
     };
     // The first command starts the service (the README runs it in its own terminal).
-    assert.equal(cmds[0], `${NPX_DENO} start`);
+    assert.equal(cmds[0], `${NPX_DENO} -q start`);
     const svc = new Deno.Command("bash", {
       args: ["-c", `exec ${cmds[0].replace(NPX_DENO, deno)}`],
       cwd: work,
