@@ -199,6 +199,20 @@ Deno.test({
         assert.equal(x.out, "", "no proof is reported");
         assert.match(x.err, /HTTP 404 not-found .*no entry has leaf hash 0{64}/);
       }
+      // `client submit` reads what `verify` reads: a {"envelope": hex} file is that envelope
+      // (it used to be sent as is and refused `truncated`).
+      const hex = Array.from(
+        await Deno.readFile(`${ROOT}examples/policy.cose`),
+        (b) => b.toString(16).padStart(2, "0"),
+      ).join("");
+      await Deno.writeTextFile(`${work}/policy.json`, JSON.stringify({ envelope: hex }));
+      const [asJson] = await runInOneShell([`${deno} -q client submit policy.json`], work, {
+        ...env,
+        JC_URL: url,
+      });
+      assert.equal(asJson.code, 0, asJson.err);
+      assert.equal(json(asJson).index, 1, "the logged policy.cose, not a new entry");
+      assert.equal(json(asJson).created, false);
     } finally {
       Deno.kill(svc.pid, "SIGTERM");
       await svc.status;
