@@ -3,9 +3,10 @@
 // atomic durable `commitBatch`, and only then answers every append of the batch with its index,
 // the head and an inclusion proof (RFC 6962 §2.1.1). Identical bytes resolve to the original index
 // (exactly-once, also within one batch), and so does a second envelope of the same signed content
-// (its content identity, verify/content_id.ts; docs/DECISIONS.md "One entry per signed content"). A full queue pushes back. Before signing a head the
-// sequencer proves it consistent with the previous one (RFC 9162 §2.1.4.2). Pure: storage is
-// injected (log/storage.ts), so this runs in Deno, Node and workerd alike.
+// (its content identity, verify/content_id.ts; docs/DECISIONS.md "One entry per signed content").
+// A full queue pushes back. Before signing a head the sequencer proves it consistent with the
+// previous one (RFC 9162 §2.1.4.2). Pure: storage is injected (log/storage.ts), so this runs in
+// Deno, Node and workerd alike.
 import { blake3Hasher, HASH_SIZE } from "./hasher.ts";
 import {
   didKeyFromPublicKey,
