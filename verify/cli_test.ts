@@ -1,7 +1,7 @@
 // Tests for `deno task verify`: exit statuses 0/1/2 through the real process, and every input form
 // and operator flag in-process through runCli.
 import assert from "node:assert/strict";
-import { type CliIo, envelopeFromInput, HELP, runCli } from "./cli.ts";
+import { type CliIo, envelopeFromInput, HELP, runCli, VERIFY } from "./cli.ts";
 import { fromHex, toHex } from "./bytes.ts";
 import { coseSign1Es256, encodeCbor, p256PublicKey } from "./mod.ts";
 
@@ -121,7 +121,7 @@ Deno.test("cli: unusable input and bad flags exit 2 with a Cannot … message, a
     [["--reference", "abc=5", "f"], { f: "00" }, /not a 64-hex input_hash/],
     [["--reference", `${"a".repeat(64)}=-5`, "f"], { f: "00" }, /not a u64/],
     [["--gateway-key", "novalue", "f"], { f: "00" }, /expected NAME=VALUE/],
-    [["--key"], {}, /a value is required/],
+    [["--key"], {}, /option --key needs a value/],
   ];
   for (const [args, files, re] of cases) {
     const r = await run(args, files);
@@ -148,6 +148,8 @@ Deno.test("cli: --help documents every flag and exits 0", async () => {
   ) {
     assert.ok(HELP.includes(flag), flag);
   }
+  // every option the parser takes is in the help (and the parser's list is the one in VERIFY)
+  for (const o of VERIFY.options) assert.ok(HELP.includes(`--${o.name}`), o.name);
 });
 
 Deno.test("cli: operator flags do what the config file does", async () => {

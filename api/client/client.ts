@@ -31,6 +31,14 @@ export class HttpError extends Error {
   }
 }
 
+/** The log could not be reached (connection refused, DNS, reset): the message names the URL. */
+export class NetworkError extends Error {
+  constructor(readonly url: string, cause: unknown) {
+    super(`Cannot reach ${url}: ${(cause as Error)?.message ?? cause}`, { cause });
+    this.name = "NetworkError";
+  }
+}
+
 /** An append as the client checked it. */
 export interface CheckedAppend {
   index: number;
@@ -61,8 +69,17 @@ export class LogClient {
     this.#signer = signer;
   }
 
+  /** fetch, with a failure to connect reported as a NetworkError naming the URL. */
+  async #fetch(url: string, init: RequestInit): Promise<Response> {
+    try {
+      return await this.fetchFn(url, init);
+    } catch (e) {
+      throw new NetworkError(url, e);
+    }
+  }
+
   async #get(path: string): Promise<Record<string, unknown>> {
-    const res = await this.fetchFn(this.baseUrl + path, {
+    const res = await this.#fetch(this.baseUrl + path, {
       headers: { accept: "application/json" },
     });
     const body = await res.json().catch(() => ({}));
@@ -124,7 +141,7 @@ export class LogClient {
    * signed by the log key, and its inclusion proof closes against that head.
    */
   async submit(envelope: Uint8Array): Promise<CheckedAppend> {
-    const res = await this.fetchFn(this.baseUrl + "/v1/log/entries", {
+    const res = await this.#fetch(this.baseUrl + "/v1/log/entries", {
       method: "POST",
       headers: { "content-type": "application/cose", accept: "application/json" },
       body: envelope.slice(),
@@ -196,7 +213,7 @@ export class LogClient {
 
   /** The raw envelope of entry `index` (Accept: application/cose). */
   async entryBytes(index: number): Promise<Uint8Array> {
-    const res = await this.fetchFn(`${this.baseUrl}/v1/log/entries/${index}`, {
+    const res = await this.#fetch(`${this.baseUrl}/v1/log/entries/${index}`, {
       headers: { accept: "application/cose" },
     });
     if (!res.ok) throw new HttpError(res.status, await res.json().catch(() => ({})));

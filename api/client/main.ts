@@ -1,141 +1,363 @@
-// `deno task client <command>`: the log's client and monitor CLI (README "Client and monitor").
-//   submit FILE              append an envelope; prints its index; checks the proof and head
-//   prove INDEX|LEAF_HASH    fetch and check an inclusion proof against the latest signed head
-//   head                     fetch and check the latest signed head
-//   monitor URL              poll URL, checking every new head extends the last one seen
-// Options: --url URL (or JC_URL; default http://127.0.0.1:8080), --signer DID (pin the log key),
-// monitor: --state FILE (default ./.jc-monitor.json), --interval SECONDS (default 30), --once.
-// Exit status: 0 ok, 1 usage or network error, 2 a server answer failed a check, 3 monitor alarm.
-import { fromHex } from "../../verify/mod.ts";
-import { HttpError, LogClient, VerificationFailure } from "./client.ts";
+// `deno task client <command>`: the log's client, its monitor, and the tools to make test receipts
+// (README "Client and monitor", "Making receipts"). One row of COMMANDS per command: its
+// declaration (cli/args.ts: parser and --help text come from it) and what it runs.
+// Exit status: 0 ok, 1 network, HTTP or file error, 2 usage, 3 a check failed (a server answer
+// that does not prove what it claims; a monitor alarm; a core the verifier would refuse).
+import { envelopeFromInput } from "../../verify/cli.ts";
+import { verifyEnvelope } from "../../verify/mod.ts";
+import {
+  type CommandSpec,
+  flag,
+  num,
+  type ParsedArgs,
+  resolveFromCaller,
+  runCommand,
+  str,
+  UsageError,
+} from "../../cli/mod.ts";
+import { HttpError, LogClient, NetworkError, VerificationFailure } from "./client.ts";
 import { emptyState, parseState, poll } from "./monitor.ts";
 import type { MonitorState } from "./monitor.ts";
+import { keyFileText, keyScheme, parseKeyFile, sealCore, SealRefused } from "./seal.ts";
 
-const USAGE = `usage: deno task client <command> [options]
-  submit FILE              append a COSE_Sign1 envelope (raw bytes, or hex if FILE ends in .hex)
-  prove INDEX|LEAF_HASH    check an inclusion proof against the latest signed head
-  head                     check and print the latest signed head
-  monitor URL              watch a log; alarm (exit 3) on any inconsistency
-options: --url URL  --signer DID  --state FILE  --interval SECONDS  --once`;
+/** Exit statuses of the client. */
+export const EXIT = { ok: 0, error: 1, usage: 2, check: 3 } as const;
 
-interface Opts {
-  positional: string[];
-  flags: Record<string, string | true>;
+const DEFAULT_URL = "http://127.0.0.1:8080";
+const URL_OPTS = [
+  { name: "url", value: "URL", help: `the log (default $JC_URL or ${DEFAULT_URL})` },
+  { name: "signer", value: "DID", help: "pin the log key (did:key); default: the one it names" },
+];
+const EXITS = "Exit status: 0 ok, 1 network, HTTP or file error, 2 usage, 3 a check failed.";
+
+/** The environment a run sees (injected by tests). */
+export interface ClientEnv {
+  env: Record<string, string | undefined>;
+  cwd: string;
 }
 
-function parseArgs(args: string[]): Opts {
-  const positional: string[] = [];
-  const flags: Record<string, string | true> = {};
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (!a.startsWith("--")) {
-      positional.push(a);
-      continue;
-    }
-    const eq = a.indexOf("=");
-    if (eq > 0) flags[a.slice(2, eq)] = a.slice(eq + 1);
-    else if (a === "--once") flags.once = true;
-    else flags[a.slice(2)] = args[++i] ?? "";
-  }
-  return { positional, flags };
+interface Command {
+  /** One line for the command list. */
+  brief: string;
+  spec: CommandSpec;
+  run(p: ParsedArgs, e: ClientEnv): Promise<number>;
 }
 
 function out(v: unknown) {
   console.log(JSON.stringify(v));
 }
 
-async function readEnvelopeFile(path: string): Promise<Uint8Array> {
-  const bytes = await Deno.readFile(path);
-  if (!path.endsWith(".hex")) return bytes;
-  return fromHex(new TextDecoder().decode(bytes).trim());
+function path(p: string, e: ClientEnv): string {
+  return resolveFromCaller(p, e.env, e.cwd);
 }
 
-async function loadState(path: string): Promise<MonitorState> {
+function clientOf(p: ParsedArgs, e: ClientEnv): LogClient {
+  return new LogClient(str(p, "url") ?? e.env.JC_URL ?? DEFAULT_URL, str(p, "signer"));
+}
+
+/** Reads an envelope file: raw bytes, hex, or {"envelope": hex}, as `deno task verify` does. */
+async function readEnvelopeFile(file: string): Promise<Uint8Array> {
   try {
-    return parseState(await Deno.readTextFile(path));
+    return envelopeFromInput(await Deno.readFile(file));
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) throw e;
+    throw new UsageError(`${file}: ${(e as Error).message}`);
+  }
+}
+
+/** The target of `prove`: --index N, --leaf HEX, or one bare argument (64 hex: a leaf hash). */
+export function proveTarget(p: ParsedArgs): number | string {
+  const index = str(p, "index");
+  const leaf = str(p, "leaf");
+  const bare = p.positional[0];
+  const given = [index, leaf, bare].filter((x) => x !== undefined).length;
+  if (given !== 1) throw new UsageError("give exactly one of --index N, --leaf HEX, or INDEX|LEAF");
+  const asIndex = (s: string) => {
+    if (!/^(0|[1-9][0-9]{0,15})$/.test(s) || !Number.isSafeInteger(Number(s))) {
+      throw new UsageError(`${JSON.stringify(s)} is not an index (a decimal integer)`);
+    }
+    return Number(s);
+  };
+  const asLeaf = (s: string) => {
+    if (!/^[0-9a-fA-F]{64}$/.test(s)) {
+      throw new UsageError(`${JSON.stringify(s)} is not a leaf hash (64 hex digits)`);
+    }
+    return s.toLowerCase();
+  };
+  if (index !== undefined) return asIndex(index);
+  if (leaf !== undefined) return asLeaf(leaf);
+  // 64 characters are a leaf hash even when all are digits: an index never has 64 digits.
+  if (bare.length === 64) return asLeaf(bare);
+  if (/^[0-9]+$/.test(bare)) return asIndex(bare);
+  throw new UsageError(
+    `${JSON.stringify(bare)} is neither an index (digits) nor a leaf hash (64 hex digits)`,
+  );
+}
+
+/** Where the monitor keeps its state by default: the user's state directory, never the tree. */
+export function defaultStatePath(env: Record<string, string | undefined>): string | undefined {
+  const base = env.XDG_STATE_HOME || (env.HOME ? `${env.HOME}/.local/state` : undefined);
+  return base ? `${base}/jouleclaw/monitor.json` : undefined;
+}
+
+async function loadState(file: string): Promise<MonitorState> {
+  try {
+    return parseState(await Deno.readTextFile(file));
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return emptyState();
     throw e;
   }
 }
 
-async function saveState(path: string, state: MonitorState) {
-  const tmp = `${path}.tmp-${Deno.pid}`;
+async function saveState(file: string, state: MonitorState) {
+  const dir = file.slice(0, file.lastIndexOf("/"));
+  if (dir) await Deno.mkdir(dir, { recursive: true });
+  const tmp = `${file}.tmp-${Deno.pid}`;
   await Deno.writeTextFile(tmp, JSON.stringify(state, null, 1));
-  await Deno.rename(tmp, path); // atomic replace: a crash never leaves half a state
+  await Deno.rename(tmp, file); // atomic replace: a crash never leaves half a state
 }
 
-async function monitor(url: string, flags: Opts["flags"]): Promise<number> {
-  const statePath = String(flags.state ?? "./.jc-monitor.json");
-  const interval = Number(flags.interval ?? 30);
-  for (;;) {
-    const state = await loadState(statePath);
-    const r = await poll(url, state);
-    if (r.ok) {
-      await saveState(statePath, state);
-      out({ ok: true, url, size: r.head.size, root: r.head.root, message: r.message });
-    } else if (r.transient) {
-      console.error(`monitor: cannot poll ${url} now: ${r.alarm}`);
-      if (flags.once) return 1;
-    } else {
-      console.error(`ALARM: ${url}: ${r.alarm}`);
-      out({ ok: false, url, alarm: r.alarm });
-      return 3;
-    }
-    if (flags.once) return 0;
-    await new Promise((res) => setTimeout(res, interval * 1000));
-  }
-}
+const COMMANDS: Record<string, Command> = {
+  submit: {
+    brief: "append an envelope; prints its index (proof and head checked)",
+    spec: {
+      name: "deno task client submit",
+      args: "FILE",
+      summary: 'Appends a COSE_Sign1 envelope (raw bytes, hex, or {"envelope": hex}) to the log; ' +
+        "prints its index, after checking the leaf hash, the signed head and the inclusion proof.",
+      options: URL_OPTS,
+      positionals: [1, 1],
+      footer: EXITS,
+    },
+    async run(p, e) {
+      const a = await clientOf(p, e).submit(await readEnvelopeFile(path(p.positional[0], e)));
+      out({
+        index: a.index,
+        leaf_hash: a.leaf_hash,
+        created: a.created,
+        tree_size: a.tree_head.size,
+        verified: true,
+      });
+      return EXIT.ok;
+    },
+  },
+  prove: {
+    brief: "check the inclusion proof of one entry (--index N, --leaf HEX)",
+    spec: {
+      name: "deno task client prove",
+      args: "[INDEX | LEAF_HASH]",
+      summary: "Fetches the inclusion proof of one entry and checks it against the latest signed " +
+        "head. A bare argument of 64 hex digits is a leaf hash, digits otherwise an index.",
+      options: [
+        { name: "index", value: "N", help: "the entry at index N" },
+        { name: "leaf", value: "HEX", help: "the entry whose leaf hash is HEX (64 hex digits)" },
+        ...URL_OPTS,
+      ],
+      positionals: [0, 1],
+      footer: EXITS,
+    },
+    async run(p, e) {
+      const target = proveTarget(p);
+      const r = await clientOf(p, e).prove(target);
+      out({ index: r.index, size: r.size, leaf_hash: r.leaf_hash, path: r.path, verified: true });
+      return EXIT.ok;
+    },
+  },
+  head: {
+    brief: "check and print the latest signed tree head",
+    spec: {
+      name: "deno task client head",
+      summary: "Fetches the latest signed tree head and checks its signature against the log key.",
+      options: URL_OPTS,
+      footer: EXITS,
+    },
+    async run(p, e) {
+      out({ ...(await clientOf(p, e).head()), verified: true });
+      return EXIT.ok;
+    },
+  },
+  monitor: {
+    brief: "watch a log; alarm (exit 3) on any inconsistency",
+    spec: {
+      name: "deno task client monitor",
+      args: "URL",
+      summary: "Watches a log: each poll checks that the new signed head extends the last one " +
+        "seen for the same log key (consistency proof); alarms (exit 3) on anything else.",
+      options: [
+        {
+          name: "state",
+          value: "FILE",
+          help: "heads seen (default $XDG_STATE_HOME/jouleclaw/monitor.json, " +
+            "else ~/.local/state/jouleclaw/monitor.json)",
+        },
+        { name: "interval", value: "SECONDS", help: "between polls (default 30)" },
+        { name: "once", help: "poll once and exit" },
+      ],
+      positionals: [1, 1],
+      footer: EXITS,
+    },
+    async run(p, e) {
+      const url = p.positional[0];
+      const given = str(p, "state");
+      const statePath = given ? path(given, e) : defaultStatePath(e.env);
+      if (!statePath) throw new UsageError("no $HOME or $XDG_STATE_HOME: give --state FILE");
+      const interval = num(p, "interval", 30, 0.01);
+      for (;;) {
+        const state = await loadState(statePath);
+        const r = await poll(url, state);
+        if (r.ok) {
+          await saveState(statePath, state);
+          out({ ok: true, url, size: r.head.size, root: r.head.root, message: r.message });
+        } else if (r.transient) {
+          console.error(`monitor: cannot poll ${url} now: ${r.alarm}`);
+          if (flag(p, "once")) return EXIT.error;
+        } else {
+          console.error(`ALARM: ${url}: ${r.alarm}`);
+          out({ ok: false, url, alarm: r.alarm });
+          return EXIT.check;
+        }
+        if (flag(p, "once")) return EXIT.ok;
+        await new Promise((res) => setTimeout(res, interval * 1000));
+      }
+    },
+  },
+  keygen: {
+    brief: "make a steward key (--out FILE); prints its did:key",
+    spec: {
+      name: "deno task client keygen",
+      summary: "Makes a steward signing key for testing a runtime: writes it to FILE (mode 0600, " +
+        "never over an existing file) and prints its did:key, the kid and steward of what " +
+        "`client seal` signs with it.",
+      options: [
+        { name: "out", value: "FILE", help: "where to write the key (required)" },
+        { name: "alg", value: "ALG", help: "EdDSA (default) or ES256" },
+      ],
+      footer: "Exit status: 0 ok, 1 the file exists or cannot be written, 2 usage.",
+    },
+    async run(p, e) {
+      const file = str(p, "out");
+      if (!file) throw new UsageError("--out FILE is required");
+      const alg = str(p, "alg") ?? "EdDSA";
+      if (alg !== "EdDSA" && alg !== "ES256") {
+        throw new UsageError(`--alg must be EdDSA or ES256, got ${JSON.stringify(alg)}`);
+      }
+      let scheme;
+      try {
+        scheme = keyScheme(alg);
+      } catch (err) {
+        console.error((err as Error).message);
+        return EXIT.error;
+      }
+      const key = scheme.generate();
+      await Deno.writeTextFile(path(file, e), keyFileText(key), { createNew: true, mode: 0o600 });
+      await Deno.chmod(path(file, e), 0o600); // whatever the umask
+      console.log(key.kid);
+      return EXIT.ok;
+    },
+  },
+  seal: {
+    brief: "seal a core (JSON projection) into a COSE_Sign1 receipt (--key FILE)",
+    spec: {
+      name: "deno task client seal",
+      args: "CORE.json",
+      summary:
+        "Seals a signed core, given as its JSON projection (the `receipt` of a verification " +
+        "report: integers as numbers, a u64 above 2^53 - 1 as a decimal string), into a " +
+        "COSE_Sign1 envelope with the canonical det-CBOR core, signed with --key. Refuses what " +
+        "the verifier would refuse (default configuration), with the verifier's reason codes.",
+      options: [
+        { name: "key", value: "FILE", help: "the key `client keygen` wrote (required)" },
+        {
+          name: "out",
+          value: "FILE",
+          help: "write the envelope's bytes here (default: hex on stdout)",
+        },
+      ],
+      positionals: [1, 1],
+      footer: "Exit status: 0 sealed, 1 a file cannot be read or written, 2 usage, " +
+        "3 refused (the verifier's codes on stderr).",
+    },
+    async run(p, e) {
+      const keyFile = str(p, "key");
+      if (!keyFile) throw new UsageError("--key FILE is required");
+      const key = parseKeyFile(await Deno.readTextFile(path(keyFile, e)));
+      const coreFile = path(p.positional[0], e);
+      let projection: unknown;
+      try {
+        projection = JSON.parse(await Deno.readTextFile(coreFile));
+      } catch (err) {
+        if (err instanceof SyntaxError) {
+          throw new UsageError(`${p.positional[0]} is not JSON: ${err.message}`);
+        }
+        throw err;
+      }
+      const { envelope, report } = await sealCore(
+        projection,
+        key,
+        (env) => verifyEnvelope(env),
+      );
+      const outFile = str(p, "out");
+      if (outFile) {
+        await Deno.writeFile(path(outFile, e), envelope);
+        out({ out: outFile, schema: report.schema, leaf_hash: report.leaf_hash, valid: true });
+      } else console.log(Array.from(envelope, (b) => b.toString(16).padStart(2, "0")).join(""));
+      return EXIT.ok;
+    },
+  },
+};
+
+const TOP: CommandSpec = {
+  name: "deno task client",
+  args: "<command>",
+  summary: "The log's client (it trusts nothing the server says: every head, inclusion and " +
+    "consistency proof is checked), its monitor, and the tools to make test receipts.\n\n" +
+    "Commands:\n" +
+    Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(9)}${c.brief}`).join("\n") +
+    "\n\n`deno task client <command> --help` describes each command's arguments.",
+  options: [],
+  positionals: [1, Infinity],
+  footer: EXITS,
+};
 
 /** Runs the CLI with `args`; returns the exit status. */
-export async function main(args: string[]): Promise<number> {
-  const { positional, flags } = parseArgs(args);
-  const [cmd, arg] = positional;
-  const url = String(flags.url ?? Deno.env.get("JC_URL") ?? "http://127.0.0.1:8080");
-  const signer = typeof flags.signer === "string" ? flags.signer : undefined;
-  const client = new LogClient(url, signer);
-  try {
-    switch (cmd) {
-      case "submit": {
-        if (!arg) break;
-        const a = await client.submit(await readEnvelopeFile(arg));
-        out({
-          index: a.index,
-          leaf_hash: a.leaf_hash,
-          created: a.created,
-          tree_size: a.tree_head.size,
-          verified: true,
-        });
-        return 0;
-      }
-      case "prove": {
-        if (!arg) break;
-        const target = /^\d+$/.test(arg) ? Number(arg) : arg;
-        const p = await client.prove(target);
-        out({ index: p.index, size: p.size, leaf_hash: p.leaf_hash, path: p.path, verified: true });
-        return 0;
-      }
-      case "head":
-        out({ ...(await client.head()), verified: true });
-        return 0;
-      case "monitor":
-        if (!arg) break;
-        return await monitor(arg, flags);
-    }
-    console.error(USAGE);
-    return 1;
-  } catch (e) {
-    if (e instanceof VerificationFailure) {
-      console.error(`CHECK FAILED: ${e.message}`);
-      return 2;
-    }
-    if (e instanceof HttpError) {
-      console.error(e.message);
-      return 1;
-    }
-    console.error(`Cannot run ${cmd}: ${(e as Error).message}`);
-    return 1;
+export async function main(
+  args: string[],
+  e: ClientEnv = { env: Deno.env.toObject(), cwd: Deno.cwd() },
+): Promise<number> {
+  const name = args[0];
+  const cmd = name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!cmd) {
+    // Not a command: --help, nothing, an unknown option or an unknown command.
+    return await runCommand(args, TOP, (p) => {
+      throw new UsageError(`unknown command ${JSON.stringify(p.positional[0])}`);
+    });
   }
+  return await runCommand(args.slice(1), cmd.spec, async (p) => {
+    try {
+      return await cmd.run(p, e);
+    } catch (err) {
+      if (err instanceof UsageError) throw err;
+      if (err instanceof VerificationFailure || err instanceof SealRefused) {
+        console.error(`CHECK FAILED: ${err.message}`);
+        return EXIT.check;
+      }
+      if (err instanceof HttpError || err instanceof NetworkError) {
+        console.error(err.message);
+        return EXIT.error;
+      }
+      if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.AlreadyExists) {
+        console.error(`Cannot run ${name}: ${(err as Error).message}`);
+        return EXIT.error;
+      }
+      if (err instanceof Error && (err.name === "CborError" || err.name === "VerifyInputError")) {
+        // A typed refusal of verify/ (CborError, VerifyInputError): the verifier's code.
+        console.error(`CHECK FAILED: ${err.message} [${(err as { code?: string }).code}]`);
+        return EXIT.check;
+      }
+      console.error(`Cannot run ${name}: ${(err as Error).message}`);
+      return EXIT.error;
+    }
+  });
 }
 
 if (import.meta.main) Deno.exit(await main(Deno.args));

@@ -13,12 +13,23 @@ export type ReadingResult = { seq: number; index: number } | {
   detail?: string;
 };
 
+/** What one acknowledged batch was. */
+export interface DeliveredBatch {
+  count: number;
+  firstSeq: number;
+  lastSeq: number;
+  firstIndex: number;
+  lastIndex: number;
+}
+
 /** Delivery options. */
 export interface DeliverOptions {
   batchMax?: number;
   baseDelayMs?: number;
   maxDelayMs?: number;
   log?: (msg: string) => void;
+  /** Called after each batch the service acknowledged (the agent logs one line per batch). */
+  delivered?: (batch: DeliveredBatch) => void;
   fetch?: typeof fetch;
   timeoutMs?: number;
 }
@@ -30,15 +41,23 @@ export async function postReadings(
   opts: DeliverOptions = {},
 ): Promise<ReadingResult[]> {
   const f = opts.fetch ?? fetch;
-  const res = await f(new URL("/v1/readings", server), {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ envelopes: envelopes.map(toHex) }),
-    signal: AbortSignal.timeout(opts.timeoutMs ?? 30_000),
-  });
+  const url = new URL("/v1/readings", server);
+  let res: Response;
+  try {
+    res = await f(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ envelopes: envelopes.map(toHex) }),
+      signal: AbortSignal.timeout(opts.timeoutMs ?? 30_000),
+    });
+  } catch (e) {
+    throw new Error(`Cannot reach ${url}: ${(e as Error).message}`);
+  }
   const text = await res.text();
   if (res.status !== 200) {
-    const err = new Error(`Cannot deliver readings: HTTP ${res.status} ${text.slice(0, 200)}`) as
+    const err = new Error(
+      `Cannot deliver readings to ${url}: HTTP ${res.status} ${text.slice(0, 200)}`,
+    ) as
       & Error
       & {
         retryAfterMs?: number;
@@ -93,12 +112,21 @@ export class Deliverer {
     if (batch.length === 0) return true;
     const results = await postReadings(this.#server, batch.map((b) => b.envelope), this.#opts);
     const sent = new Set(batch.map((b) => b.seq));
-    const done = results.filter((r): r is { seq: number; index: number } =>
+    const ok = results.filter((r): r is { seq: number; index: number } =>
       "index" in r && sent.has(r.seq)
-    )
-      .map((r) => r.seq);
+    );
+    const done = ok.map((r) => r.seq);
     this.#spool.ack(done);
     this.acked += done.length;
+    if (ok.length) {
+      this.#opts.delivered?.({
+        count: ok.length,
+        firstSeq: Math.min(...done),
+        lastSeq: Math.max(...done),
+        firstIndex: Math.min(...ok.map((r) => r.index)),
+        lastIndex: Math.max(...ok.map((r) => r.index)),
+      });
+    }
     if (done.length === 0 && !results.some((r) => "code" in r)) {
       // An answer that acknowledges none of what was sent is no progress: back off, never spin.
       throw new Error(
