@@ -7,7 +7,7 @@ import { type Log, openLog, type SequencerOptions } from "./log.ts";
 import { ed25519GenerateSecret } from "./crypto.ts";
 
 export { blake3Hasher, HASH_SIZE, type Hasher, sha256Hasher } from "./hasher.ts";
-export { verifyConsistency, verifyInclusion } from "./proof.ts";
+export { MAX_PROOF_HASHES, verifyConsistency, verifyInclusion } from "./proof.ts";
 export {
   consistencyProof,
   consistencyRanges,
