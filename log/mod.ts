@@ -52,6 +52,8 @@ export {
   type SequencerOptions,
 } from "./log.ts";
 export { fsckLog, type FsckReport } from "./fsck.ts";
+/** The C2SP formats of the static tiled publication (docs/PUBLICATION.md). */
+export * as c2sp from "./c2sp/mod.ts";
 
 /** Options of `openMemoryLog`. */
 export interface MemoryLogOptions extends SequencerOptions {
