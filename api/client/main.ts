@@ -21,7 +21,7 @@ const USAGE = `usage: deno task client <command> [options]
   prove INDEX|LEAF_HASH    check an inclusion proof against the latest signed head
   head                     check and print the latest signed head
   monitor URL              watch a log; alarm (exit 3) on any inconsistency
-options: --url URL  --signer DID  --state FILE  --interval SECONDS  --once`;
+options: --url URL  --signer DID  --state FILE  --interval SECONDS  --once  --max-failures N`;
 
 interface Opts {
   positional: string[];

@@ -55,8 +55,16 @@ const HEX64 = "ab".repeat(32);
 /** Size of the head the server claims. */
 export const HOSTILE_SIZE = 5;
 
+/** Extras for the browser test: files served as is, and POSTed reports. */
+export interface HostileOptions {
+  /** path → content to serve (same origin as the behaviours, so no CORS is involved). */
+  files?: Record<string, { type: string; body: Uint8Array }>;
+  /** Called with the body of every POST to `/__report`. */
+  onReport?: (body: string) => void;
+}
+
 /** Starts the server; `fixed` answers every path with one behaviour. */
-export function startHostile(fixed?: Behaviour): Hostile {
+export function startHostile(fixed?: Behaviour, opts: HostileOptions = {}): Hostile {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (listener.addr as Deno.NetAddr).port;
   const url = `http://127.0.0.1:${port}`;
@@ -114,6 +122,15 @@ export function startHostile(fixed?: Behaviour): Hostile {
     const req = await readRequest(conn);
     if (!req) return;
     state.requests++;
+    const file = opts.files?.[req.path];
+    if (file) {
+      await write(conn, head200(file.type, file.body.length));
+      return await write(conn, file.body);
+    }
+    if (req.method === "POST" && req.path === "/__report") {
+      opts.onReport?.(new TextDecoder().decode(req.body));
+      return await body(conn, enc.encode("{}"));
+    }
     let path = req.path;
     let b = fixed;
     const m = /^\/([a-z0-9-]+)(\/.*)?$/.exec(path);
@@ -195,6 +212,8 @@ export function startHostile(fixed?: Behaviour): Hostile {
 interface Req {
   method: string;
   path: string;
+  /** The body's first 64 KiB. */
+  body: Uint8Array;
 }
 
 /** Reads a request head (and a declared body, so that closing never resets the connection). */
@@ -213,14 +232,21 @@ async function readRequest(conn: Deno.Conn): Promise<Req | undefined> {
   const [line, ...fields] = headText.split("\r\n");
   const [method, path] = line.split(" ");
   const cl = fields.find((f) => /^content-length:/i.test(f));
-  let rest = Number(cl?.split(":")[1]?.trim() ?? 0) - (n - end - 4);
+  const length = Number(cl?.split(":")[1]?.trim() ?? 0);
+  const kept = new Uint8Array(Math.min(length, 64 * 1024));
+  let got = Math.min(n - end - 4, kept.length);
+  kept.set(buf.subarray(end + 4, end + 4 + got));
+  let rest = length - (n - end - 4);
   const sink = new Uint8Array(16 * 1024);
   while (rest > 0) {
     const r = await conn.read(sink);
     if (r === null) break;
+    const take = Math.min(r, kept.length - got);
+    if (take > 0) kept.set(sink.subarray(0, take), got);
+    got += Math.max(take, 0);
     rest -= r;
   }
-  return { method, path };
+  return { method, path, body: kept };
 }
 
 function head200(type: string, length: number | undefined): Uint8Array {
