@@ -8,7 +8,8 @@
 // Exit status: 0 ok, 1 usage or network error, 2 a server answer failed a check, 3 monitor alarm,
 // 4 the server misbehaved at the transport level (net/ NetError: timeout, oversize body, redirect
 // loop, bad UTF-8/JSON, no connection; docs/CLIENTS.md). Deadlines: JC_CONNECT_TIMEOUT_MS,
-// JC_TIMEOUT_MS, JC_MAX_REDIRECTS; monitor: --max-failures N transport failures in a row → exit 4.
+// JC_TIMEOUT_MS, JC_MAX_REDIRECTS; monitor: after --max-failures N (default 10) failed polls in a
+// row it exits 4 (the last was a transport failure) or 1 (an HTTP error status).
 import { fromHex } from "../../verify/mod.ts";
 import { HttpError, LogClient, VerificationFailure } from "./client.ts";
 import { isNetError } from "../../net/mod.ts";
@@ -89,7 +90,7 @@ async function monitor(url: string, flags: Opts["flags"]): Promise<number> {
       if (flags.once || ++failures >= maxFailures) return 4;
     } else if (r.transient) {
       console.error(`monitor: cannot poll ${url} now: ${r.alarm}`);
-      if (flags.once) return 1;
+      if (flags.once || ++failures >= maxFailures) return 1;
     } else {
       console.error(`ALARM: ${url}: ${r.alarm}`);
       out({ ok: false, url, alarm: r.alarm });
@@ -106,8 +107,8 @@ export async function main(args: string[]): Promise<number> {
   const [cmd, arg] = positional;
   const url = String(flags.url ?? Deno.env.get("JC_URL") ?? "http://127.0.0.1:8080");
   const signer = typeof flags.signer === "string" ? flags.signer : undefined;
-  const client = new LogClient(url, signer, fetch, netOptionsFromEnv(Deno.env.get));
   try {
+    const client = new LogClient(url, signer, fetch, netOptionsFromEnv(Deno.env.get));
     switch (cmd) {
       case "submit": {
         if (!arg) break;
