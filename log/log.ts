@@ -5,7 +5,7 @@
 // (exactly-once, also within one batch). A full queue pushes back. Before signing a head the
 // sequencer proves it consistent with the previous one (RFC 9162 §2.1.4.2). Pure: storage is
 // injected (log/storage.ts), so this runs in Deno, Node and workerd alike.
-import { blake3Hasher, HASH_SIZE } from "./hasher.ts";
+import { blake3Hasher, HASH_SIZE, sha256Hasher } from "./hasher.ts";
 import { didKeyFromPublicKey, ed25519PublicKey, ed25519Sign, toHex } from "./crypto.ts";
 import { type TreeHead, treeHeadBytes } from "./head.ts";
 import { LogInputError, LogIntegrityError, LogStorageError, PushbackError } from "./errors.ts";
@@ -23,7 +23,8 @@ import {
 } from "./tree.ts";
 import { BatchTree } from "./batch_tree.ts";
 import { verifyConsistency } from "./proof.ts";
-import { recover } from "./recover.ts";
+import { recover, type Recovered } from "./recover.ts";
+import { backfillSha256View } from "./view_backfill.ts";
 
 /** Largest entry, bytes (ARCHITECTURE Decision 5). */
 export const MAX_ENTRY_BYTES = 65_535;
@@ -155,6 +156,8 @@ class SequencedLog implements Log {
   readonly #batchAgeMs: number;
   readonly #pendingMax: number;
   #edge: TreeEdge;
+  /** The SHA-256 view's right edge (PUBLICATION.md P1), always at `#edge.size`. */
+  #sha: TreeEdge;
   #head: StoredHead;
   #headJson: TreeHead;
   #queue: Pending[] = [];
@@ -168,7 +171,9 @@ class SequencedLog implements Log {
   /** Hashes of the right-border ranges of the latest head's tree, shared by its proofs. */
   #border: { size: number; memo: RangeMemo } = { size: -1, memo: new Map() };
 
-  constructor(s: LogStorage, o: LogOptions, edge: TreeEdge, head: StoredHead) {
+  constructor(s: LogStorage, o: LogOptions, r: Recovered & { sha256Edge: TreeEdge }) {
+    const { edge, head } = r;
+    this.#sha = r.sha256Edge;
     this.#s = s;
     this.#secret = o.secretKey;
     this.#pub = ed25519PublicKey(o.secretKey);
@@ -277,14 +282,26 @@ class SequencedLog implements Log {
         const tiles = edge.append(leaves, (level, index) => t.node(level, index));
         const overlay = new Map(tiles.map((t) => [`${t.level}/${t.index}`, t.hashes]));
         reader = this.#reader(edge, overlay);
-        head = await this.#signNext(edge.size, reader, t.root());
+        // The SHA-256 view advances in the same batch, over the same entries (PUBLICATION.md P1).
+        const sha = this.#sha.clone();
+        const shaOld: Uint8Array[] = [];
+        const shaIds = rootNodes(base);
+        const shaReader = new TileNodeReader(
+          sha256Hasher,
+          (t, i) => Promise.resolve(sha.tile(t, i)),
+        );
+        (await shaReader.read(shaIds)).forEach((x, k) => shaOld[shaIds[k].level] = x);
+        const shaLeaves = fresh.map((p) => sha256Hasher.leaf(p.entry));
+        const shaTree = new BatchTree(sha256Hasher, base, shaOld, shaLeaves);
+        const sha256Tiles = sha.append(shaLeaves, (level, index) => shaTree.node(level, index));
+        head = await this.#signNext(edge.size, reader, t.root(), sha, shaTree.root());
         const entries: EntryWrite[] = fresh.map((p, i) => ({
           index: base + i,
           leafHash: p.leafHash,
           bytes: p.entry,
         }));
         try {
-          await this.#s.commitBatch({ entries, tiles, head });
+          await this.#s.commitBatch({ entries, tiles, sha256Tiles, head });
         } catch (e) {
           this.#reload = true; // the store may or may not hold the batch: re-prove it first
           throw new LogStorageError(
@@ -296,6 +313,7 @@ class SequencedLog implements Log {
           );
         }
         this.#edge = edge;
+        this.#sha = sha;
         this.#head = head;
         this.#headJson = headJson(head, this.#signer);
       }
@@ -339,10 +357,20 @@ class SequencedLog implements Log {
     }
   }
 
-  /** Signs the head of the grown tree after proving it consistent with the previous head. */
-  async #signNext(size: number, reader: TileNodeReader, expect: Uint8Array): Promise<StoredHead> {
+  /**
+   * Signs the head of the grown tree after proving it consistent with the previous head, and
+   * the SHA-256 view's root at the same size against its tiles.
+   */
+  async #signNext(
+    size: number,
+    reader: TileNodeReader,
+    expect: Uint8Array,
+    sha: TreeEdge,
+    shaExpect: Uint8Array,
+  ): Promise<StoredHead> {
     const root = await treeRoot(h, size, reader.read);
-    if (!same(root, expect)) {
+    const sha256Root = await sha.root();
+    if (!same(root, expect) || !same(sha256Root, shaExpect) || sha.size !== size) {
       // The tiles about to be stored and the proofs about to be answered must agree.
       throw this.#fail(
         new LogIntegrityError(
@@ -364,7 +392,7 @@ class SequencedLog implements Log {
     }
     const timestamp = Math.max(Math.floor(this.#now()), prev.timestamp); // never goes back
     const signature = ed25519Sign(treeHeadBytes(size, root, timestamp), this.#secret);
-    return { size, root, timestamp, signature };
+    return { size, root, timestamp, signature, sha256Root };
   }
 
   #fail(e: Error): Error {
@@ -376,7 +404,11 @@ class SequencedLog implements Log {
     try {
       const r = await recover(this.#s, h, this.#pub);
       if (!r) throw new LogIntegrityError("Cannot reload log: the store lost its tree heads");
+      if (!r.sha256Edge) {
+        throw new LogIntegrityError("Cannot reload log: the store lost its SHA-256 view");
+      }
       this.#edge = r.edge;
+      this.#sha = r.sha256Edge;
       this.#head = r.head;
       this.#headJson = headJson(r.head, this.#signer);
       this.#reload = false;
@@ -538,8 +570,17 @@ export async function openLog(s: LogStorage, o: LogOptions): Promise<Log> {
     throw new RangeError("Cannot open log: the log key must be a 32-byte Ed25519 secret");
   }
   const pub = ed25519PublicKey(o.secretKey);
-  const r = await recover(s, h, pub);
-  if (r) return new SequencedLog(s, o, r.edge, r.head);
+  let r = await recover(s, h, pub);
+  if (r && !r.sha256Edge) {
+    // A store written before the SHA-256 view: migrate it (docs/STORAGE.md "Migration"), then
+    // prove it again, both views this time.
+    await backfillSha256View(s, r.head.size);
+    r = await recover(s, h, pub);
+    if (!r?.sha256Edge) {
+      throw new LogIntegrityError("Cannot open log: migrating the SHA-256 view failed");
+    }
+  }
+  if (r) return new SequencedLog(s, o, { ...r, sha256Edge: r.sha256Edge! });
   const now = Math.floor((o.now ?? Date.now)());
   const root = h.empty(); // RFC 6962 §2.1: the empty tree's hash, BLAKE3("") (SPEC §22.1)
   const head = {
@@ -547,7 +588,12 @@ export async function openLog(s: LogStorage, o: LogOptions): Promise<Log> {
     root,
     timestamp: now,
     signature: ed25519Sign(treeHeadBytes(0, root, now), o.secretKey),
+    sha256Root: sha256Hasher.empty(),
   };
-  await s.commitBatch({ entries: [], tiles: [], head });
-  return new SequencedLog(s, o, TreeEdge.empty(h), head);
+  await s.commitBatch({ entries: [], tiles: [], sha256Tiles: [], head });
+  return new SequencedLog(s, o, {
+    head,
+    edge: TreeEdge.empty(h),
+    sha256Edge: TreeEdge.empty(sha256Hasher),
+  });
 }

@@ -39,6 +39,9 @@ export {
   type LogStorage,
   StorageConflictError,
   type StoredHead,
+  TREE_VIEWS,
+  type TreeView,
+  type ViewBackfill,
 } from "./storage.ts";
 export { type CommitFault, createMemoryStore, type MemoryStore } from "./memory.ts";
 export { type Tile, TILE_HEIGHT, TILE_WIDTH } from "./tiles.ts";
