@@ -34,6 +34,7 @@ export function createMemoryStore(): MemoryStore {
   const tiles = new Map<string, Uint8Array>();
   const leaves = new Map<string, number>();
   let latest: StoredHead | undefined;
+  let name: string | undefined;
   let nextFault: CommitFault | undefined;
   let commits = 0;
   const copyHead = (h: StoredHead): StoredHead => ({
@@ -123,6 +124,16 @@ export function createMemoryStore(): MemoryStore {
       for (const t of b.sha256Tiles) {
         tiles.set(tileKey("sha256", t.level, t.index), t.hashes.slice());
       }
+      return Promise.resolve();
+    },
+    logName: () => Promise.resolve(name),
+    setLogName(n: string) {
+      if (name !== undefined && name !== n) {
+        return Promise.reject(
+          new StorageConflictError(`Cannot name the log ${n}: it is named ${name}`),
+        );
+      }
+      name = n;
       return Promise.resolve();
     },
     close: () => Promise.resolve(),

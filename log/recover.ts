@@ -111,7 +111,11 @@ async function checkLastLeaves(
   }
   entries.forEach((e, i) => {
     if (toHex(h.leaf(e)) !== toHex(hashes[i])) {
-      broken(`entry ${last * TILE_WIDTH + i} does not hash to its stored leaf hash${view === "sha256" ? " (SHA-256 view)" : ""}`);
+      broken(
+        `entry ${last * TILE_WIDTH + i} does not hash to its stored leaf hash${
+          view === "sha256" ? " (SHA-256 view)" : ""
+        }`,
+      );
     }
   });
 }

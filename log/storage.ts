@@ -93,6 +93,17 @@ export interface LogStorage {
    * `sha256Root`. Writes nothing else.
    */
   commitViewBackfill(b: ViewBackfill): Promise<void>;
+  /**
+   * The log's name (origins `<name>/blake3`, `<name>/sha256`; PUBLICATION.md P1) bound to this
+   * store, or undefined before it is bound.
+   */
+  logName(): Promise<string | undefined>;
+  /**
+   * Binds the log's name to the store, once and durably: the same name again is a no-op, another
+   * name is refused (`StorageConflictError`, nothing written). A name is stable for the life of
+   * the store (its checkpoints' origins and the vkeys clients pinned depend on it).
+   */
+  setLogName(name: string): Promise<void>;
   /** Releases the store. */
   close(): Promise<void>;
 }

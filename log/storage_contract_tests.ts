@@ -254,6 +254,15 @@ export function runStorageContractTests(name: string, makeBackend: MakeBackend):
     }
   });
 
+  withStore("the log name is bound once; another name is refused", async (s) => {
+    assert.equal(await s.logName(), undefined);
+    await s.setLogName("log.example.org/jc");
+    await s.setLogName("log.example.org/jc");
+    assert.equal(await s.logName(), "log.example.org/jc");
+    await assert.rejects(s.setLogName("other.example/jc"), StorageConflictError);
+    assert.equal(await s.logName(), "log.example.org/jc");
+  });
+
   withStore("a log over the backend survives reopening", async (s) => {
     const log = await openLog(s, { secretKey: SECRET, batchMax: 5, batchAgeMs: 1 });
     const rs = await Promise.all(Array.from({ length: 23 }, (_, i) => log.append(enc(`r${i}`))));

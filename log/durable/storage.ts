@@ -250,6 +250,24 @@ export function openDurableStorage(
             sql.exec(`UPDATE ${p}heads SET sha_root = ? WHERE size = ?`, r.sha256Root, r.size);
           }
         })),
+    logName: () =>
+      read(
+        "read the log name",
+        () =>
+          sql.exec<{ v: string }>(`SELECT v FROM ${p}meta WHERE k = 'log_name'`).toArray()[0]?.v,
+      ),
+    setLogName: (name: string) =>
+      read("name the log", () =>
+        storage.transactionSync(() => {
+          const old = sql.exec<{ v: string }>(`SELECT v FROM ${p}meta WHERE k = 'log_name'`)
+            .toArray()[0]?.v;
+          if (old !== undefined && old !== name) {
+            throw new StorageConflictError(`Cannot name the log ${name}: it is named ${old}`);
+          }
+          if (old === undefined) {
+            sql.exec(`INSERT INTO ${p}meta (k, v) VALUES ('log_name', ?)`, name);
+          }
+        })),
     close: () => {
       closed = true;
       return Promise.resolve();

@@ -202,6 +202,8 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
     putTile256: q("INSERT OR REPLACE INTO tiles256 (id, hashes) VALUES (?, ?)"),
     insHead: q("INSERT INTO heads (size, root, ts, sig, sha_root) VALUES (?, ?, ?, ?, ?)"),
     setShaRoot: q("UPDATE heads SET sha_root = ? WHERE size = ?"),
+    getName: q("SELECT v FROM meta WHERE k = 'log_name'"),
+    setName: q("INSERT INTO meta (k, v) VALUES ('log_name', ?)"),
   };
   let closed = false;
   const tail = new LeafTail(0);
@@ -367,6 +369,23 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
         try {
           for (const t of b.sha256Tiles) s.putTile256.run(tileId(t.level, t.index), t.hashes);
           for (const r of b.roots) s.setShaRoot.run(r.sha256Root, r.size);
+          db.exec("COMMIT");
+        } catch (err) {
+          db.exec("ROLLBACK");
+          throw err;
+        }
+      }),
+    logName: () =>
+      operational("read the log name", () => (s.getName.get() as Row | undefined)?.v as string),
+    setLogName: (name: string) =>
+      operational("name the log", () => {
+        db.exec("BEGIN IMMEDIATE");
+        try {
+          const old = (s.getName.get() as Row | undefined)?.v as string | undefined;
+          if (old !== undefined && old !== name) {
+            throw new StorageConflictError(`Cannot name the log ${name}: it is named ${old}`);
+          }
+          if (old === undefined) s.setName.run(name);
           db.exec("COMMIT");
         } catch (err) {
           db.exec("ROLLBACK");
