@@ -47,6 +47,7 @@ export { type CommitFault, createMemoryStore, type MemoryStore } from "./memory.
 export { type Tile, TILE_HEIGHT, TILE_WIDTH } from "./tiles.ts";
 export {
   type AppendResult,
+  defaultLogName,
   type Log,
   type LogOptions,
   MAX_ENTRY_BYTES,
@@ -62,6 +63,8 @@ export interface MemoryLogOptions extends SequencerOptions {
   store?: MemoryStore;
   /** The log key; a fresh one when absent. */
   secretKey?: Uint8Array;
+  /** The log's name (LogOptions.logName). */
+  logName?: string;
   now?: () => number;
 }
 
