@@ -13,6 +13,7 @@
 import { fromHex } from "../../verify/mod.ts";
 import { HttpError, LogClient, VerificationFailure } from "./client.ts";
 import { isNetError } from "../../net/mod.ts";
+import { type FailureCount, reportFailedPoll } from "./monitor_report.ts";
 import { netOptionsFromEnv } from "./net_env.ts";
 import { emptyState, parseState, poll } from "./monitor.ts";
 import {
@@ -85,40 +86,47 @@ async function saveState(path: string, state: MonitorState) {
 
 async function monitor(url: string, flags: Opts["flags"]): Promise<number> {
   const statePath = String(flags.state ?? "./.jc-monitor.json");
-  const tc = await tileClient(url, flags);
+  const interval = Number(flags.interval ?? 30);
+  const sleep = () => new Promise((res) => setTimeout(res, interval * 1000));
+  const failures: FailureCount = { n: 0 };
+  let tc: TileClient | undefined;
+  for (;;) {
+    try {
+      tc = await tileClient(url, flags); // discovery: tiles or the API
+      break;
+    } catch (e) {
+      if (!isNetError(e)) throw e;
+      const stop = reportFailedPoll(url, { alarm: e.message, code: e.code }, flags, failures);
+      if (stop !== undefined) return stop;
+      await sleep();
+    }
+  }
   if (tc) {
     return await monitorTiles(
       tc,
       flags,
       () => loadState(statePath),
       (s) => saveState(statePath, s),
+      failures,
     );
   }
-  const interval = Number(flags.interval ?? 30);
-  const maxFailures = Number(flags["max-failures"] ?? 10);
-  let failures = 0;
   for (;;) {
     const state = await loadState(statePath);
     const r = await poll(url, state, fetch, netOptionsFromEnv(Deno.env.get));
-    if (r.ok) failures = 0;
     if (r.ok) {
+      failures.n = 0;
       await saveState(statePath, state);
       out({ ok: true, url, size: r.head.size, root: r.head.root, message: r.message });
-    } else if (r.code) {
-      // Transport failure (net/): reported as such, never a silent retry, never an alarm.
-      console.error(`monitor: NET ${r.code}: ${r.alarm}`);
-      out({ ok: false, url, error: r.code, detail: r.alarm });
-      if (flags.once || ++failures >= maxFailures) return 4;
     } else if (r.transient) {
-      console.error(`monitor: cannot poll ${url} now: ${r.alarm}`);
-      if (flags.once || ++failures >= maxFailures) return 1;
+      const stop = reportFailedPoll(url, r, flags, failures);
+      if (stop !== undefined) return stop;
     } else {
       console.error(`ALARM: ${url}: ${r.alarm}`);
       out({ ok: false, url, alarm: r.alarm });
       return 3;
     }
     if (flags.once) return 0;
-    await new Promise((res) => setTimeout(res, interval * 1000));
+    await sleep();
   }
 }
 

@@ -5,7 +5,7 @@
 // segment (`${url}/endless/v1/log/tree-head`) or, for clients that build absolute paths (the meter
 // agent), the one the server was started with. Everything else it answers as a log would: the log
 // key and signed tree heads (so a client gets as far as asking for the proof it is fed).
-import { signTreeHead, type TreeHead } from "../../log/mod.ts";
+import { c2sp, signTreeHead, type TreeHead } from "../../log/mod.ts";
 import { ed25519GenerateSecret } from "../../verify/mod.ts";
 
 /** What the server does with a request. */
@@ -19,7 +19,9 @@ export type Behaviour =
   | "proof-65" // a valid key and signed heads; every proof has 65 well-formed hashes
   | "redirect-loop" // 302 to itself, forever
   | "bad-utf8" // 200 application/json whose bytes are not UTF-8
-  | "bad-json"; // 200 application/json that is not JSON
+  | "bad-json" // 200 application/json that is not JSON
+  | "big-tile" // valid signed checkpoints (C2SP); every other answer a 20 MB chunked stream
+  | "short-tile"; // valid signed checkpoints (C2SP); every other answer is 100 zero bytes
 
 /** Every behaviour, for test matrices. */
 export const BEHAVIOURS: Behaviour[] = [
@@ -33,6 +35,8 @@ export const BEHAVIOURS: Behaviour[] = [
   "redirect-loop",
   "bad-utf8",
   "bad-json",
+  "big-tile",
+  "short-tile",
 ];
 
 /** A running hostile server. */
@@ -45,6 +49,8 @@ export interface Hostile {
   signer: string;
   /** A head at `size` signed with the server's key (a root it makes up, fixed per size). */
   head(size: number): TreeHead;
+  /** The log's vkey for `--log-key` (the blake3 view; the sha256 one shares its key). */
+  vkey: string;
   /** Requests seen so far. */
   requests: number;
   close(): Promise<void>;
@@ -54,6 +60,10 @@ const enc = new TextEncoder();
 const HEX64 = "ab".repeat(32);
 /** Size of the head the server claims. */
 export const HOSTILE_SIZE = 5;
+/** Size of the checkpoints of `big-tile` and `short-tile` (past one full tile). */
+export const HOSTILE_TREE = 300;
+/** The log name of the C2SP checkpoints (`<name>/blake3`, `<name>/sha256`). */
+const ORIGIN = "hostile.example/log";
 
 /** Extras for the browser test: files served as is, and POSTed reports. */
 export interface HostileOptions {
@@ -84,6 +94,7 @@ export function startHostile(fixed?: Behaviour, opts: HostileOptions = {}): Host
     url,
     base: (b: Behaviour) => `${url}/${b}`,
     signer: head(0).signer,
+    vkey: c2sp.ed25519Vkey(`${ORIGIN}/blake3`, secret),
     head,
     requests: 0,
     async close() {
@@ -175,6 +186,24 @@ export function startHostile(fixed?: Behaviour, opts: HostileOptions = {}): Host
         return await body(conn, new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0xc3, 0x28, 0x22, 0x7d]));
       case "bad-json":
         return await body(conn, enc.encode(`{"size": 5, "root": "${HEX64}", "signature": `));
+      case "big-tile":
+      case "short-tile": {
+        const cp = /^\/log\/(blake3|sha256)\/checkpoint$/.exec(path);
+        if (cp) {
+          const note = c2sp.signCheckpoint(
+            { origin: `${ORIGIN}/${cp[1]}`, size: HOSTILE_TREE, root: new Uint8Array(32).fill(7) },
+            secret,
+          );
+          await write(conn, head200("text/plain", enc.encode(note).length));
+          return await write(conn, enc.encode(note));
+        }
+        if (b === "short-tile") return await body(conn, new Uint8Array(100));
+        // no Content-Length: the budget must cut the stream itself
+        await write(conn, head200("application/octet-stream", undefined));
+        const zeros = chunked(new Uint8Array(64 * 1024));
+        for (let sent = 0; sent < 20 * 1024 * 1024; sent += 64 * 1024) await write(conn, zeros);
+        return await write(conn, enc.encode("0\r\n\r\n"));
+      }
       case "long-proof":
       case "proof-65":
         return await body(conn, enc.encode(JSON.stringify(logAnswer(req.method, path, b))));
