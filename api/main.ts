@@ -74,6 +74,7 @@ export async function startService(
       batchMax: config.batchMax,
       batchAgeMs: config.batchAgeMs,
       pendingMax: config.pendingMax,
+      logName: config.logName,
     };
     if (config.store === "memory") {
       // Ephemeral: for trying the API out; everything is lost at exit.

@@ -1,8 +1,12 @@
 // `deno task client <command>`: the log's client, its monitor, and the tools to make test receipts
 // (README "Client and monitor", "Making receipts"). One row of COMMANDS per command: its
 // declaration (cli/args.ts: parser and --help text come from it) and what it runs.
-// Exit status: 0 ok, 1 network, HTTP or file error, 2 usage, 3 a check failed (a server answer
-// that does not prove what it claims; a monitor alarm; a core the verifier would refuse).
+// Exit status: 0 ok, 1 HTTP or file error, 2 usage, 3 a check failed (a server answer that does
+// not prove what it claims; a monitor alarm; a core the verifier would refuse), 4 the server
+// misbehaved at the transport level (net/ NetError: timeout, oversize body, redirect loop, bad
+// UTF-8/JSON, no connection; docs/CLIENTS.md). Every request goes through net/, with the deadlines
+// of JC_CONNECT_TIMEOUT_MS, JC_TIMEOUT_MS, JC_MAX_REDIRECTS. `prove` and `monitor` verify from the
+// log's tiles when it publishes them (--source auto), else through the API.
 import { envelopeFromInput } from "../../verify/cli.ts";
 import { verifyEnvelope } from "../../verify/mod.ts";
 import {
@@ -15,20 +19,43 @@ import {
   str,
   UsageError,
 } from "../../cli/mod.ts";
-import { HttpError, LogClient, NetworkError, VerificationFailure } from "./client.ts";
+import { isNetError } from "../../net/mod.ts";
+import { HttpError, LogClient, VerificationFailure } from "./client.ts";
+import { type FailureCount, reportFailedPoll } from "./monitor_report.ts";
+import { netOptionsFromEnv } from "./net_env.ts";
 import { emptyState, parseState, poll } from "./monitor.ts";
+import {
+  type Flags,
+  mirrorCommand,
+  monitorTiles,
+  openTileClient,
+  proveFromTiles,
+  verifyProofCommand,
+} from "./tile_commands.ts";
+import type { TileClient } from "./tiles.ts";
 import type { MonitorState } from "./monitor.ts";
 import { keyFileText, keyScheme, parseKeyFile, sealCore, SealRefused } from "./seal.ts";
 
 /** Exit statuses of the client. */
-export const EXIT = { ok: 0, error: 1, usage: 2, check: 3 } as const;
+export const EXIT = { ok: 0, error: 1, usage: 2, check: 3, net: 4 } as const;
 
 const DEFAULT_URL = "http://127.0.0.1:8080";
 const URL_OPTS = [
   { name: "url", value: "URL", help: `the log (default $JC_URL or ${DEFAULT_URL})` },
   { name: "signer", value: "DID", help: "pin the log key (did:key); default: the one it names" },
 ];
-const EXITS = "Exit status: 0 ok, 1 network, HTTP or file error, 2 usage, 3 a check failed.";
+const EXITS = "Exit status: 0 ok, 1 HTTP or file error, 2 usage, 3 a check failed, " +
+  "4 a transport failure (timeout, oversize body, redirect loop, no connection; docs/CLIENTS.md).";
+const LOG_KEY_OPT = {
+  name: "log-key",
+  value: "VKEY",
+  help: "the log's vkey (or $JC_LOG_KEY); default: the one /v1/log/key lists",
+};
+const SOURCE_OPT = {
+  name: "source",
+  value: "auto|tiles|api",
+  help: "verify from the log's tiles or its API (default auto: tiles when published)",
+};
 
 /** The environment a run sees (injected by tests). */
 export interface ClientEnv {
@@ -51,8 +78,31 @@ function path(p: string, e: ClientEnv): string {
   return resolveFromCaller(p, e.env, e.cwd);
 }
 
+function urlOf(p: ParsedArgs, e: ClientEnv): string {
+  return str(p, "url") ?? e.env.JC_URL ?? DEFAULT_URL;
+}
+
+/** The deadlines and redirect cap of every request (docs/CLIENTS.md). */
+function netOf(e: ClientEnv) {
+  return netOptionsFromEnv((k) => e.env[k]);
+}
+
 function clientOf(p: ParsedArgs, e: ClientEnv): LogClient {
-  return new LogClient(str(p, "url") ?? e.env.JC_URL ?? DEFAULT_URL, str(p, "signer"));
+  return new LogClient(urlOf(p, e), str(p, "signer"), fetch, netOf(e));
+}
+
+/** The parsed options as the tile commands read them (none of theirs repeats). */
+function flagsOf(p: ParsedArgs): Flags {
+  return p.options as Flags;
+}
+
+/** The client of the log's tiles at `url`, or undefined to use the API (--source). */
+function tileClient(url: string, flags: Flags, e: ClientEnv): Promise<TileClient | undefined> {
+  const source = flags.source ?? "auto";
+  if (source !== "auto" && source !== "tiles" && source !== "api") {
+    throw new UsageError(`--source must be auto, tiles or api, got ${JSON.stringify(source)}`);
+  }
+  return openTileClient(url, flags, (k) => e.env[k], netOf(e));
 }
 
 /** Reads an envelope file: raw bytes, hex, or {"envelope": hex}, as `deno task verify` does. */
@@ -147,17 +197,32 @@ const COMMANDS: Record<string, Command> = {
       name: "deno task client prove",
       args: "[INDEX | LEAF_HASH]",
       summary: "Fetches the inclusion proof of one entry and checks it against the latest signed " +
-        "head. A bare argument of 64 hex digits is a leaf hash, digits otherwise an index.",
+        "head. A bare argument of 64 hex digits is a leaf hash, digits otherwise an index. When " +
+        "the log publishes tiles (docs/PUBLICATION.md) the entry is proven from them in both " +
+        "views, against their signed checkpoints; else through the API.",
       options: [
         { name: "index", value: "N", help: "the entry at index N" },
         { name: "leaf", value: "HEX", help: "the entry whose leaf hash is HEX (64 hex digits)" },
         ...URL_OPTS,
+        LOG_KEY_OPT,
+        SOURCE_OPT,
+        {
+          name: "tlog-proof",
+          value: "FILE",
+          help: "also write a c2sp.org/tlog-proof@v1 of the entry (from tiles)",
+        },
+        { name: "view", value: "blake3|sha256", help: "the view of --tlog-proof (default blake3)" },
       ],
       positionals: [0, 1],
       footer: EXITS,
     },
     async run(p, e) {
       const target = proveTarget(p);
+      const file = str(p, "tlog-proof");
+      const flags = file ? { ...flagsOf(p), "tlog-proof": path(file, e) } : flagsOf(p);
+      const tc = await tileClient(urlOf(p, e), flags, e);
+      if (tc) return await proveFromTiles(tc, String(target), flags);
+      if (file) throw new UsageError("--tlog-proof needs the log's tiles (--source tiles)");
       const r = await clientOf(p, e).prove(target);
       out({ index: r.index, size: r.size, leaf_hash: r.leaf_hash, path: r.path, verified: true });
       return EXIT.ok;
@@ -182,7 +247,10 @@ const COMMANDS: Record<string, Command> = {
       name: "deno task client monitor",
       args: "URL",
       summary: "Watches a log: each poll checks that the new signed head extends the last one " +
-        "seen for the same log key (consistency proof); alarms (exit 3) on anything else.",
+        "seen for the same log key (consistency proof); alarms (exit 3) on anything else. From " +
+        "the log's tiles (both views) when it publishes them. A failed poll (no answer, HTTP " +
+        "error) is no alarm: each is reported on stderr, and a JSON line on stdout for a " +
+        "transport failure.",
       options: [
         {
           name: "state",
@@ -192,6 +260,15 @@ const COMMANDS: Record<string, Command> = {
         },
         { name: "interval", value: "SECONDS", help: "between polls (default 30)" },
         { name: "once", help: "poll once and exit" },
+        {
+          name: "max-failures",
+          value: "N",
+          help: "exit after N failed polls in a row (default 10): 4 if the last was a transport " +
+            "failure, else 1",
+        },
+        URL_OPTS[1],
+        LOG_KEY_OPT,
+        SOURCE_OPT,
       ],
       positionals: [1, 1],
       footer: EXITS,
@@ -202,15 +279,33 @@ const COMMANDS: Record<string, Command> = {
       const statePath = given ? path(given, e) : defaultStatePath(e.env);
       if (!statePath) throw new UsageError("no $HOME or $XDG_STATE_HOME: give --state FILE");
       const interval = num(p, "interval", 30, 0.01);
+      num(p, "max-failures", 10, 1); // checked here; read by reportFailedPoll
+      const flags = flagsOf(p);
+      const failures: FailureCount = { n: 0 };
+      // A log that cannot be reached yet is polled (and its failures reported) by the loop below.
+      const tc = await tileClient(url, flags, e).catch((err) => {
+        if (isNetError(err) && str(p, "source") !== "tiles") return undefined;
+        throw err;
+      });
+      if (tc) {
+        return await monitorTiles(
+          tc,
+          flags,
+          () => loadState(statePath),
+          (s) => saveState(statePath, s),
+          failures,
+        );
+      }
       for (;;) {
         const state = await loadState(statePath);
-        const r = await poll(url, state);
+        const r = await poll(url, state, fetch, netOf(e));
         if (r.ok) {
+          failures.n = 0;
           await saveState(statePath, state);
           out({ ok: true, url, size: r.head.size, root: r.head.root, message: r.message });
         } else if (r.transient) {
-          console.error(`monitor: cannot poll ${url} now: ${r.alarm}`);
-          if (flag(p, "once")) return EXIT.error;
+          const stop = reportFailedPoll(url, r, flags, failures);
+          if (stop !== undefined) return stop;
         } else {
           console.error(`ALARM: ${url}: ${r.alarm}`);
           out({ ok: false, url, alarm: r.alarm });
@@ -219,6 +314,49 @@ const COMMANDS: Record<string, Command> = {
         if (flag(p, "once")) return EXIT.ok;
         await new Promise((res) => setTimeout(res, interval * 1000));
       }
+    },
+  },
+  mirror: {
+    brief: "copy a log's checkpoints, tiles and bundles (both views), each verified",
+    spec: {
+      name: "deno task client mirror",
+      args: "URL DIR",
+      summary: "Copies both views' checkpoints, tiles and entry bundles of the log at URL into " +
+        "DIR (docs/PUBLICATION.md), checking every tile against its signed checkpoint and each " +
+        "new checkpoint against the last one mirrored; files are written atomically, the " +
+        "checkpoint last. Alarms (exit 3) when the log does not extend what DIR holds.",
+      options: [URL_OPTS[1], LOG_KEY_OPT],
+      positionals: [2, 2],
+      footer: EXITS,
+    },
+    async run(p, e) {
+      const [url, dir] = p.positional;
+      const tc = await tileClient(url, { ...flagsOf(p), source: "tiles" }, e);
+      return await mirrorCommand(tc!, path(dir, e));
+    },
+  },
+  "verify-proof": {
+    brief: "check a c2sp.org/tlog-proof@v1 of a receipt offline (--log-key VKEY)",
+    spec: {
+      name: "deno task client verify-proof",
+      args: "RECEIPT PROOF",
+      summary: "Checks, offline, that PROOF (a c2sp.org/tlog-proof@v1, as `prove --tlog-proof` " +
+        "writes it) proves RECEIPT (its envelope: raw bytes, or hex if the file ends in .hex) " +
+        "included in the log whose vkey is --log-key, and, with --witness, cosigned by at " +
+        "least --quorum of the witnesses.",
+      options: [
+        { name: "log-key", value: "VKEY", help: "the log's vkey (required)" },
+        { name: "witness", value: "VKEY[,VKEY]", help: "witness vkeys" },
+        { name: "quorum", value: "K", help: "witness cosignatures required (default 0)" },
+      ],
+      positionals: [2, 2],
+      footer: EXITS,
+    },
+    async run(p, e) {
+      if (!str(p, "log-key")) throw new UsageError("--log-key VKEY is required");
+      num(p, "quorum", 0, 0);
+      const [receipt, proof] = p.positional;
+      return await verifyProofCommand(path(receipt, e), path(proof, e), flagsOf(p));
     },
   },
   keygen: {
@@ -312,7 +450,7 @@ const TOP: CommandSpec = {
   summary: "The log's client (it trusts nothing the server says: every head, inclusion and " +
     "consistency proof is checked), its monitor, and the tools to make test receipts.\n\n" +
     "Commands:\n" +
-    Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(9)}${c.brief}`).join("\n") +
+    Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(13)}${c.brief}`).join("\n") +
     "\n\n`deno task client <command> --help` describes each command's arguments.",
   options: [],
   positionals: [1, Infinity],
@@ -341,7 +479,11 @@ export async function main(
         console.error(`CHECK FAILED: ${err.message}`);
         return EXIT.check;
       }
-      if (err instanceof HttpError || err instanceof NetworkError) {
+      if (isNetError(err)) {
+        console.error(`NET ${err.code}: ${err.message}`);
+        return EXIT.net;
+      }
+      if (err instanceof HttpError) {
         console.error(err.message);
         return EXIT.error;
       }

@@ -3,7 +3,8 @@
 //   --once                       print one graded reading's JSON projection
 //   --server URL --key FILE      stream signed readings to URL/v1/readings, every --interval S
 // Options: --sysfs DIR (default /sys), --spool DIR, --interval S, --rungs rapl,nvml,ina3221,
-// --nvml-lib PATH, --default-power-w W, --host NAME, --reprobe S, --sample-ms MS.
+// --nvml-lib PATH, --default-power-w W, --host NAME, --reprobe S, --sample-ms MS,
+// --timeout S (deadline of one delivery batch, default 30; docs/CLIENTS.md).
 
 import { existsSync, readFileSync } from "node:fs";
 import {
@@ -54,6 +55,8 @@ export interface CliArgs {
   quiet: boolean;
   /** --help was given. */
   help: boolean;
+  /** Deadline of one delivery batch, seconds (docs/CLIENTS.md). */
+  timeout: number;
 }
 
 export { UsageError };
@@ -84,6 +87,11 @@ export const AGENT: CommandSpec = {
     { name: "host", value: "NAME", help: "host name in the readings (default: this host's)" },
     { name: "reprobe", value: "S", help: "re-run the liveness probe every S seconds (default 60)" },
     { name: "sample-ms", value: "MS", help: "span sampling tick (1000 counters, 100 INA3221)" },
+    {
+      name: "timeout",
+      value: "S",
+      help: "deadline of one delivery batch, seconds (default 30; docs/CLIENTS.md)",
+    },
     { name: "quiet", short: "q", help: "do not log delivered batches (errors are still logged)" },
   ],
   footer: "Exit status: 0 done (or stopped by a signal), 1 a fault, 2 usage.",
@@ -103,6 +111,7 @@ export function parseArgs(argv: string[]): CliArgs {
     server: str(p, "server"),
     key: str(p, "key"),
     nvmlLib: str(p, "nvml-lib"),
+    timeout: num(p, "timeout", 30, 0.05),
     quiet: flag(p, "quiet"),
     help: p.help,
   };
@@ -206,6 +215,7 @@ export async function main(
         `meter-agent: delivered ${b.count} reading(s), seq ${b.firstSeq}..${b.lastSeq}, ` +
           `log index ${b.firstIndex}..${b.lastIndex}, to ${a.server}`,
       ),
+    timeoutMs: Math.round(a.timeout * 1000),
   });
   const delivering = deliverer.run();
   let running = true;

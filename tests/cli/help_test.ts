@@ -35,6 +35,8 @@ const COMMANDS: string[][] = [
   ["client", "prove"],
   ["client", "head"],
   ["client", "monitor"],
+  ["client", "mirror"],
+  ["client", "verify-proof"],
   ["client", "keygen"],
   ["client", "seal"],
 ];
@@ -64,6 +66,7 @@ Deno.test("cli: the meter agent answers --help and an unknown option the same wa
   assert.equal(await agentMain(["--help"], (s) => out += s), 0);
   assert.match(out, /^Usage: node meter-agent\/dist\/meter-agent\.mjs/);
   assert.match(out, /--quiet/);
+  assert.match(out, /--timeout S/);
   const err = console.error;
   let said = "";
   console.error = (s: string) => said += s;
@@ -97,8 +100,8 @@ Deno.test("cli: file arguments are the caller's (INIT_CWD), and a network error 
     const url = `http://127.0.0.1:${(l.addr as Deno.NetAddr).port}`;
     l.close();
     const h = await task(["client", "head", "--url", url]);
-    assert.equal(h.code, 1);
-    assert.match(h.err, new RegExp(`Cannot reach ${url}/v1/log/tree-head`));
+    assert.equal(h.code, 4, h.err); // a transport failure (docs/CLIENTS.md)
+    assert.match(h.err, new RegExp(`NET net-connect: Cannot fetch ${url}/v1/log/`));
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
