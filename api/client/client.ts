@@ -216,7 +216,8 @@ export class LogClient {
       toHex(entryLeafHash(stored)) !== leafHash || !mine || !theirs || toHex(mine) !== toHex(theirs)
     ) {
       throw new VerificationFailure(
-        `Cannot trust the append: entry ${index} is neither the envelope nor its signed content`,
+        `Cannot trust the append: leaf hash ${leafHash} is not the envelope's, and entry ${index}` +
+          ` is not its signed content`,
       );
     }
     return leafHash;
