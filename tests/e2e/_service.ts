@@ -97,7 +97,9 @@ export async function runClient(args: string[]) {
  * checked the published tiles (`sizes: {blake3, sha256}`; while appends run, the two
  * checkpoints it fetched one after the other may be at different sizes).
  */
-export function monitoredSize(stdout: string): number | undefined {
+export function monitoredSize(stdout: string): number {
   const o = JSON.parse(stdout);
-  return o.size ?? o.sizes?.blake3;
+  const size = o.size ?? o.sizes?.blake3;
+  if (typeof size !== "number") throw new Error(`Cannot read the monitor's size: ${stdout}`);
+  return size;
 }
