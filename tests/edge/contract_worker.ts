@@ -194,6 +194,7 @@ function durableCases(storage: DurableSqlStorage): Case[] {
               contentId: id,
             }],
             tiles: [],
+            sha256Tiles: [],
             head: { ...head, size: 2 },
           })
         );

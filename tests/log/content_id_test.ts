@@ -145,6 +145,7 @@ Deno.test("stores refuse a batch that repeats a stored content identity", async 
               },
             ],
             tiles: [],
+            sha256Tiles: [],
             head: { ...head, size: 3 },
           }),
       );
