@@ -149,7 +149,10 @@ Deno.test({
         },
         (x) => { // monitor: consistency 1 → 3
           assert.equal(x.code, 0, x.err);
-          assert.match(json(x).message, /head 3 .* is consistent with 1/);
+          // from the published tiles, both views (docs/PUBLICATION.md: prove and monitor use them
+          // whenever the log publishes them)
+          assert.equal(json(x).from, "tiles");
+          assert.match(json(x).message, /blake3 3 extends 1; sha256 3 extends 1/);
         },
         (x) => { // the invalid receipt is refused
           assert.equal(x.code, 1);

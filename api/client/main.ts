@@ -221,7 +221,7 @@ const COMMANDS: Record<string, Command> = {
       const file = str(p, "tlog-proof");
       const flags = file ? { ...flagsOf(p), "tlog-proof": path(file, e) } : flagsOf(p);
       const tc = await tileClient(urlOf(p, e), flags, e);
-      if (tc) return await proveFromTiles(tc, String(target), flags);
+      if (tc) return await proveFromTiles(tc, target, flags);
       if (file) throw new UsageError("--tlog-proof needs the log's tiles (--source tiles)");
       const r = await clientOf(p, e).prove(target);
       out({ index: r.index, size: r.size, leaf_hash: r.leaf_hash, path: r.path, verified: true });
