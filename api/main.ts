@@ -9,12 +9,16 @@ import { createApp, Metrics, verifierOptions } from "./mod.ts";
 import type { ServiceConfig } from "./config.ts";
 import { loadConfig } from "./config_load.ts";
 import { VerifierPool } from "./verify_pool.ts";
+import { openWitnessing, type Witnessing } from "./witnessing.ts";
 
 /** The verifier pool size `config.verifyWorkers` asks for on this machine (0: none). */
 export function verifyWorkerCount(config: ServiceConfig): number {
   if (config.verifyWorkers !== "auto") return config.verifyWorkers;
   return Math.max(1, Math.min(4, (navigator.hardwareConcurrency ?? 2) - 1));
 }
+
+// TODO(pub-serve): the configured log name.
+const WITNESS_LOG_NAME = "jouleclaw";
 
 /** A running service: its address and how to stop it. */
 export interface RunningService {
@@ -47,13 +51,23 @@ export async function startService(
   }
   const workers = verifyWorkerCount(config);
   let pool: VerifierPool | undefined;
+  let witnessing: Witnessing;
   try {
-    pool = workers > 0 ? await VerifierPool.start(config, workers) : undefined;
+    witnessing = await openWitnessing(config, log, WITNESS_LOG_NAME);
   } catch (e) {
     await log.close();
     throw e;
   }
-  const app = createApp({ log, config, verifier, verify: pool?.verify, metrics: new Metrics() });
+  try {
+    pool = workers > 0 ? await VerifierPool.start(config, workers) : undefined;
+  } catch (e) {
+    await witnessing.close();
+    await log.close();
+    throw e;
+  }
+  const metrics = new Metrics();
+  const extra: Record<string, unknown> = { witness: witnessing.witness };
+  const app = createApp({ log, config, verifier, verify: pool?.verify, metrics, extra });
   let resolveListen: (a: Deno.NetAddr) => void;
   const listening = new Promise<Deno.NetAddr>((r) => resolveListen = r);
   const server = Deno.serve(
@@ -74,6 +88,7 @@ export async function startService(
       stopping ??= (async () => {
         await server.shutdown(); // stops accepting; waits for the requests in flight
         await log.close(); // drains the sequencer, then closes the store
+        await witnessing.close();
         pool?.close(); // nothing is in flight once the server has drained
       })(),
   };

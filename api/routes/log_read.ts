@@ -199,7 +199,13 @@ export const logReadRoutes: RouteGroup = {
       },
       handler: (c) => {
         const log = c.get("deps").log;
-        return c.json({ signer: log.signer(), public_key: toHex(log.publicKey()) });
+        // docs/WITNESS.md: the witness role's own cosignature/v1 vkey, when configured.
+        const witness = (c.get("deps").extra?.witness as { vkey?: string } | undefined)?.vkey;
+        return c.json({
+          signer: log.signer(),
+          public_key: toHex(log.publicKey()),
+          ...(witness ? { witness_vkey: witness } : {}),
+        });
       },
     },
   ],

@@ -60,13 +60,14 @@ function checkCharset(bytes: Uint8Array): void {
 // The key material of a vkey (`name+hexid+base64(type||key)`): duplicates are vkeys that wrap
 // the same underlying public key (tlog-policy "Public key representation").
 function keyMaterial(vkey: string, line: number): string {
-  const parts = vkey.split("+");
-  if (parts.length !== 3 || !parts[0] || !/^[0-9a-f]{8}$/.test(parts[1])) {
+  // name + hex8 + base64, and the base64 may itself hold '+'.
+  const m = /^([^+]+)\+([0-9a-f]{8})\+(.+)$/.exec(vkey);
+  if (!m) {
     throw new PolicyFileError(line, `"${vkey}" is not a vkey (name+hex key id+base64 key)`);
   }
   let raw: string;
   try {
-    raw = atob(parts[2]);
+    raw = atob(m[3]);
   } catch {
     throw new PolicyFileError(line, `the key of vkey "${vkey}" is not base64`);
   }

@@ -130,7 +130,7 @@ export function formatAddCheckpoint(
   oldSize: number,
   proof: Uint8Array[],
   checkpoint: Uint8Array,
-): Uint8Array {
+): Uint8Array<ArrayBuffer> {
   if (proof.length > MAX_PROOF_LINES) {
     throw new RangeError(`Cannot send add-checkpoint: ${proof.length} proof lines > 63`);
   }
