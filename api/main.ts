@@ -17,9 +17,6 @@ export function verifyWorkerCount(config: ServiceConfig): number {
   return Math.max(1, Math.min(4, (navigator.hardwareConcurrency ?? 2) - 1));
 }
 
-// TODO(pub-serve): the configured log name.
-const WITNESS_LOG_NAME = "jouleclaw";
-
 /** A running service: its address and how to stop it. */
 export interface RunningService {
   url: string;
@@ -52,9 +49,10 @@ export async function startService(
   }
   const workers = verifyWorkerCount(config);
   let pool: VerifierPool | undefined;
+  const metrics = new Metrics();
   let witnessing: Witnessing;
   try {
-    witnessing = await openWitnessing(config, log, WITNESS_LOG_NAME);
+    witnessing = await openWitnessing(config, log, metrics);
   } catch (e) {
     await log.close();
     throw e;
@@ -66,8 +64,7 @@ export async function startService(
     await log.close();
     throw e;
   }
-  const metrics = new Metrics();
-  const extra: Record<string, unknown> = { witness: witnessing.witness };
+  const extra: Record<string, unknown> = { ...witnessing.extra };
   const app = createApp({ log, config, verifier, verify: pool?.verify, metrics, extra });
   let resolveListen: (a: Deno.NetAddr) => void;
   const listening = new Promise<Deno.NetAddr>((r) => resolveListen = r);
@@ -88,8 +85,8 @@ export async function startService(
     shutdown: () =>
       stopping ??= (async () => {
         await server.shutdown(); // stops accepting; waits for the requests in flight
+        await witnessing.close(); // stops the collector, closes the witness state
         await log.close(); // drains the sequencer, then closes the store
-        await witnessing.close();
         pool?.close(); // nothing is in flight once the server has drained
       })(),
   };
