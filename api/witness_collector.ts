@@ -325,3 +325,17 @@ export class WitnessCollector {
     }));
   }
 }
+
+/**
+ * The checkpoint note a `/log/{view}/checkpoint` route serves: for the SHA-256 view with witnesses
+ * configured, the newest cosigned one with its cosignatures (`WitnessCollector.served`); otherwise
+ * the latest as it is.
+ */
+export function checkpointToServe(
+  extra: Record<string, unknown> | undefined,
+  view: string,
+  latest: string,
+): string {
+  const collector = extra?.collector as WitnessCollector | undefined;
+  return view === "sha256" && collector ? collector.served(latest) : latest;
+}
