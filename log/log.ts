@@ -11,7 +11,7 @@ import { type TreeHead, treeHeadBytes } from "./head.ts";
 import { LogInputError, LogIntegrityError, LogStorageError, PushbackError } from "./errors.ts";
 import type { EntryWrite, LogStorage, StoredHead } from "./storage.ts";
 import { TreeEdge } from "./edge.ts";
-import { TileCache, TileNodeReader } from "./tiles.ts";
+import { type Tile, TileCache, TileNodeReader } from "./tiles.ts";
 import {
   consistencyProof,
   hashRanges,
@@ -98,6 +98,12 @@ export interface SequencerOptions {
   pendingMax?: number;
   /** Full tiles kept in memory (with the nodes folded from them) for proofs; default 4096. */
   tileCacheTiles?: number;
+  /**
+   * Benchmarks only (`deno task bench log`: the "before" CPU figure): false skips the SHA-256
+   * view's work. Its heads carry the empty tree's SHA-256 root and no SHA-256 tiles are written,
+   * so such a store does not open again (recovery refuses it). Default true.
+   */
+  sha256View?: boolean;
 }
 
 /** Everything `openLog` needs besides the store. */
@@ -214,6 +220,7 @@ class SequencedLog implements Log {
   #closed = false;
   readonly #cache: TileCache;
   readonly #name: string;
+  readonly #shaOn: boolean;
   readonly #vkeys: Record<TreeView, string>;
   /** Both views' checkpoints at `#head`, signed in the step that signed it. */
   #checkpoints: Record<TreeView, string>;
@@ -231,6 +238,7 @@ class SequencedLog implements Log {
     const { edge, head } = r;
     this.#sha = r.sha256Edge;
     this.#name = name;
+    this.#shaOn = o.sha256View !== false;
     this.#vkeys = {
       blake3: encodeVkey(`${name}/blake3`, SIG_ED25519, ed25519PublicKey(o.secretKey)),
       sha256: encodeVkey(`${name}/sha256`, SIG_ED25519, ed25519PublicKey(o.secretKey)),
@@ -346,17 +354,28 @@ class SequencedLog implements Log {
         reader = this.#reader(edge, overlay);
         // The SHA-256 view advances in the same batch, over the same entries (PUBLICATION.md P1).
         const sha = this.#sha.clone();
-        const shaOld: Uint8Array[] = [];
-        const shaIds = rootNodes(base);
-        const shaReader = new TileNodeReader(
-          sha256Hasher,
-          (t, i) => Promise.resolve(sha.tile(t, i)),
+        let sha256Tiles: Tile[] = [];
+        let shaRoot = sha256Hasher.empty();
+        if (this.#shaOn) {
+          const shaOld: Uint8Array[] = [];
+          const shaIds = rootNodes(base);
+          const shaReader = new TileNodeReader(
+            sha256Hasher,
+            (t, i) => Promise.resolve(sha.tile(t, i)),
+          );
+          (await shaReader.read(shaIds)).forEach((x, k) => shaOld[shaIds[k].level] = x);
+          const shaLeaves = fresh.map((p) => sha256Hasher.leaf(p.entry));
+          const shaTree = new BatchTree(sha256Hasher, base, shaOld, shaLeaves);
+          sha256Tiles = sha.append(shaLeaves, (level, index) => shaTree.node(level, index));
+          shaRoot = shaTree.root();
+        }
+        head = await this.#signNext(
+          edge.size,
+          reader,
+          t.root(),
+          this.#shaOn ? sha : undefined,
+          shaRoot,
         );
-        (await shaReader.read(shaIds)).forEach((x, k) => shaOld[shaIds[k].level] = x);
-        const shaLeaves = fresh.map((p) => sha256Hasher.leaf(p.entry));
-        const shaTree = new BatchTree(sha256Hasher, base, shaOld, shaLeaves);
-        const sha256Tiles = sha.append(shaLeaves, (level, index) => shaTree.node(level, index));
-        head = await this.#signNext(edge.size, reader, t.root(), sha, shaTree.root());
         // Both views' checkpoints, signed in the same step as the §22.2 head (PUBLICATION.md P1).
         const checkpoints = this.#checkpointsOf(head, this.#secret);
         const entries: EntryWrite[] = fresh.map((p, i) => ({
@@ -430,12 +449,12 @@ class SequencedLog implements Log {
     size: number,
     reader: TileNodeReader,
     expect: Uint8Array,
-    sha: TreeEdge,
+    sha: TreeEdge | undefined,
     shaExpect: Uint8Array,
   ): Promise<StoredHead> {
     const root = await treeRoot(h, size, reader.read);
-    const sha256Root = await sha.root();
-    if (!same(root, expect) || !same(sha256Root, shaExpect) || sha.size !== size) {
+    const sha256Root = sha ? await sha.root() : shaExpect;
+    if (!same(root, expect) || !same(sha256Root, shaExpect) || (sha && sha.size !== size)) {
       // The tiles about to be stored and the proofs about to be answered must agree.
       throw this.#fail(
         new LogIntegrityError(
@@ -658,7 +677,15 @@ class SequencedLog implements Log {
         return hit.slice();
       }
     }
-    const bytes = await readPublishedTile((t, i) => this.#s.tile(t, i, view), level, index, width);
+    const s = this.#s;
+    const bytes = await readPublishedTile(
+      s.tileRange
+        ? { range: (t, i, n) => s.tileRange!(t, i, n, view) }
+        : (t, i) => s.tile(t, i, view),
+      level,
+      index,
+      width,
+    );
     if (bytes === undefined) {
       throw new LogIntegrityError(`Cannot read tile ${view} ${level}/${index}: the store lacks it`);
     }

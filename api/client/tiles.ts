@@ -53,6 +53,19 @@ export async function getBytes(
   return res.bytes;
 }
 
+/** `url`'s JSON answer (net/'s strict UTF-8 and JSON: NetError net-bad-utf8 / net-bad-json). */
+export async function getJson(url: string, kind: BodyKind, net: TileNet = {}): Promise<unknown> {
+  const { fetch: f, ...opts } = net;
+  const res = await request(url, {
+    ...opts,
+    kind,
+    fetch: f,
+    headers: { accept: "application/json" },
+  });
+  if (!res.ok) throw new HttpError(res.status, { detail: url });
+  return res.json();
+}
+
 /**
  * Both views' vkeys from one of them: the views share the log's Ed25519 key and differ by origin
  * (`<name>/blake3`, `<name>/sha256`).
