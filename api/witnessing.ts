@@ -4,9 +4,8 @@
 // for our own SHA-256 checkpoints from `config.witnesses`.
 import { createWitness } from "../log/c2sp/witness_role.ts";
 import { memoryWitnessState, type WitnessStateStore } from "../log/c2sp/witness_state.ts";
-import { TileHashReader } from "../log/c2sp/tile_proofs.ts";
-import { C2spError } from "../log/c2sp/errors.ts";
-import { type Log, sha256Hasher } from "../log/mod.ts";
+import type { Log } from "../log/mod.ts";
+import { tileReader } from "./tile_readers.ts";
 import { bytesEqual, ed25519PublicKey } from "../verify/mod.ts";
 import { ConfigError, type ServiceConfig } from "./config.ts";
 import type { Metrics } from "./metrics.ts";
@@ -29,11 +28,7 @@ export function sha256Source(log: Log): CheckpointSource {
   return {
     latest: () => log.checkpoint("sha256"),
     consistency: (first, tree) =>
-      new TileHashReader(sha256Hasher, tree, async (t) => {
-        const b = await log.tile("sha256", t.level, t.index, t.width);
-        if (!b) throw new C2spError("tile-missing", `Cannot read tile ${t.level}/${t.index}`);
-        return b;
-      }).consistencyProof(first),
+      tileReader(log, "sha256", tree.size, tree.root).consistencyProof(first),
   };
 }
 
