@@ -310,6 +310,11 @@ export class WitnessCollector {
 
   /** Per-witness status (metrics, /healthz). */
   async status(): Promise<WitnessStatus[]> {
+    // The lag is against our latest checkpoint now, not the one of the last round.
+    try {
+      const n = parseCheckpoint(parseNote(await this.#o.source.latest()).text).size;
+      this.#latestSize = Math.max(this.#latestSize, n);
+    } catch { /* the last round's size */ }
     return await Promise.all(this.#peers.map(async (p) => {
       const rec = await this.#o.state.getCollector(p.setting.vkey);
       const s: WitnessStatus = {

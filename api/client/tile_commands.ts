@@ -11,6 +11,7 @@ import { fsMirrorStore } from "./mirror_fs.ts";
 import type { MonitorState } from "./monitor.ts";
 import { getBytes, getJson, TileClient, type TileNet, type View, VIEW_NAMES } from "./tiles.ts";
 import { tlogProofFromTiles, verifyReceiptProof } from "./verify_proof.ts";
+import { type BindState, bindViews } from "./bind_views.ts";
 
 /** The flags the tile commands read. */
 export type Flags = Record<string, string | true>;
@@ -130,7 +131,7 @@ export async function entryFromTiles(client: TileClient, index: number): Promise
 }
 
 /** Monitor state for tiles: each view's last checkpoint note, per vkey. */
-type TileState = MonitorState & { checkpoints?: Record<string, string> };
+type TileState = MonitorState & { checkpoints?: Record<string, string>; bind?: BindState };
 
 /**
  * One monitor poll over tiles: each view's checkpoint must be signed by its vkey and extend the
@@ -140,6 +141,7 @@ type TileState = MonitorState & { checkpoints?: Record<string, string> };
 export async function pollTiles(
   client: TileClient,
   state: TileState,
+  evidenceDir?: string,
 ): Promise<
   { ok: true; sizes: Record<View, number>; message: string } | {
     ok: false;
@@ -174,6 +176,8 @@ export async function pollTiles(
         throw new VerificationFailure(`Cannot trust the log: its two views hold different entries`);
       }
     }
+    // docs/WITNESS.md: both roots recomputed from the bundles at the witnessed checkpoint's size.
+    msgs.push(await bindViews(client, cur, state, evidenceDir));
   } catch (e) {
     if (e instanceof Error && e.name === "BelowQuorum") throw e; // --policy: exit 5, not an alarm
     if (e instanceof VerificationFailure) return { ok: false, alarm: e.message, transient: false };
@@ -244,7 +248,7 @@ export async function monitorTiles(
   const interval = Number(flags.interval ?? 30);
   for (;;) {
     const state = await load();
-    const r = await pollTiles(client, state);
+    const r = await pollTiles(client, state, str(flags, "evidence"));
     if (r.ok) {
       await save(state);
       out({ ok: true, url: client.base, sizes: r.sizes, message: r.message, from: "tiles" });
