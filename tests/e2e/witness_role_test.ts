@@ -22,7 +22,6 @@ import { type Service, startService } from "./_service.ts";
 
 const ORIGIN = "example.test/witnessed/sha256";
 const enc = new TextEncoder();
-const dec = new TextDecoder();
 
 /** A test log: a key, a tree, and add-checkpoint bodies for it. */
 function testLog(origin = ORIGIN, secret = ed25519GenerateSecret(), entry?: (i: number) => string) {
