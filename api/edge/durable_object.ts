@@ -10,7 +10,13 @@ import type { AppendResult, TreeHead, TreeView } from "../../log/mod.ts";
 import { openDurableStorage } from "../../log/durable/mod.ts";
 import type { DurableSqlStorage } from "../../log/durable/mod.ts";
 import { openEdgeLog, SequencerCore } from "./sequencer.ts";
-import type { Outcome } from "./wire.ts";
+import { capture, type Outcome } from "./wire.ts";
+import { openDurableWitnessState } from "../../log/durable/witness_state.ts";
+import type {
+  CollectorRecord,
+  CosignedRecord,
+  WitnessStateStore,
+} from "../../log/c2sp/witness_state.ts";
 
 /** Name of the one Durable Object instance that holds the log. */
 export const LOG_OBJECT_NAME = "log";
@@ -18,10 +24,34 @@ export const LOG_OBJECT_NAME = "log";
 /** The Durable Object class bound as LOG_SEQUENCER in wrangler.toml (SQLite storage). */
 export class LogSequencer extends DurableObject {
   readonly #core: SequencerCore;
+  readonly #storage: DurableSqlStorage;
+  #witness: WitnessStateStore | undefined;
 
   constructor(ctx: { storage: DurableSqlStorage }, env: Record<string, unknown>) {
     super(ctx, env);
+    this.#storage = ctx.storage;
     this.#core = new SequencerCore(() => openEdgeLog(openDurableStorage(ctx.storage), env));
+  }
+
+  // docs/WITNESS.md: the witness role's state beside the log's tables, one call at a time.
+  #ws(): WitnessStateStore {
+    return this.#witness ??= openDurableWitnessState(this.#storage);
+  }
+  witnessGet(origin: string): Promise<Outcome<CosignedRecord | undefined>> {
+    return capture(() => this.#ws().get(origin));
+  }
+  witnessCas(
+    origin: string,
+    expected: { size: number; root: Uint8Array } | undefined,
+    next: CosignedRecord,
+  ): Promise<Outcome<boolean>> {
+    return capture(() => this.#ws().compareAndSwap(origin, expected, next));
+  }
+  collectorGet(witness: string): Promise<Outcome<CollectorRecord | undefined>> {
+    return capture(() => this.#ws().getCollector(witness));
+  }
+  collectorPut(witness: string, rec: CollectorRecord): Promise<Outcome<void>> {
+    return capture(() => this.#ws().putCollector(witness, rec));
   }
 
   append(entry: Uint8Array): Promise<Outcome<AppendResult>> {
