@@ -331,16 +331,23 @@ export class WitnessCollector {
   }
 }
 
+/** What the routes need of a collector (the Worker's lives in its Durable Object, over RPC). */
+export interface CosignedCheckpoints {
+  /** The checkpoint to serve given the latest (see `WitnessCollector.served`). */
+  served(latest: string): string | Promise<string>;
+  status(): Promise<WitnessStatus[]>;
+}
+
 /**
  * The checkpoint note a `/log/{view}/checkpoint` route serves: for the SHA-256 view with witnesses
  * configured, the newest cosigned one with its cosignatures (`WitnessCollector.served`); otherwise
  * the latest as it is.
  */
-export function checkpointToServe(
+export async function checkpointToServe(
   extra: Record<string, unknown> | undefined,
   view: string,
   latest: string,
-): string {
-  const collector = extra?.collector as WitnessCollector | undefined;
-  return view === "sha256" && collector ? collector.served(latest) : latest;
+): Promise<string> {
+  const collector = extra?.collector as CosignedCheckpoints | undefined;
+  return view === "sha256" && collector ? await collector.served(latest) : latest;
 }

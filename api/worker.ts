@@ -20,7 +20,12 @@ import {
 import { LOG_OBJECT_NAME } from "./edge/durable_object.ts";
 import { bytesEqual, ed25519PublicKey } from "../verify/mod.ts";
 import { createWitness } from "../log/c2sp/witness_role.ts";
-import { rpcWitnessState, witnessKeyFromEnv, type WitnessRpc } from "./edge/witness_rpc.ts";
+import {
+  rpcCollector,
+  rpcWitnessState,
+  witnessKeyFromEnv,
+  type WitnessRpc,
+} from "./edge/witness_rpc.ts";
 import { defaultWitnessName } from "./witness_name.ts";
 import { defaultLogName } from "../log/mod.ts";
 import type { Hono } from "hono";
@@ -79,7 +84,11 @@ function build(env: WorkerEnv): Built {
     metrics: new Metrics(),
     // SPARQL is refused at the edge (501 sparql-unavailable, docs/EDGE.md): its in-memory store
     // holds the whole log's RDF, which neither fits a Worker's 128 MB nor can be kept per isolate.
-    extra: { sparql: null, witness: edgeWitness(env, config, log, () => ns.get(id)) },
+    extra: {
+      sparql: null,
+      witness: edgeWitness(env, config, log, () => ns.get(id)),
+      ...(config.witnesses.length ? { collector: rpcCollector(() => ns.get(id)) } : {}),
+    },
   });
   built = { app, settings };
   return built;

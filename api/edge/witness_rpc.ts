@@ -8,6 +8,7 @@ import type {
   WitnessStateStore,
 } from "../../log/c2sp/witness_state.ts";
 import { fromHex } from "../../verify/mod.ts";
+import type { CosignedCheckpoints, WitnessStatus } from "../witness_collector.ts";
 import { EdgeConfigError } from "./errors.ts";
 import { type Outcome, unwrap } from "./wire.ts";
 
@@ -21,6 +22,16 @@ export interface WitnessRpc {
   ): Promise<Outcome<boolean>>;
   collectorGet(witness: string): Promise<Outcome<CollectorRecord | undefined>>;
   collectorPut(witness: string, rec: CollectorRecord): Promise<Outcome<void>>;
+  servedCheckpoint(latest: string): Promise<Outcome<string>>;
+  collectorStatus(): Promise<Outcome<WitnessStatus[]>>;
+}
+
+/** The collector in the Durable Object, as the routes see it (api/witness_collector.ts). */
+export function rpcCollector(rpc: () => WitnessRpc): CosignedCheckpoints {
+  return {
+    served: async (latest) => unwrap(await rpc().servedCheckpoint(latest)),
+    status: async () => unwrap(await rpc().collectorStatus()),
+  };
 }
 
 /** The witness state behind the Durable Object (`rpc` gives the stub, per call). */

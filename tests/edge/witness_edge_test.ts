@@ -13,6 +13,7 @@ import { formatAddCheckpoint } from "../../log/c2sp/witness.ts";
 import { startService } from "../e2e/_service.ts";
 import { testTree } from "../c2sp/_tree.ts";
 import { removeBundle, startWorker } from "./_worker.ts";
+import { steward, validEnvelope } from "../api/_fixtures.ts";
 
 const T = { sanitizeResources: false, sanitizeOps: false };
 const ORIGIN = "edge.witness.test/log/sha256";
@@ -107,6 +108,52 @@ Deno.test({
       assert.equal(await again.text(), "25\n");
     } finally {
       await w.stop();
+    }
+  },
+});
+
+Deno.test({
+  name: "edge: the collector runs in the Durable Object; the Worker serves the cosigned checkpoint",
+  ...T,
+  async fn() {
+    const tmp = await Deno.makeTempDir({ prefix: "jc-edge-collector-" });
+    const name = "edge.collector.test/a";
+    const aVkey = ed25519Vkey(`${name}/sha256`, new Uint8Array(32).fill(0x2a)); // TEST_LOG_KEY
+    await Deno.writeTextFile(`${tmp}/wkey.hex`, WITNESS_HEX + "\n");
+    const b = await startService({
+      DATA_DIR: `${tmp}/b`,
+      JC_WITNESS_LOGS: aVkey,
+      JC_WITNESS_NAME: WITNESS_NAME,
+      JC_WITNESS_KEY_FILE: `${tmp}/wkey.hex`,
+    });
+    const w = await startWorker(`${tmp}/edge`, {
+      JC_LOG_NAME: name,
+      JC_WITNESSES: `${b.url} ${WVKEY}`,
+    });
+    try {
+      const base = w.url.href.replace(/\/$/, "");
+      for (let i = 0; i < 5; i++) {
+        const res = await fetch(`${base}/v1/log/entries`, {
+          method: "POST",
+          headers: { "content-type": "application/cose" },
+          body: validEnvelope(i, steward(21)),
+        });
+        assert.equal(res.status, 201, await res.text());
+      }
+      let note = "";
+      for (let i = 0; i < 150; i++) {
+        note = await (await fetch(`${base}/log/sha256/checkpoint`)).text();
+        if (note.includes(`— ${WITNESS_NAME} `) && note.startsWith(`${name}/sha256\n5\n`)) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const o = await openNote(note, [verifierFromVkey(WVKEY), verifierFromVkey(aVkey)]);
+      assert.equal(o.verified.length, 2, `${note}\n${w.logTail()}`);
+      const health = await (await fetch(`${base}/healthz`)).json();
+      assert.equal(health.witnesses[0].cosignedSize, 5, JSON.stringify(health));
+      assert.equal(health.witness_alarm, false);
+    } finally {
+      await w.stop();
+      await b.stop();
       await removeBundle();
     }
   },
