@@ -9,6 +9,7 @@ import { createApp, Metrics, verifierOptions } from "./mod.ts";
 import { ConfigError, type ServiceConfig } from "./config.ts";
 import { loadConfig } from "./config_load.ts";
 import { VerifierPool } from "./verify_pool.ts";
+import { openWitnessing, type Witnessing } from "./witnessing.ts";
 
 /** The verifier pool size `config.verifyWorkers` asks for on this machine (0: none). */
 export function verifyWorkerCount(config: ServiceConfig): number {
@@ -69,6 +70,8 @@ export async function startService(
   const addr = await listening;
   let log: Log;
   let pool: VerifierPool | undefined;
+  const metrics = new Metrics();
+  let witnessing: Witnessing;
   try {
     const sequencer = {
       batchMax: config.batchMax,
@@ -85,10 +88,17 @@ export async function startService(
       const { openSqliteLog } = await import("../log/sqlite/mod.ts");
       log = await openSqliteLog({ dir: config.dataDir, keyFile: config.keyFile, ...sequencer });
     }
+    try {
+      witnessing = await openWitnessing(config, log, metrics);
+    } catch (e) {
+      await log.close();
+      throw e;
+    }
     const workers = verifyWorkerCount(config);
     try {
       pool = workers > 0 ? await VerifierPool.start(config, workers) : undefined;
     } catch (e) {
+      await witnessing.close();
       await log.close();
       throw e;
     }
@@ -97,7 +107,8 @@ export async function startService(
     await server.shutdown();
     throw e;
   }
-  const app = createApp({ log, config, verifier, verify: pool?.verify, metrics: new Metrics() });
+  const extra: Record<string, unknown> = { ...witnessing.extra };
+  const app = createApp({ log, config, verifier, verify: pool?.verify, metrics, extra });
   resolveApp((req, clientAddr) => app.fetch(req, { clientAddr }));
   const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
   let stopping: Promise<void> | undefined;
@@ -107,6 +118,7 @@ export async function startService(
     shutdown: () =>
       stopping ??= (async () => {
         await server.shutdown(); // stops accepting; waits for the requests in flight
+        await witnessing.close(); // stops the collector, closes the witness state
         await log.close(); // drains the sequencer, then closes the store
         pool?.close(); // nothing is in flight once the server has drained
       })(),

@@ -6,7 +6,8 @@
 // misbehaved at the transport level (net/ NetError: timeout, oversize body, redirect loop, bad
 // UTF-8/JSON, no connection; docs/CLIENTS.md). Every request goes through net/, with the deadlines
 // of JC_CONNECT_TIMEOUT_MS, JC_TIMEOUT_MS, JC_MAX_REDIRECTS. `prove` and `monitor` verify from the
-// log's tiles when it publishes them (--source auto), else through the API.
+// log's tiles when it publishes them (--source auto), else through the API. 5 (--policy FILE) a
+// checkpoint below the C2SP tlog-policy quorum (docs/WITNESS.md).
 import { envelopeFromInput } from "../../verify/cli.ts";
 import { verifyEnvelope } from "../../verify/mod.ts";
 import {
@@ -35,9 +36,23 @@ import {
 import type { TileClient } from "./tiles.ts";
 import type { MonitorState } from "./monitor.ts";
 import { keyFileText, keyScheme, parseKeyFile, sealCore, SealRefused } from "./seal.ts";
+import {
+  BelowQuorum,
+  enforcePolicy,
+  EXIT_BELOW_QUORUM,
+  loadPolicy,
+  verifyProofPolicyCommand,
+} from "./policy.ts";
 
 /** Exit statuses of the client. */
-export const EXIT = { ok: 0, error: 1, usage: 2, check: 3, net: 4 } as const;
+export const EXIT = {
+  ok: 0,
+  error: 1,
+  usage: 2,
+  check: 3,
+  net: 4,
+  belowQuorum: EXIT_BELOW_QUORUM,
+} as const;
 
 const DEFAULT_URL = "http://127.0.0.1:8080";
 const URL_OPTS = [
@@ -45,11 +60,17 @@ const URL_OPTS = [
   { name: "signer", value: "DID", help: "pin the log key (did:key); default: the one it names" },
 ];
 const EXITS = "Exit status: 0 ok, 1 HTTP or file error, 2 usage, 3 a check failed, " +
-  "4 a transport failure (timeout, oversize body, redirect loop, no connection; docs/CLIENTS.md).";
+  "4 a transport failure (timeout, oversize body, redirect loop, no connection; docs/CLIENTS.md), " +
+  "5 (--policy) a checkpoint below the policy's quorum (docs/WITNESS.md).";
 const LOG_KEY_OPT = {
   name: "log-key",
   value: "VKEY",
   help: "the log's vkey (or $JC_LOG_KEY); default: the one /v1/log/key lists",
+};
+const POLICY_OPT = {
+  name: "policy",
+  value: "FILE",
+  help: "a C2SP tlog-policy every SHA-256 checkpoint must meet (tiles only); below quorum: exit 5",
 };
 const SOURCE_OPT = {
   name: "source",
@@ -96,13 +117,32 @@ function flagsOf(p: ParsedArgs): Flags {
   return p.options as Flags;
 }
 
+/** `flags` with its file options (--policy, --evidence) resolved against the caller's cwd. */
+function withPaths(flags: Flags, e: ClientEnv): Flags {
+  const r = { ...flags };
+  for (const k of ["policy", "evidence"]) {
+    if (typeof r[k] === "string") r[k] = path(r[k] as string, e);
+  }
+  return r;
+}
+
 /** The client of the log's tiles at `url`, or undefined to use the API (--source). */
-function tileClient(url: string, flags: Flags, e: ClientEnv): Promise<TileClient | undefined> {
+async function tileClient(
+  url: string,
+  flags: Flags,
+  e: ClientEnv,
+): Promise<TileClient | undefined> {
   const source = flags.source ?? "auto";
   if (source !== "auto" && source !== "tiles" && source !== "api") {
     throw new UsageError(`--source must be auto, tiles or api, got ${JSON.stringify(source)}`);
   }
-  return openTileClient(url, flags, (k) => e.env[k], netOf(e));
+  const tc = await openTileClient(url, flags, (k) => e.env[k], netOf(e));
+  // docs/WITNESS.md: --policy FILE, every SHA-256 checkpoint must meet its quorum (tiles only).
+  if (typeof flags.policy === "string") {
+    if (!tc) throw new Error(`Cannot apply --policy to ${url}: it publishes no checkpoints`);
+    enforcePolicy(tc, await loadPolicy(flags.policy));
+  }
+  return tc;
 }
 
 /** Reads an envelope file: raw bytes, hex, or {"envelope": hex}, as `deno task verify` does. */
@@ -212,6 +252,7 @@ const COMMANDS: Record<string, Command> = {
           help: "also write a c2sp.org/tlog-proof@v1 of the entry (from tiles)",
         },
         { name: "view", value: "blake3|sha256", help: "the view of --tlog-proof (default blake3)" },
+        POLICY_OPT,
       ],
       positionals: [0, 1],
       footer: EXITS,
@@ -219,7 +260,10 @@ const COMMANDS: Record<string, Command> = {
     async run(p, e) {
       const target = proveTarget(p);
       const file = str(p, "tlog-proof");
-      const flags = file ? { ...flagsOf(p), "tlog-proof": path(file, e) } : flagsOf(p);
+      const flags = withPaths(
+        file ? { ...flagsOf(p), "tlog-proof": path(file, e) } : flagsOf(p),
+        e,
+      );
       const tc = await tileClient(urlOf(p, e), flags, e);
       if (tc) return await proveFromTiles(tc, target, flags);
       if (file) throw new UsageError("--tlog-proof needs the log's tiles (--source tiles)");
@@ -269,6 +313,13 @@ const COMMANDS: Record<string, Command> = {
         URL_OPTS[1],
         LOG_KEY_OPT,
         SOURCE_OPT,
+        POLICY_OPT,
+        {
+          name: "evidence",
+          value: "DIR",
+          help: "where a views disagreement's signed statements are saved " +
+            "(default ./.jc-monitor-evidence)",
+        },
       ],
       positionals: [1, 1],
       footer: EXITS,
@@ -280,11 +331,12 @@ const COMMANDS: Record<string, Command> = {
       if (!statePath) throw new UsageError("no $HOME or $XDG_STATE_HOME: give --state FILE");
       const interval = num(p, "interval", 30, 0.01);
       num(p, "max-failures", 10, 1); // checked here; read by reportFailedPoll
-      const flags = flagsOf(p);
+      const flags = withPaths(flagsOf(p), e);
       const failures: FailureCount = { n: 0 };
       // A log that cannot be reached yet is polled (and its failures reported) by the loop below.
+      // (Not with --policy: the API loop cannot check a quorum, so it never stands in for tiles.)
       const tc = await tileClient(url, flags, e).catch((err) => {
-        if (isNetError(err) && str(p, "source") !== "tiles") return undefined;
+        if (isNetError(err) && str(p, "source") !== "tiles" && !str(p, "policy")) return undefined;
         throw err;
       });
       if (tc) {
@@ -348,14 +400,23 @@ const COMMANDS: Record<string, Command> = {
         { name: "log-key", value: "VKEY", help: "the log's vkey (required)" },
         { name: "witness", value: "VKEY[,VKEY]", help: "witness vkeys" },
         { name: "quorum", value: "K", help: "witness cosignatures required (default 0)" },
+        {
+          name: "policy",
+          value: "FILE",
+          help: "a C2SP tlog-policy instead of --log-key/--witness/--quorum; below quorum: exit 5",
+        },
       ],
       positionals: [2, 2],
       footer: EXITS,
     },
     async run(p, e) {
-      if (!str(p, "log-key")) throw new UsageError("--log-key VKEY is required");
-      num(p, "quorum", 0, 0);
       const [receipt, proof] = p.positional;
+      const policy = str(p, "policy");
+      if (policy) {
+        return await verifyProofPolicyCommand(path(receipt, e), path(proof, e), path(policy, e));
+      }
+      if (!str(p, "log-key")) throw new UsageError("--log-key VKEY (or --policy FILE) is required");
+      num(p, "quorum", 0, 0);
       return await verifyProofCommand(path(receipt, e), path(proof, e), flagsOf(p));
     },
   },
@@ -475,6 +536,10 @@ export async function main(
       return await cmd.run(p, e);
     } catch (err) {
       if (err instanceof UsageError) throw err;
+      if (err instanceof BelowQuorum) {
+        console.error(`BELOW QUORUM: ${err.message}`);
+        return EXIT.belowQuorum;
+      }
       if (err instanceof VerificationFailure || err instanceof SealRefused) {
         console.error(`CHECK FAILED: ${err.message}`);
         return EXIT.check;
