@@ -53,7 +53,7 @@ async function submitN(url: string, from: number, n: number, seed: number) {
   for (let i = from; i < from + n; i++) {
     const f = await Deno.makeTempFile({ suffix: ".cose" });
     await Deno.writeFile(f, validEnvelope(i, steward(seed)));
-    const r = await runClient(["submit", f, "--url", url, "--source", "api"]);
+    const r = await runClient(["submit", f, "--url", url]);
     assert.equal(r.code, 0, r.stderr);
   }
 }
