@@ -9,6 +9,8 @@ import { createApp, Metrics, verifierOptions } from "./mod.ts";
 import type { ServiceConfig } from "./config.ts";
 import { loadConfig } from "./config_load.ts";
 import { VerifierPool } from "./verify_pool.ts";
+import { ValidatePool } from "./validate_pool.ts";
+import { EmbeddedSparqlProvider } from "./sparql_worker.ts";
 
 /** The verifier pool size `config.verifyWorkers` asks for on this machine (0: none). */
 export function verifyWorkerCount(config: ServiceConfig): number {
@@ -53,7 +55,18 @@ export async function startService(
     await log.close();
     throw e;
   }
-  const app = createApp({ log, config, verifier, verify: pool?.verify, metrics: new Metrics() });
+  // SPARQL and validation off the event loop, under time limits (issue 15).
+  const sparql = new EmbeddedSparqlProvider();
+  const validator = config.validateWorkers > 0 ? new ValidatePool(config) : undefined;
+  const app = createApp({
+    log,
+    config,
+    verifier,
+    verify: pool?.verify,
+    validate: validator?.validate,
+    metrics: new Metrics(),
+    extra: { sparql },
+  });
   let resolveListen: (a: Deno.NetAddr) => void;
   const listening = new Promise<Deno.NetAddr>((r) => resolveListen = r);
   const server = Deno.serve(
@@ -75,6 +88,8 @@ export async function startService(
         await server.shutdown(); // stops accepting; waits for the requests in flight
         await log.close(); // drains the sequencer, then closes the store
         pool?.close(); // nothing is in flight once the server has drained
+        sparql.close();
+        validator?.close();
       })(),
   };
 }
