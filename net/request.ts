@@ -114,6 +114,15 @@ export async function request(url: string | URL, opts: RequestOptions = {}): Pro
       } catch (e) {
         if (failure) throw failure;
         if (isNetError(e)) throw e;
+        if (follow) {
+          // The browser followed the redirects itself and gave up (a loop: over 20, Fetch §4.4).
+          throw new NetError(
+            "net-too-many-redirects",
+            current.href,
+            "the platform's 20 redirects (Fetch §4.4)",
+            `the platform gave up following redirects: ${(e as Error).message}`,
+          );
+        }
         throw new NetError("net-connect", current.href, "an answer", String((e as Error).message));
       }
       clearTimeout(connect);

@@ -5,7 +5,9 @@
 // failed — thrown as VerificationFailure —, 3 an alarm).
 import { fromHex, publicKeyFromDidKey, toHex } from "../../verify/mod.ts";
 import { c2sp } from "../../log/mod.ts";
+import { isNetError } from "../../net/mod.ts";
 import { HttpError, VerificationFailure } from "./client.ts";
+import { type FailureCount, reportFailedPoll } from "./monitor_report.ts";
 import { MirrorAlarm, mirrorLog } from "./mirror.ts";
 import { fsMirrorStore } from "./mirror_fs.ts";
 import type { MonitorState } from "./monitor.ts";
@@ -145,6 +147,8 @@ export async function pollTiles(
     ok: false;
     alarm: string;
     transient: boolean;
+    /** A transport failure's NetError code (net/). */
+    code?: string;
   }
 > {
   const seen = { ...(state.checkpoints ?? {}) };
@@ -182,6 +186,7 @@ export async function pollTiles(
     if (e instanceof HttpError && e.status === 404) {
       return { ok: false, alarm: `the log refused a tile it owes: ${e.message}`, transient: false };
     }
+    if (isNetError(e)) return { ok: false, alarm: e.message, transient: true, code: e.code };
     return { ok: false, alarm: (e as Error).message, transient: true };
   }
   state.checkpoints = seen;
@@ -239,17 +244,20 @@ export async function monitorTiles(
   flags: Flags,
   load: () => Promise<MonitorState>,
   save: (s: MonitorState) => Promise<void>,
+  failures: FailureCount = { n: 0 },
 ): Promise<number> {
   const interval = Number(flags.interval ?? 30);
   for (;;) {
     const state = await load();
     const r = await pollTiles(client, state);
     if (r.ok) {
+      failures.n = 0;
       await save(state);
       out({ ok: true, url: client.base, sizes: r.sizes, message: r.message, from: "tiles" });
     } else if (r.transient) {
-      console.error(`monitor: cannot poll ${client.base} now: ${r.alarm}`);
-      if (flags.once) return 1;
+      // issue 18: reported (a NetError with its code), counted, never silent, never an alarm
+      const stop = reportFailedPoll(client.base, r, flags, failures);
+      if (stop !== undefined) return stop;
     } else {
       console.error(`ALARM: ${client.base}: ${r.alarm}`);
       out({ ok: false, url: client.base, alarm: r.alarm });

@@ -133,3 +133,18 @@ Deno.test("net: readLimited returns the body iff it fits the budget, whatever th
     { numRuns: 300 },
   );
 });
+
+Deno.test("net: the client's deadlines from the environment; a malformed value is refused", async () => {
+  const { netOptionsFromEnv } = await import("../../api/client/net_env.ts");
+  const env = (o: Record<string, string>) => (k: string) => o[k];
+  assert.deepEqual(netOptionsFromEnv(env({})), {});
+  assert.deepEqual(
+    netOptionsFromEnv(
+      env({ JC_CONNECT_TIMEOUT_MS: "500", JC_TIMEOUT_MS: "2000", JC_MAX_REDIRECTS: "0" }),
+    ),
+    { connectMs: 500, totalMs: 2000, maxRedirects: 0 },
+  );
+  for (const bad of ["abc", "-1", "1.5", "0"]) {
+    assert.throws(() => netOptionsFromEnv(env({ JC_TIMEOUT_MS: bad })), /JC_TIMEOUT_MS/);
+  }
+});
