@@ -11,6 +11,7 @@ import { loadConfig } from "./config_load.ts";
 import { VerifierPool } from "./verify_pool.ts";
 import { ValidatePool } from "./validate_pool.ts";
 import { EmbeddedSparqlProvider } from "./sparql_worker.ts";
+import { openWitnessing, type Witnessing } from "./witnessing.ts";
 
 /** The verifier pool size `config.verifyWorkers` asks for on this machine (0: none). */
 export function verifyWorkerCount(config: ServiceConfig): number {
@@ -50,23 +51,33 @@ export async function startService(
   }
   const workers = verifyWorkerCount(config);
   let pool: VerifierPool | undefined;
+  const metrics = new Metrics();
+  let witnessing: Witnessing;
+  try {
+    witnessing = await openWitnessing(config, log, metrics);
+  } catch (e) {
+    await log.close();
+    throw e;
+  }
   try {
     pool = workers > 0 ? await VerifierPool.start(config, workers) : undefined;
   } catch (e) {
+    await witnessing.close();
     await log.close();
     throw e;
   }
   // SPARQL and validation off the event loop, under time limits (issue 15).
   const sparql = new EmbeddedSparqlProvider();
   const validator = config.validateWorkers > 0 ? new ValidatePool(config) : undefined;
+  const extra: Record<string, unknown> = { ...witnessing.extra, sparql };
   const app = createApp({
     log,
     config,
     verifier,
     verify: pool?.verify,
     validate: validator?.validate,
-    metrics: new Metrics(),
-    extra: { sparql },
+    metrics,
+    extra,
   });
   let resolveListen: (a: Deno.NetAddr) => void;
   const listening = new Promise<Deno.NetAddr>((r) => resolveListen = r);
@@ -87,6 +98,7 @@ export async function startService(
     shutdown: () =>
       stopping ??= (async () => {
         await server.shutdown(); // stops accepting; waits for the requests in flight
+        await witnessing.close(); // stops the collector, closes the witness state
         await log.close(); // drains the sequencer, then closes the store
         pool?.close(); // nothing is in flight once the server has drained
         sparql.close();

@@ -14,6 +14,7 @@ import { rdfRoutes } from "./routes/rdf.ts";
 import { sparqlRoutes } from "./routes/sparql.ts";
 import { vocabRoutes } from "./routes/vocab.ts";
 import { verifyRoutes } from "./routes/verify.ts";
+import { witnessRoutes } from "./routes/witness.ts";
 
 /** Every route group of the service, one row per group. */
 export const ROUTE_GROUPS: RouteGroup[] = [
@@ -28,6 +29,7 @@ export const ROUTE_GROUPS: RouteGroup[] = [
   vocabRoutes,
   rdfRoutes,
   sparqlRoutes,
+  witnessRoutes,
 ];
 
 /** The flat route table. */

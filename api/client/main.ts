@@ -10,6 +10,7 @@
 // loop, bad UTF-8/JSON, no connection; docs/CLIENTS.md). Deadlines: JC_CONNECT_TIMEOUT_MS,
 // JC_TIMEOUT_MS, JC_MAX_REDIRECTS; monitor: after --max-failures N (default 10) failed polls in a
 // row it exits 4 (the last was a transport failure) or 1 (an HTTP error status).
+// 5 (--policy FILE) a checkpoint below the C2SP tlog-policy quorum (docs/WITNESS.md).
 import { fromHex } from "../../verify/mod.ts";
 import { HttpError, LogClient, VerificationFailure } from "./client.ts";
 import { isNetError } from "../../net/mod.ts";
@@ -25,6 +26,13 @@ import {
 } from "./tile_commands.ts";
 import { TileClient } from "./tiles.ts";
 import type { MonitorState } from "./monitor.ts";
+import {
+  BelowQuorum,
+  enforcePolicy,
+  EXIT_BELOW_QUORUM,
+  loadPolicy,
+  verifyProofPolicyCommand,
+} from "./policy.ts";
 
 const USAGE = `usage: deno task client <command> [options]
   submit FILE              append a COSE_Sign1 envelope (raw bytes, or hex if FILE ends in .hex)
@@ -35,7 +43,8 @@ const USAGE = `usage: deno task client <command> [options]
   verify-proof RECEIPT PROOF --log-key VKEY   check a c2sp.org/tlog-proof@v1 offline
 options: --url URL  --signer DID  --state FILE  --interval SECONDS  --once  --max-failures N
   --log-key VKEY (or JC_LOG_KEY)  --source auto|tiles|api (prove, monitor; auto: tiles when published)
-  --tlog-proof FILE --view blake3|sha256 (prove)  --witness VKEY[,VKEY] --quorum K (verify-proof)`;
+  --tlog-proof FILE --view blake3|sha256 (prove)  --witness VKEY[,VKEY] --quorum K (verify-proof)
+  --policy FILE (prove, monitor, verify-proof): a C2SP tlog-policy; below its quorum: exit 5`;
 
 interface Opts {
   positional: string[];
@@ -131,8 +140,14 @@ async function monitor(url: string, flags: Opts["flags"]): Promise<number> {
 }
 
 /** The client of the log's tiles at `url`, or undefined to use the API (--source). */
-function tileClient(url: string, flags: Opts["flags"]): Promise<TileClient | undefined> {
-  return openTileClient(url, flags, Deno.env.get, netOptionsFromEnv(Deno.env.get));
+async function tileClient(url: string, flags: Opts["flags"]): Promise<TileClient | undefined> {
+  const tc = await openTileClient(url, flags, Deno.env.get, netOptionsFromEnv(Deno.env.get));
+  // docs/WITNESS.md: --policy FILE, every SHA-256 checkpoint must meet its quorum (tiles only).
+  if (typeof flags.policy === "string") {
+    if (!tc) throw new Error(`Cannot apply --policy to ${url}: it publishes no checkpoints`);
+    enforcePolicy(tc, await loadPolicy(flags.policy));
+  }
+  return tc;
 }
 
 /** Runs the CLI with `args`; returns the exit status. */
@@ -179,11 +194,18 @@ export async function main(args: string[]): Promise<number> {
         );
       case "verify-proof":
         if (!arg || !positional[2]) break;
+        if (typeof flags.policy === "string") {
+          return await verifyProofPolicyCommand(arg, positional[2], flags.policy);
+        }
         return await verifyProofCommand(arg, positional[2], flags);
     }
     console.error(USAGE);
     return 1;
   } catch (e) {
+    if (e instanceof BelowQuorum) {
+      console.error(`BELOW QUORUM: ${e.message}`);
+      return EXIT_BELOW_QUORUM;
+    }
     if (e instanceof VerificationFailure) {
       console.error(`CHECK FAILED: ${e.message}`);
       return 2;

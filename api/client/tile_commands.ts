@@ -179,6 +179,7 @@ export async function pollTiles(
       }
     }
   } catch (e) {
+    if (e instanceof Error && e.name === "BelowQuorum") throw e; // --policy: exit 5, not an alarm
     if (e instanceof VerificationFailure) return { ok: false, alarm: e.message, transient: false };
     if (e instanceof c2sp.C2spError) {
       return { ok: false, alarm: `${e.code}: ${e.message}`, transient: false };
