@@ -21,6 +21,7 @@ import type { Log } from "../log/mod.ts";
 import { queryForm } from "../vocab/sparql/query_form.ts";
 import { GRAPH_TYPES, RESULT_TYPES, serviceDescription } from "../vocab/sparql/mod.ts";
 import type { ServiceConfig } from "./config.ts";
+import type { Metrics } from "./metrics.ts";
 import { ApiError, retryAfterSeconds } from "./errors.ts";
 import {
   JobError,
@@ -81,8 +82,10 @@ export class EmbeddedSparql implements SparqlHandle {
   #loading: Promise<void> | undefined;
   #closed = false;
   #started = performance.now();
+  readonly #metrics?: Metrics;
 
-  constructor(log: Log, config: ServiceConfig, origin: string) {
+  constructor(log: Log, config: ServiceConfig, origin: string, metrics?: Metrics) {
+    this.#metrics = metrics;
     this.#log = log;
     this.#config = config;
     this.#origin = origin;
@@ -121,12 +124,33 @@ export class EmbeddedSparql implements SparqlHandle {
     return this.status();
   }
 
+  /** /metrics: entries loaded, the store's memory, Workers started. */
+  #gauges(): void {
+    const m = this.#metrics;
+    if (!m) return;
+    m.setLabeled("jc_sparql_entries", {}, this.#loaded, "Log entries in the SPARQL store");
+    m.setLabeled(
+      "jc_sparql_store_bytes",
+      {},
+      this.#memory,
+      "Linear memory of the SPARQL store's Oxigraph (bounded by sparql_max_memory_mb)",
+    );
+    m.setLabeled(
+      "jc_sparql_worker_starts",
+      {},
+      this.#worker.starts,
+      "SPARQL Workers started (1 + restarts after a time or memory limit)",
+    );
+  }
+
   #restarted(): void {
     this.#gen++;
+    this.#memory = 0;
     this.#loaded = 0;
     this.#ready = false;
     this.#started = performance.now();
     this.#worker.dropQueued(new JobLostError("the SPARQL worker was restarted"));
+    this.#gauges();
     if (!this.#overBound && !this.#full) this.#kick();
   }
 
@@ -188,6 +212,7 @@ export class EmbeddedSparql implements SparqlHandle {
       if (gen !== this.#gen) return;
       this.#loaded = end;
       this.#memory = a.memory;
+      this.#gauges();
     }
   }
 
@@ -321,9 +346,14 @@ export class EmbeddedSparqlProvider {
   readonly describe = serviceDescription;
   readonly #open = new Map<Log, EmbeddedSparql>();
 
-  open(ctx: { log: Log; config: ServiceConfig; origin: string }): EmbeddedSparql {
+  open(
+    ctx: { log: Log; config: ServiceConfig; origin: string; metrics?: Metrics },
+  ): EmbeddedSparql {
     let s = this.#open.get(ctx.log);
-    if (!s) this.#open.set(ctx.log, s = new EmbeddedSparql(ctx.log, ctx.config, ctx.origin));
+    if (!s) {
+      s = new EmbeddedSparql(ctx.log, ctx.config, ctx.origin, ctx.metrics);
+      this.#open.set(ctx.log, s);
+    }
     return s;
   }
 

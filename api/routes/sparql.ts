@@ -12,6 +12,7 @@ import { negotiate } from "../negotiate.ts";
 import type { AppDeps, AppEnv, RouteDef, RouteGroup } from "../route.ts";
 import type { ServiceConfig } from "../config.ts";
 import type { Log } from "../../log/mod.ts";
+import type { Metrics } from "../metrics.ts";
 
 /** A store the route queries (api/sparql_worker.ts's EmbeddedSparql). */
 export interface SparqlStoreHandle {
@@ -23,7 +24,9 @@ export interface SparqlStoreHandle {
 /** What the platform entry provides as `deps.extra.sparql`. */
 export interface SparqlProvider {
   /** opens the store over a log (once per log) */
-  open(ctx: { log: Log; config: ServiceConfig; origin: string }): SparqlStoreHandle;
+  open(
+    ctx: { log: Log; config: ServiceConfig; origin: string; metrics?: Metrics },
+  ): SparqlStoreHandle;
   /** the SPARQL Service Description (Turtle) of the endpoint */
   describe(endpoint: string): string;
   resultTypes: readonly string[];
@@ -58,7 +61,12 @@ async function provider(c: Context<AppEnv>): Promise<SparqlProvider> {
 function store(c: Context<AppEnv>, p: SparqlProvider) {
   const deps = c.get("deps");
   // Graph IRIs are entry URLs under the origin of the first query (docs/DECISIONS.md).
-  return p.open({ log: deps.log, config: deps.config, origin: new URL(c.req.url).origin });
+  return p.open({
+    log: deps.log,
+    config: deps.config,
+    origin: new URL(c.req.url).origin,
+    metrics: deps.metrics,
+  });
 }
 
 async function queryText(c: Context<AppEnv>): Promise<string | undefined> {
