@@ -123,7 +123,7 @@ export function defaultConfig(): ServiceConfig {
     sparqlMaxResultBytes: 16 * 1024 * 1024,
     // ≈ 9 KiB per entry in Oxigraph (docs/RDF.md): 50,000 entries stay under about 500 MB.
     sparqlMaxEntries: 50_000,
-    sparqlMaxMemoryMb: 640,
+    sparqlMaxMemoryMb: 1024,
     validateWorkers: 1,
     validateTimeoutMs: 5_000,
     // A receipt is a few dozen nodes; 500 JSON-LD nodes with violations validate in ≈ 2 s here.

@@ -1,11 +1,12 @@
 // Issue 15: a sync killed anywhere resumes exactly. The sync CLI (one process) is SIGKILLed at 20
 // random points of its run into one Virtuoso and restarted each time, then left to finish; a
-// second Virtuoso gets the same log in one uninterrupted run. Their answers (every entry graph's
+// second Virtuoso gets the same log in one uninterrupted run, read from a `client mirror`
+// directory instead of the service. Their answers (every entry graph's
 // index, leaf hash and joules; triples per graph; sums per tier; the whole sync-state graph) are
 // byte-equal. JC_TEST_RDF_KILL_N sets the log's length (default 1,000: each restart pays the
 // CLI's start-up; the 10,000-entry sync is tests/rdf/sync_virtuoso_test.ts).
 import assert from "node:assert/strict";
-import { startService } from "../e2e/_service.ts";
+import { runClient, startService } from "../e2e/_service.ts";
 import { seedLog } from "./_seed.ts";
 import { startVirtuoso } from "./_virtuoso.ts";
 import { answer, COMPARED, rows, runSync, syncCommand } from "./_sync_checks.ts";
@@ -30,8 +31,21 @@ Deno.test(`rdf:sync SIGKILLed at ${KILLS} random points resumes to the same end 
       "64",
       "--once",
     ];
-    const r = await runSync(args(ref));
+    // The reference sync reads a mirror directory (`client mirror`), not the service: the same
+    // verified entries by another path.
+    const mirror = await Deno.makeTempDir({ prefix: "jc-sync-mirror-" });
+    const m = await runClient(["mirror", svc.url, mirror]);
+    assert.equal(m.code, 0, m.stderr);
+    const vkey = (await (await fetch(`${svc.url}/v1/log/key`)).json()).vkeys.blake3;
+    const r = await runSync([
+      ...args(ref).map((a) => a === svc.url ? mirror : a),
+      "--graph-base",
+      svc.url,
+      "--log-key",
+      vkey,
+    ]);
     assert.equal(r.code, 0, r.stderr);
+    await Deno.remove(mirror, { recursive: true });
 
     let seed = 20261201;
     const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;

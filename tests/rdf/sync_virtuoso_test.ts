@@ -7,7 +7,7 @@
 // kept, nothing else written. JC_TEST_RDF_SYNC_N shrinks the log (default 10,000).
 import assert from "node:assert/strict";
 import { startService } from "../e2e/_service.ts";
-import { seedLog } from "./_seed.ts";
+import { joulesOf, seedLog, seedReceipt } from "./_seed.ts";
 import { startVirtuoso } from "./_virtuoso.ts";
 import { answer, COMPARED, expectedSums, rows, runSync, storeSums } from "./_sync_checks.ts";
 
@@ -66,6 +66,21 @@ Deno.test(`rdf:sync of ${N} receipts into Virtuoso: verified, exact, replacing, 
         assert.match(wide[0].dt, /#decimal$/);
         assert.equal(wide[1].j, String((2n ** 53n / 1000n + 1n + 6n) * 1000n));
         assert.match(wide[1].dt, /#nonNegativeInteger$/);
+        // docs/RDF.md's "per steward per day" example, against the JSON.
+        const exp2: Record<string, bigint> = {};
+        for (let i = 0; i < N; i++) {
+          const r = seedReceipt(i);
+          const k = `${r.steward} ${(r.closed_at as string).slice(0, 10)}`;
+          exp2[k] = (exp2[k] ?? 0n) + joulesOf(i);
+        }
+        const got2 = await rows(
+          v.sparql,
+          `SELECT ?steward ?day (SUM(xsd:decimal(STR(?j))) AS ?uj) WHERE { GRAPH ?g { ?r a jc:Receipt ; jc:steward ?steward ; jc:closedAt ?t ; jc:joulesUj ?j } BIND (SUBSTR(STR(?t), 1, 10) AS ?day) } GROUP BY ?steward ?day`,
+        );
+        assert.deepEqual(
+          Object.fromEntries(got2.map((x) => [`${x.steward} ${x.day}`, x.uj.replace(/\.0*$/, "")])),
+          Object.fromEntries(Object.entries(exp2).map(([k, x]) => [k, String(x)])),
+        );
       },
     );
 
