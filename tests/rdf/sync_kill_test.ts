@@ -27,8 +27,6 @@ Deno.test(`rdf:sync SIGKILLed at ${KILLS} random points resumes to the same end 
       v.sparql,
       "--graph-store",
       v.gsp,
-      "--batch",
-      "64",
       "--once",
     ];
     // The reference sync reads a mirror directory (`client mirror`), not the service: the same
@@ -49,20 +47,31 @@ Deno.test(`rdf:sync SIGKILLed at ${KILLS} random points resumes to the same end 
 
     let seed = 20261201;
     const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-    const progress: number[] = [];
-    for (let k = 0; k < KILLS; k++) {
-      const child = syncCommand(args(killed)).spawn();
-      // The CLI needs about a second to start; then it syncs. Kill somewhere in 0.5–4 s.
-      await new Promise((res) => setTimeout(res, 500 + rand() * 3_500));
-      try {
-        child.kill("SIGKILL");
-      } catch { /* it finished first */ }
-      await child.output();
+    const synced = async () => {
       const [p] = await rows(
         killed.sparql,
         `SELECT (MAX(?n) AS ?m) WHERE { GRAPH ?g { ?s <https://jouleclaw.transaction.science/vocab/sync#entries> ?n } }`,
       );
-      progress.push(Number(p?.m ?? 0));
+      return Number(p?.m ?? 0);
+    };
+    // 20 random points inside the sync: each run is killed once its progress passes the next one
+    // (plus 0–150 ms, so kills also land inside a batch, between a batch and its record, …).
+    const targets = Array.from({ length: KILLS }, () => Math.floor(rand() * (N - 32))).sort((
+      a,
+      b,
+    ) => a - b);
+    const progress: number[] = [];
+    for (const target of targets) {
+      const child = syncCommand([...args(killed), "--batch", "16"]).spawn();
+      let exited = false;
+      const out = child.output().then((o) => (exited = true, o));
+      while (!exited && await synced() < target) await new Promise((r) => setTimeout(r, 40));
+      await new Promise((r) => setTimeout(r, rand() * 150));
+      try {
+        child.kill("SIGKILL");
+      } catch { /* it finished first */ }
+      await out;
+      progress.push(await synced());
     }
     console.log(`  synced after each kill: ${progress.join(", ")}`);
     assert.ok(progress.some((p) => p > 0 && p < N), "no kill landed inside the sync");
