@@ -28,6 +28,9 @@ export interface StoreOptions {
   fetch?: typeof fetch;
 }
 
+/** Times a request the store refused as transient (deadlock, 503) is sent again. */
+const RETRIES = 6;
+
 /** One SELECT solution: variable → its value's lexical form. */
 export type Row = Record<string, string>;
 
@@ -51,26 +54,34 @@ export class SparqlHttp {
   }
 
   async #send(url: string, opts: RequestOptions, what: string) {
-    this.requests++;
-    const res = await request(url, {
-      totalMs: this.#o.totalMs ?? 120_000,
-      // Virtuoso echoes the whole request in its error answers.
-      errorMaxBytes: 4 * 1024 * 1024,
-      fetch: this.#o.fetch,
-      ...opts,
-      headers: { ...this.#auth, ...opts.headers },
-    });
-    if (!res.ok) {
+    for (let attempt = 0;; attempt++) {
+      this.requests++;
+      const res = await request(url, {
+        totalMs: this.#o.totalMs ?? 120_000,
+        // Virtuoso echoes the whole request in its error answers.
+        errorMaxBytes: 4 * 1024 * 1024,
+        fetch: this.#o.fetch,
+        ...opts,
+        headers: { ...this.#auth, ...opts.headers },
+      });
+      if (res.ok) return res;
       let detail = "";
       try {
         detail = res.text().slice(0, 500);
       } catch { /* not text */ }
+      // A transaction the store gave up (Virtuoso: SR172 "Transaction deadlocked", SQL state
+      // 40001, under concurrent graph replaces) or a busy store: the same request again, later.
+      const transient = res.status === 503 ||
+        (res.status === 500 && /deadlock|40001/i.test(detail));
+      if (transient && attempt < RETRIES) {
+        await new Promise((r) => setTimeout(r, 100 * 2 ** attempt + Math.random() * 100));
+        continue;
+      }
       throw new StoreError(
         `Cannot ${what}: the store answered ${res.status}: ${detail}`,
         res.status,
       );
     }
-    return res;
   }
 
   /** A SELECT's solutions (SPARQL 1.1 Query Results JSON), at most `maxBytes` of answer. */

@@ -78,7 +78,11 @@ export default async (): Promise<Record<string, unknown>> => {
         endpoint: v.sparql,
         graphStore: mode === "gsp" ? v.gsp : undefined,
       });
-      const r = await syncOnce({ client: new TileClient(svc.url, vkey), store, graphBase: svc.url });
+      const r = await syncOnce({
+        client: new TileClient(svc.url, vkey),
+        store,
+        graphBase: svc.url,
+      });
       sync[`${mode}_entries_per_s`] = Math.round(r.graphs / (r.ms / 1000));
       sync[`${mode}_requests`] = store.requests;
     } finally {
@@ -102,9 +106,7 @@ export default async (): Promise<Record<string, unknown>> => {
           .replace(
             /"(\d{19,})"\^\^<http:\/\/www\.w3\.org\/2001\/XMLSchema#nonNegativeInteger>/g,
             (m, d) =>
-              BigInt(d) > 2n ** 63n - 1n
-                ? `"${d}"^^<http://www.w3.org/2001/XMLSchema#decimal>`
-                : m,
+              BigInt(d) > 2n ** 63n - 1n ? `"${d}"^^<http://www.w3.org/2001/XMLSchema#decimal>` : m,
           );
       }
       await f.write(enc.encode(chunk));
