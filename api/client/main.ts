@@ -98,18 +98,11 @@ async function monitor(url: string, flags: Opts["flags"]): Promise<number> {
   const interval = Number(flags.interval ?? 30);
   const sleep = () => new Promise((res) => setTimeout(res, interval * 1000));
   const failures: FailureCount = { n: 0 };
-  let tc: TileClient | undefined;
-  for (;;) {
-    try {
-      tc = await tileClient(url, flags); // discovery: tiles or the API
-      break;
-    } catch (e) {
-      if (!isNetError(e)) throw e;
-      const stop = reportFailedPoll(url, { alarm: e.message, code: e.code }, flags, failures);
-      if (stop !== undefined) return stop;
-      await sleep();
-    }
-  }
+  // A log that cannot be reached yet is polled (and its failures reported) by the loop below.
+  const tc = await tileClient(url, flags).catch((e) => {
+    if (isNetError(e) && flags.source !== "tiles") return undefined;
+    throw e;
+  });
   if (tc) {
     return await monitorTiles(
       tc,

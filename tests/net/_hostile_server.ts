@@ -89,6 +89,7 @@ export function startHostile(fixed?: Behaviour, opts: HostileOptions = {}): Host
     return h;
   };
   const conns = new Set<Deno.Conn>();
+  const answers = new Map<string, Uint8Array>();
   const tasks = new Set<Promise<void>>();
   const state = {
     url,
@@ -205,16 +206,29 @@ export function startHostile(fixed?: Behaviour, opts: HostileOptions = {}): Host
         return await write(conn, enc.encode("0\r\n\r\n"));
       }
       case "long-proof":
-      case "proof-65":
-        return await body(conn, enc.encode(JSON.stringify(logAnswer(req.method, path, b))));
+      case "proof-65": {
+        const key = `${b} ${req.method} ${path}`;
+        let bytes = answers.get(key);
+        if (!bytes) {
+          answers.set(key, bytes = enc.encode(JSON.stringify(logAnswer(req.method, path, b))));
+        }
+        return await body(conn, bytes);
+      }
       default:
         return await body(conn, enc.encode(JSON.stringify({ ok: true })));
     }
   }
 
+  // The 100,000-hash arrays are built once: the server must answer at once even on a loaded machine
+  // (a slow answer would be a timeout, not the oversize body under test).
+  const hashLists = new Map<number, string[]>();
   function logAnswer(method: string, path: string, b: "long-proof" | "proof-65"): unknown {
     const n = b === "long-proof" ? 100_000 : 65;
-    const hashes = () => Array.from({ length: n }, () => HEX64);
+    const hashes = () => {
+      let h = hashLists.get(n);
+      if (!h) hashLists.set(n, h = Array.from({ length: n }, () => HEX64));
+      return h;
+    };
     if (path === "/v1/log/key") return { signer: state.signer };
     if (path === "/v1/log/tree-head") return head(HOSTILE_SIZE);
     const at = /^\/v1\/log\/tree-heads\/(\d+)$/.exec(path);

@@ -10,7 +10,7 @@ import { type Behaviour, startHostile } from "./_hostile_server.ts";
 import { measure, pool } from "./_measure.ts";
 
 const NODE = "/usr/bin/node";
-const TIMEOUT_S = 1;
+const TIMEOUT_S = 2;
 const RSS_CAP_KIB = 100 * 1024;
 
 const CASES: [Behaviour | "closed" | "good", string][] = [
