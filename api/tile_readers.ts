@@ -83,7 +83,7 @@ export async function latestCheckpoint(
   extra?: Record<string, unknown>,
 ): Promise<{ note: string; size: number; reader: TileHashReader }> {
   // docs/WITNESS.md: with witnesses configured, the newest cosigned SHA-256 checkpoint.
-  const note = checkpointToServe(extra, view, await log.checkpoint(view));
+  const note = await checkpointToServe(extra, view, await log.checkpoint(view));
   const c = parseCheckpoint(parseNote(note).text);
   return { note, size: c.size, reader: tileReader(log, view, c.size, c.root) };
 }

@@ -310,6 +310,11 @@ export class WitnessCollector {
 
   /** Per-witness status (metrics, /healthz). */
   async status(): Promise<WitnessStatus[]> {
+    // The lag is against our latest checkpoint now, not the one of the last round.
+    try {
+      const n = parseCheckpoint(parseNote(await this.#o.source.latest()).text).size;
+      this.#latestSize = Math.max(this.#latestSize, n);
+    } catch { /* the last round's size */ }
     return await Promise.all(this.#peers.map(async (p) => {
       const rec = await this.#o.state.getCollector(p.setting.vkey);
       const s: WitnessStatus = {
@@ -326,16 +331,23 @@ export class WitnessCollector {
   }
 }
 
+/** What the routes need of a collector (the Worker's lives in its Durable Object, over RPC). */
+export interface CosignedCheckpoints {
+  /** The checkpoint to serve given the latest (see `WitnessCollector.served`). */
+  served(latest: string): string | Promise<string>;
+  status(): Promise<WitnessStatus[]>;
+}
+
 /**
  * The checkpoint note a `/log/{view}/checkpoint` route serves: for the SHA-256 view with witnesses
  * configured, the newest cosigned one with its cosignatures (`WitnessCollector.served`); otherwise
  * the latest as it is.
  */
-export function checkpointToServe(
+export async function checkpointToServe(
   extra: Record<string, unknown> | undefined,
   view: string,
   latest: string,
-): string {
-  const collector = extra?.collector as WitnessCollector | undefined;
-  return view === "sha256" && collector ? collector.served(latest) : latest;
+): Promise<string> {
+  const collector = extra?.collector as CosignedCheckpoints | undefined;
+  return view === "sha256" && collector ? await collector.served(latest) : latest;
 }

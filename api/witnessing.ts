@@ -5,31 +5,20 @@
 import { createWitness } from "../log/c2sp/witness_role.ts";
 import { memoryWitnessState, type WitnessStateStore } from "../log/c2sp/witness_state.ts";
 import type { Log } from "../log/mod.ts";
-import { tileReader } from "./tile_readers.ts";
+import { sha256Source } from "./witness_source.ts";
+import { defaultWitnessName } from "./witness_name.ts";
 import { bytesEqual, ed25519PublicKey } from "../verify/mod.ts";
 import { ConfigError, type ServiceConfig } from "./config.ts";
 import type { Metrics } from "./metrics.ts";
-import { type CheckpointSource, WitnessCollector } from "./witness_collector.ts";
+import { WitnessCollector } from "./witness_collector.ts";
+
+export { sha256Source };
 
 /** What api/main.ts runs for witnessing. */
 export interface Witnessing {
   /** For `AppDeps.extra`: `witness` (the role) and `collector`, when configured. */
   extra: Record<string, unknown>;
   close(): Promise<void>;
-}
-
-/** The default cosigner name: `<log name>/witness`. */
-export function defaultWitnessName(logName: string): string {
-  return `${logName}/witness`;
-}
-
-/** Our own SHA-256 view as the collector reads it: the latest checkpoint, proofs from tiles. */
-export function sha256Source(log: Log): CheckpointSource {
-  return {
-    latest: () => log.checkpoint("sha256"),
-    consistency: (first, tree) =>
-      tileReader(log, "sha256", tree.size, tree.root).consistencyProof(first),
-  };
 }
 
 /**

@@ -13,6 +13,7 @@ import { fsMirrorStore } from "./mirror_fs.ts";
 import type { MonitorState } from "./monitor.ts";
 import { getBytes, getJson, TileClient, type TileNet, type View, VIEW_NAMES } from "./tiles.ts";
 import { tlogProofFromTiles, verifyReceiptProof } from "./verify_proof.ts";
+import { type BindState, bindViews } from "./bind_views.ts";
 
 /** The flags the tile commands read. */
 export type Flags = Record<string, string | true>;
@@ -136,7 +137,7 @@ export async function proveFromTiles(
 }
 
 /** Monitor state for tiles: each view's last checkpoint note, per vkey. */
-type TileState = MonitorState & { checkpoints?: Record<string, string> };
+type TileState = MonitorState & { checkpoints?: Record<string, string>; bind?: BindState };
 
 /** Outcome of one monitor poll over tiles. */
 export type TilePoll =
@@ -157,6 +158,7 @@ export type TilePoll =
 export async function pollTiles(
   client: TileClient,
   state: TileState,
+  evidenceDir?: string,
 ): Promise<TilePoll> {
   const seen = { ...(state.checkpoints ?? {}) };
   const sizes = {} as Record<View, number>;
@@ -187,6 +189,8 @@ export async function pollTiles(
         throw new VerificationFailure(`Cannot trust the log: its two views hold different entries`);
       }
     }
+    // docs/WITNESS.md: both roots recomputed from the bundles at the witnessed checkpoint's size.
+    msgs.push(await bindViews(client, cur, state, evidenceDir));
   } catch (e) {
     if (e instanceof Error && e.name === "BelowQuorum") throw e; // --policy: exit 5, not an alarm
     if (e instanceof VerificationFailure) return { ok: false, alarm: e.message, transient: false };
@@ -259,7 +263,7 @@ export async function monitorTiles(
   const interval = Number(flags.interval ?? 30);
   for (;;) {
     const state = await load();
-    const r = await pollTiles(client, state);
+    const r = await pollTiles(client, state, str(flags, "evidence"));
     if (r.ok) {
       failures.n = 0;
       await save(state);

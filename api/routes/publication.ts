@@ -112,7 +112,7 @@ export const publicationRoutes: RouteGroup = {
         const view = viewOf(c);
         const deps = c.get("deps");
         // docs/WITNESS.md: the SHA-256 view's newest cosigned checkpoint, with its cosignatures.
-        const note = checkpointToServe(deps.extra, view, await deps.log.checkpoint(view));
+        const note = await checkpointToServe(deps.extra, view, await deps.log.checkpoint(view));
         return c.body(note, 200, {
           "content-type": "text/plain; charset=utf-8",
           "cache-control": "no-cache",

@@ -22,7 +22,6 @@ import { type Service, startService } from "./_service.ts";
 
 const ORIGIN = "example.test/witnessed/sha256";
 const enc = new TextEncoder();
-const dec = new TextDecoder();
 
 /** A test log: a key, a tree, and add-checkpoint bodies for it. */
 function testLog(origin = ORIGIN, secret = ed25519GenerateSecret(), entry?: (i: number) => string) {
@@ -86,7 +85,7 @@ async function withWitness(
 const T = { sanitizeResources: false, sanitizeOps: false };
 
 Deno.test({
-  name: "witness: 200 answers cosignature/v1 lines that verify (TS and Python), 409 tells the size",
+  name: "witness 200: cosignature/v1 lines that verify (TS and Python), timestamp now",
   ...T,
   fn: () =>
     withWitness(async (svc, log) => {
@@ -107,13 +106,26 @@ Deno.test({
       // Python, from the spec's message layout (conformance/python/jcverify/cosignature.py)
       const py = await runCosignaturePython([note, note2], wvkey, log.vkey);
       assert.deepEqual(py, [[true, true], [true, true]]);
-      // an old size that is not the stored one: 409 text/x.tlog.size with the stored size
-      const r3 = await post(svc, await log.body(10, 400));
-      assert.equal(r3.status, 409);
-      assert.equal(r3.type, "text/x.tlog.size");
-      assert.equal(r3.text, "300\n");
       // same size, same root: cosigned again
       assert.equal((await post(svc, await log.body(300, 300))).status, 200);
+    }),
+});
+
+Deno.test({
+  name: "witness 409: an old size that is not the cosigned one; text/x.tlog.size names it",
+  ...T,
+  fn: () =>
+    withWitness(async (svc, log) => {
+      assert.equal((await post(svc, await log.body(0, 10))).status, 200);
+      assert.equal((await post(svc, await log.body(10, 300))).status, 200);
+      const r = await post(svc, await log.body(10, 400));
+      assert.equal(r.status, 409);
+      assert.equal(r.type, "text/x.tlog.size");
+      assert.equal(r.text, "300\n");
+      // old 0 after a cosignature: 409 too (a client learning the size)
+      const z = await post(svc, await log.body(0, 400));
+      assert.equal(z.status, 409);
+      assert.equal(z.text, "300\n");
     }),
 });
 
@@ -129,7 +141,7 @@ print(json.dumps([[check(n, v)["ok"] for v in req["vkeys"]] for n in req["notes"
 }
 
 Deno.test({
-  name: "witness: 404 for an unknown origin, 403 for a bad or missing log signature",
+  name: "witness 404: an origin it does not witness",
   ...T,
   fn: () =>
     withWitness(async (svc, log) => {
@@ -137,6 +149,15 @@ Deno.test({
       const r404 = await post(svc, await other.body(0, 5));
       assert.equal(r404.status, 404, r404.text);
       assert.equal(JSON.parse(r404.text).code, "witness-unknown-origin");
+      assert.equal(await cosignedSize(svc, log), 0, "nothing was stored");
+    }),
+});
+
+Deno.test({
+  name: "witness 403: no signature by the origin's key, or one that does not verify",
+  ...T,
+  fn: () =>
+    withWitness(async (svc, log) => {
       // same origin, another key: no signature by the trusted key
       const impostor = testLog(ORIGIN);
       const r403 = await post(svc, await impostor.body(0, 5));
@@ -154,13 +175,22 @@ Deno.test({
 });
 
 Deno.test({
-  name: "witness: 400 for old size > size; 422 for a bad proof, a root mismatch, a bad empty root",
+  name: "witness 400: old size above the checkpoint's size",
   ...T,
   fn: () =>
     withWitness(async (svc, log) => {
       const r400 = await post(svc, await log.body(6, 5, { proof: [] }));
       assert.equal(r400.status, 400, r400.text);
       assert.equal(JSON.parse(r400.text).code, "witness-old-size-too-large");
+      assert.equal(await cosignedSize(svc, log), 0, "nothing was stored");
+    }),
+});
+
+Deno.test({
+  name: "witness 422: a bad proof, a root mismatch, a bad empty root, proof lines from 0",
+  ...T,
+  fn: () =>
+    withWitness(async (svc, log) => {
       // size 0 with a root that is not the empty tree's
       const r0 = await post(
         svc,

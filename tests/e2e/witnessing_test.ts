@@ -42,7 +42,7 @@ async function identity(dir: string, name: string) {
   };
 }
 
-async function freePort(): Promise<number> {
+function freePort(): number {
   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (l.addr as Deno.NetAddr).port;
   l.close();
@@ -96,7 +96,7 @@ Deno.test({
     const A = await identity(`${tmp}/keys-a`, "a.witnessing.test/log");
     const B = await identity(`${tmp}/keys-b`, "b.witnessing.test/log");
     const C = await identity(`${tmp}/keys-c`, "c.witnessing.test/log");
-    const portA = await freePort();
+    const portA = freePort();
     const urlA = `http://127.0.0.1:${portA}`;
     const services: Service[] = [];
     const start = async (env: Record<string, string>) => {
