@@ -65,6 +65,21 @@ export interface ServiceConfig {
    * loop's thread; "auto" is one per CPU core but one, at least 1 and at most 4.
    */
   verifyWorkers: number | "auto";
+  /** SPARQL (issue 15, docs/RDF.md): time limit of one query, ms (503 sparql-timeout past it). */
+  sparqlTimeoutMs: number;
+  /** SPARQL: most queries queued or running at once (503 sparql-busy beyond). */
+  sparqlMaxQueued: number;
+  /** SPARQL: largest serialized answer, bytes (413 sparql-result-too-large beyond). */
+  sparqlMaxResultBytes: number;
+  /** SPARQL: most log entries the embedded store holds (507 sparql-log-too-large beyond). */
+  sparqlMaxEntries: number;
+  /** SPARQL: most linear memory of the store's Oxigraph, MiB (its queries included). */
+  sparqlMaxMemoryMb: number;
+  /** POST /v1/validate (issue 15): Worker threads, time limit (ms), node limit, queue per Worker. */
+  validateWorkers: number;
+  validateTimeoutMs: number;
+  validateMaxNodes: number;
+  validateMaxQueued: number;
   /** The witness role (docs/WITNESS.md): absent unless configured. */
   witness?: WitnessRoleSetting;
   /** Witnesses that cosign our own SHA-256 checkpoints (docs/WITNESS.md). */
@@ -105,6 +120,17 @@ export function defaultConfig(): ServiceConfig {
     // Measured: a pool fed one message per event-loop turn costs the event loop ~40% less per
     // append than verifying in place (docs/DECISIONS.md §3).
     verifyWorkers: "auto",
+    sparqlTimeoutMs: 10_000,
+    sparqlMaxQueued: 4,
+    sparqlMaxResultBytes: 16 * 1024 * 1024,
+    // ≈ 9 KiB per entry in Oxigraph (docs/RDF.md): 50,000 entries stay under about 500 MB.
+    sparqlMaxEntries: 50_000,
+    sparqlMaxMemoryMb: 1024,
+    validateWorkers: 1,
+    validateTimeoutMs: 5_000,
+    // A receipt is a few dozen nodes; 500 JSON-LD nodes with violations validate in ≈ 2 s here.
+    validateMaxNodes: 500,
+    validateMaxQueued: 8,
     witnesses: [],
   };
 }
@@ -216,6 +242,16 @@ const FILE_KEYS: Record<string, (c: ServiceConfig, v: unknown) => void> = {
   verify_workers: (c, v) => {
     c.verifyWorkers = v === "auto" ? "auto" : int("verify_workers", v, 0, 64);
   },
+  sparql_timeout_ms: (c, v) => c.sparqlTimeoutMs = int("sparql_timeout_ms", v, 1, 600_000),
+  sparql_max_queued: (c, v) => c.sparqlMaxQueued = int("sparql_max_queued", v, 1, 1_000),
+  sparql_max_result_bytes: (c, v) =>
+    c.sparqlMaxResultBytes = int("sparql_max_result_bytes", v, 1024, 1024 * 1024 * 1024),
+  sparql_max_entries: (c, v) => c.sparqlMaxEntries = int("sparql_max_entries", v, 0, 1e9),
+  sparql_max_memory_mb: (c, v) => c.sparqlMaxMemoryMb = int("sparql_max_memory_mb", v, 16, 4095),
+  validate_workers: (c, v) => c.validateWorkers = int("validate_workers", v, 0, 64),
+  validate_timeout_ms: (c, v) => c.validateTimeoutMs = int("validate_timeout_ms", v, 1, 600_000),
+  validate_max_nodes: (c, v) => c.validateMaxNodes = int("validate_max_nodes", v, 1, 1e7),
+  validate_max_queued: (c, v) => c.validateMaxQueued = int("validate_max_queued", v, 1, 1_000),
   agents: (c, v) => {
     c.agents = strMap("agents", v);
     for (const did of Object.keys(c.agents)) {
@@ -273,6 +309,15 @@ export const ENV_KEYS: Record<string, string> = {
   JC_PAGE_MAX: "page_max",
   JC_AGENTS: "agents",
   JC_VERIFY_WORKERS: "verify_workers",
+  JC_SPARQL_TIMEOUT_MS: "sparql_timeout_ms",
+  JC_SPARQL_MAX_QUEUED: "sparql_max_queued",
+  JC_SPARQL_MAX_RESULT_BYTES: "sparql_max_result_bytes",
+  JC_SPARQL_MAX_ENTRIES: "sparql_max_entries",
+  JC_SPARQL_MAX_MEMORY_MB: "sparql_max_memory_mb",
+  JC_VALIDATE_WORKERS: "validate_workers",
+  JC_VALIDATE_TIMEOUT_MS: "validate_timeout_ms",
+  JC_VALIDATE_MAX_NODES: "validate_max_nodes",
+  JC_VALIDATE_MAX_QUEUED: "validate_max_queued",
   JC_WITNESS_KEY_FILE: "witness_key_file",
   JC_WITNESS_NAME: "witness_name",
   JC_WITNESS_LOGS: "witness_logs",

@@ -9,6 +9,8 @@ import { createApp, Metrics, verifierOptions } from "./mod.ts";
 import { ConfigError, type ServiceConfig } from "./config.ts";
 import { loadConfig } from "./config_load.ts";
 import { VerifierPool } from "./verify_pool.ts";
+import { ValidatePool } from "./validate_pool.ts";
+import { EmbeddedSparqlProvider } from "./sparql_worker.ts";
 import { openWitnessing, type Witnessing } from "./witnessing.ts";
 
 /** The verifier pool size `config.verifyWorkers` asks for on this machine (0: none). */
@@ -107,8 +109,19 @@ export async function startService(
     await server.shutdown();
     throw e;
   }
-  const extra: Record<string, unknown> = { ...witnessing.extra };
-  const app = createApp({ log, config, verifier, verify: pool?.verify, metrics, extra });
+  // SPARQL and validation off the event loop, under time limits (issue 15).
+  const sparql = new EmbeddedSparqlProvider();
+  const validator = config.validateWorkers > 0 ? new ValidatePool(config) : undefined;
+  const extra: Record<string, unknown> = { ...witnessing.extra, sparql };
+  const app = createApp({
+    log,
+    config,
+    verifier,
+    verify: pool?.verify,
+    validate: validator?.validate,
+    metrics,
+    extra,
+  });
   resolveApp((req, clientAddr) => app.fetch(req, { clientAddr }));
   const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
   let stopping: Promise<void> | undefined;
@@ -121,6 +134,8 @@ export async function startService(
         await witnessing.close(); // stops the collector, closes the witness state
         await log.close(); // drains the sequencer, then closes the store
         pool?.close(); // nothing is in flight once the server has drained
+        sparql.close();
+        validator?.close();
       })(),
   };
 }

@@ -6,6 +6,7 @@ import type { Context } from "hono";
 import type { Log } from "../log/mod.ts";
 import type { VerificationReport, VerifierOptions } from "../verify/mod.ts";
 import type { ServiceConfig } from "./config.ts";
+import type { ValidateAnswer } from "../vocab/mod.ts";
 import type { Metrics } from "./metrics.ts";
 
 /** HTTP methods a row may declare. */
@@ -58,6 +59,11 @@ export interface AppDeps {
    * Workers, api/verify_pool.ts); the same report as the in-thread verifier, used when absent.
    */
   verify?: (envelope: Uint8Array) => Promise<VerificationReport>;
+  /**
+   * Validates a document (vocab/validate.ts) somewhere else under a time limit (api/main.ts: a
+   * Worker, api/validate_pool.ts); in-thread, with the node limit only, when absent.
+   */
+  validate?: (text: string, cls?: string) => Promise<ValidateAnswer>;
   metrics: Metrics;
   /** Milliseconds since the Unix epoch; injectable for tests. */
   now?: () => number;

@@ -7,7 +7,7 @@
 // data (a subject that is no triple's object) was one of them; a root no shape targets is reported
 // as a violation of its own (`jc:TargetedConstraintComponent`) and the document does not conform.
 
-import { Parser, Store } from "n3";
+import { DataFactory, Parser, Store } from "n3";
 import jsonld from "jsonld";
 import { V1_SHAPES_TTL } from "./assets.ts";
 import { ENUMS, JC, UNKNOWN_BASE } from "./schema.ts";
@@ -108,7 +108,15 @@ export class ShapeValidator {
   readonly #targetClasses: ReadonlySet<string>;
 
   constructor(shapesTurtle: string = V1_SHAPES_TTL, opts: ShapeValidatorOptions = {}) {
-    const quads = new Parser().parse(shapesTurtle);
+    // Blank nodes of the shapes graph numbered from 0 on every parse (N3's default factory counts
+    // per process), so a report's sh:sourceShape labels do not depend on what the process parsed
+    // before: a Worker, the edge and the event loop answer the same bytes.
+    let n = 0;
+    const factory = {
+      ...DataFactory,
+      blankNode: (name?: string) => DataFactory.blankNode(name ?? `n3-${n++}`),
+    };
+    const quads = new Parser({ factory }).parse(shapesTurtle);
     this.#shapes = new Store(quads);
     this.#targets = new TargetSelection(quads);
     this.#fast = opts.fast ?? true;

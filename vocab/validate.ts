@@ -5,7 +5,7 @@
 // offline and is validated against the shapes by one validator built once. A tool input that fails
 // validation MUST NOT be sent to the tool (SPEC §15): the answer says exactly why.
 
-import { exactIntegers, parseJsonExact, toJsonLd, toQuads } from "./jsonld.ts";
+import { exactIntegers, parseJsonExact, toJsonLd, toQuads, VocabError } from "./jsonld.ts";
 import { fastQuads } from "./fast.ts";
 import { reportJsonLd, type ResultJson, ShapeValidator } from "./shacl.ts";
 
@@ -13,6 +13,36 @@ import { reportJsonLd, type ResultJson, ShapeValidator } from "./shacl.ts";
 export interface ValidateOptions {
   /** the class of a plain JSON document without a schema tag (e.g. "WorkerHandoff", "TreeHead") */
   cls?: string;
+  /**
+   * Most nodes the document may hold (issue 15: bounded work per request): JSON objects and array
+   * members before JSON-LD expansion, distinct subjects after; more is refused with VocabError
+   * "validate-too-many-nodes" before any shape runs.
+   */
+  maxNodes?: number;
+}
+
+/** Nodes a JSON value may become: every object and every array member (an rdf:List node). */
+export function jsonNodeCount(v: unknown, stopAt = Infinity): number {
+  let n = 0;
+  const stack: unknown[] = [v];
+  while (stack.length > 0 && n <= stopAt) {
+    const x = stack.pop();
+    if (Array.isArray(x)) {
+      n += x.length;
+      for (const y of x) if (y !== null && typeof y === "object") stack.push(y);
+    } else if (x !== null && typeof x === "object") {
+      n++;
+      for (const y of Object.values(x)) if (y !== null && typeof y === "object") stack.push(y);
+    }
+  }
+  return n;
+}
+
+function tooMany(n: string, max: number): never {
+  throw new VocabError(
+    "validate-too-many-nodes",
+    `Cannot validate a document of ${n} nodes: at most ${max} (validate_max_nodes, docs/CONFIG.md)`,
+  );
 }
 
 /** The answer of `POST /v1/validate`. */
@@ -42,12 +72,19 @@ export async function validateDocument(
   opts: ValidateOptions = {},
 ): Promise<ValidateAnswer> {
   const json = typeof input === "string" ? parseJsonExact(input) : input;
+  const max = opts.maxNodes ?? Infinity;
+  if (max < Infinity && jsonNodeCount(json, max) > max) tooMany(`more than ${max}`, max);
   const isJsonLd = typeof json === "object" && json !== null && !Array.isArray(json) &&
     "@context" in json;
   const doc = isJsonLd ? exactIntegers(json) : toJsonLd(json, { cls: opts.cls });
   // Plain documents take the table-driven fast path when every key and value is an expected one.
   const quads = (isJsonLd ? undefined : fastQuads(doc as Record<string, unknown>)) ??
     await toQuads(doc);
+  if (max < Infinity) {
+    const subjects = new Set<string>();
+    for (const q of quads) subjects.add(`${q.subject.termType}:${q.subject.value}`);
+    if (subjects.size > max) tooMany(String(subjects.size), max);
+  }
   const out = await sharedValidator().validate(quads);
   return {
     conforms: out.conforms,

@@ -2,33 +2,42 @@
 // `POST` with `application/x-www-form-urlencoded` (`query=`) or `application/sparql-query`.
 // Results as SPARQL JSON / XML / CSV / TSV (SELECT, ASK) or Turtle / N-Triples (CONSTRUCT,
 // DESCRIBE); 400 for a malformed query or an update, 406 / 415 as the protocol says; with no query,
-// the SPARQL Service Description. The store (in-process Oxigraph, vocab/sparql/mod.ts) is imported
-// only when the endpoint is first used; a platform entry may pass its own provider as
-// `deps.extra.sparql`, or `null` to refuse the endpoint with 501 `sparql-unavailable`.
+// the SPARQL Service Description. The store (Oxigraph in a Worker under time, size and memory
+// limits, api/sparql_worker.ts) is imported only when the endpoint is first used; a platform entry
+// may pass its own provider as `deps.extra.sparql`, or `null` to refuse the endpoint with 501
+// `sparql-unavailable`.
 import type { Context } from "hono";
 import { ApiError } from "../errors.ts";
 import { negotiate } from "../negotiate.ts";
 import type { AppDeps, AppEnv, RouteDef, RouteGroup } from "../route.ts";
-import { entryInputFromEnvelope } from "../../vocab/mod.ts";
-import type { LogSource, SparqlAnswer } from "../../vocab/sparql/mod.ts";
+import type { ServiceConfig } from "../config.ts";
+import type { Log } from "../../log/mod.ts";
+import type { Metrics } from "../metrics.ts";
+
+/** A store the route queries (api/sparql_worker.ts's EmbeddedSparql). */
+export interface SparqlStoreHandle {
+  form(q: string): string;
+  /** the answer's bytes and how many log entries it covers; errors are ApiErrors */
+  query(q: string, mediaType: string): Promise<{ body: Uint8Array | string; size: number }>;
+}
 
 /** What the platform entry provides as `deps.extra.sparql`. */
 export interface SparqlProvider {
-  /** opens the store over a log source (once per app) */
-  open(source: LogSource): {
-    query(q: string, mediaType: string): Promise<SparqlAnswer>;
-    form(q: string): string;
-  };
+  /** opens the store over a log (once per log) */
+  open(
+    ctx: { log: Log; config: ServiceConfig; origin: string; metrics?: Metrics },
+  ): SparqlStoreHandle;
   /** the SPARQL Service Description (Turtle) of the endpoint */
   describe(endpoint: string): string;
   resultTypes: readonly string[];
   graphTypes: readonly string[];
 }
 
-const stores = new WeakMap<AppDeps, ReturnType<SparqlProvider["open"]>>();
+const defaults = new WeakMap<AppDeps, SparqlProvider>();
 
 async function provider(c: Context<AppEnv>): Promise<SparqlProvider> {
-  const extra = c.get("deps").extra;
+  const deps = c.get("deps");
+  const extra = deps.extra;
   if (extra && "sparql" in extra) {
     const p = extra.sparql as SparqlProvider | null | false;
     if (!p) {
@@ -40,29 +49,24 @@ async function provider(c: Context<AppEnv>): Promise<SparqlProvider> {
     }
     return p;
   }
-  // The embedded default: in-process Oxigraph, loaded only when the endpoint is first used.
-  return (await import("../../vocab/sparql/mod.ts")).sparqlProvider;
+  // The embedded default: Oxigraph in a Worker, loaded only when the endpoint is first used.
+  let p = defaults.get(deps);
+  if (!p) {
+    const { EmbeddedSparqlProvider } = await import("../sparql_worker.ts");
+    defaults.set(deps, p = defaults.get(deps) ?? new EmbeddedSparqlProvider());
+  }
+  return p;
 }
 
 function store(c: Context<AppEnv>, p: SparqlProvider) {
   const deps = c.get("deps");
-  let s = stores.get(deps);
-  if (!s) {
-    // Graph IRIs are entry URLs under the origin of the first query (docs/DECISIONS.md).
-    const origin = new URL(c.req.url).origin;
-    s = p.open({
-      size: async () => (await deps.log.latestHead()).size,
-      read: async (i) => {
-        const bytes = await deps.log.entry(i);
-        if (!bytes) {
-          throw new Error(`Cannot load entry ${i} into the SPARQL store: the log does not have it`);
-        }
-        return entryInputFromEnvelope(i, bytes, `${origin}/v1/log/entries/${i}`);
-      },
-    });
-    stores.set(deps, s);
-  }
-  return s;
+  // Graph IRIs are entry URLs under the origin of the first query (docs/DECISIONS.md).
+  return p.open({
+    log: deps.log,
+    config: deps.config,
+    origin: new URL(c.req.url).origin,
+    metrics: deps.metrics,
+  });
 }
 
 async function queryText(c: Context<AppEnv>): Promise<string | undefined> {
@@ -121,22 +125,14 @@ async function handler(c: Context<AppEnv>): Promise<Response> {
       { extra: { available: types } },
     );
   }
-  try {
-    const a = await s.query(q, mt);
-    return new Response(a.body, {
-      headers: {
-        "content-type": `${a.contentType}; charset=utf-8`,
-        "jc-tree-size": String(a.size),
-        vary: "Accept",
-      },
-    });
-  } catch (e) {
-    const code = (e as { code?: string }).code;
-    if (code === "sparql-bad-query" || code === "sparql-update-refused") {
-      throw new ApiError(code, (e as Error).message, { status: 400 });
-    }
-    throw e;
-  }
+  const a = await s.query(q, mt);
+  return new Response(a.body as BodyInit, {
+    headers: {
+      "content-type": `${mt}; charset=utf-8`,
+      "jc-tree-size": String(a.size),
+      vary: "Accept",
+    },
+  });
 }
 
 const DOC = {
@@ -149,8 +145,22 @@ const DOC = {
     },
     { status: 400, description: "A malformed query, or an update." },
     { status: 406, description: "No acceptable result format for the query form." },
+    {
+      status: 413,
+      description: "The answer is larger than sparql_max_result_bytes (sparql-result-too-large).",
+    },
     { status: 415, description: "POST body neither application/sparql-query nor form-encoded." },
     { status: 501, description: "No SPARQL store in this deployment." },
+    {
+      status: 503,
+      description:
+        "Past sparql_timeout_ms (sparql-timeout), too many queries (sparql-busy), or the store is still loading (sparql-loading, Retry-After).",
+    },
+    {
+      status: 507,
+      description:
+        "The log is longer than sparql_max_entries (sparql-log-too-large): query a store fed by deno task rdf:sync.",
+    },
   ],
   mutating: false,
 };
@@ -177,6 +187,8 @@ export const sparqlRoutes: RouteGroup = {
         description: "?query= a SPARQL 1.1 query; no query gives the service description.",
         toolId: "jouleclaw:sparql.get",
       },
+      // The store's own limit (sparql_timeout_ms, at most 600 s) answers first: sparql-timeout.
+      timeoutMs: 610_000,
       handler,
     } satisfies RouteDef,
     {
@@ -193,6 +205,8 @@ export const sparqlRoutes: RouteGroup = {
           "A query as application/sparql-query, or form-encoded query=. Updates are refused.",
         toolId: "jouleclaw:sparql.post",
       },
+      // The store's own limit (sparql_timeout_ms, at most 600 s) answers first: sparql-timeout.
+      timeoutMs: 610_000,
       handler,
     } satisfies RouteDef,
   ],

@@ -58,10 +58,17 @@ async function validateHandler(c: Context<AppEnv>): Promise<Response> {
   const text = await c.req.text();
   if (!text.trim()) throw new ApiError("empty-body", "Cannot validate: the body is empty");
   const cls = c.req.query("class");
+  const deps = c.get("deps");
+  if (deps.validate) return c.json(await deps.validate(text, cls));
   try {
-    return c.json(await validateDocument(text, { cls }));
+    // In-thread (no Worker here: the edge): the node limit still bounds the work.
+    return c.json(await validateDocument(text, { cls, maxNodes: deps.config.validateMaxNodes }));
   } catch (e) {
-    if (e instanceof VocabError) throw new ApiError(e.code, e.message, { status: 400 });
+    if (e instanceof VocabError) {
+      throw new ApiError(e.code, e.message, {
+        status: e.code === "validate-too-many-nodes" ? 413 : 400,
+      });
+    }
     throw e;
   }
 }
@@ -152,12 +159,21 @@ export const vocabRoutes: RouteGroup = {
             status: 400,
             description: "Not JSON, not an object, no known schema, or a remote @context.",
           },
-          { status: 413, description: "Body over the size limit." },
+          {
+            status: 413,
+            description: "Body over the size limit, or more nodes than validate_max_nodes.",
+          },
           { status: 415, description: "Not application/json or application/ld+json." },
+          {
+            status: 503,
+            description: "Past validate_timeout_ms (validate-timeout), or too many at once.",
+          },
         ],
         toolId: "jouleclaw:validate",
         mutating: false,
       },
+      // The Worker's own limit (validate_timeout_ms, at most 600 s) answers first.
+      timeoutMs: 610_000,
       handler: validateHandler,
     },
   ],

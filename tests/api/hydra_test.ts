@@ -164,7 +164,12 @@ Deno.test("hydra: Alcaeus discovers every operation, and every operation is a ro
     // The router's own fallbacks (api/app.ts notFound) mean "no such route".
     const routerMiss = res.status === 405 ||
       (res.status === 404 && /no such resource"/.test(text));
-    assert.ok(!routerMiss && res.status < 500, `${f.method} ${concrete}: ${res.status} ${text}`);
+    // (The SPARQL store answers 503 sparql-loading while it loads in the background, issue 15.)
+    const loading = res.status === 503 && /"sparql-loading"/.test(text);
+    assert.ok(
+      !routerMiss && (res.status < 500 || loading),
+      `${f.method} ${concrete}: ${res.status} ${text}`,
+    );
     if (OWN_GROUPS.has(groupOf(r))) {
       // this issue's own rows: GETs find the seeded entry; POSTs refuse an empty body
       assert.ok(

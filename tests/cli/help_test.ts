@@ -39,6 +39,7 @@ const COMMANDS: string[][] = [
   ["client", "verify-proof"],
   ["client", "keygen"],
   ["client", "seal"],
+  ["rdf:sync"],
 ];
 
 Deno.test("cli: every deno task command answers --help (stdout, 0) and an unknown option (stderr, 2)", async () => {

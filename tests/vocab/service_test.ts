@@ -118,6 +118,16 @@ Deno.test("service: RDF, SPARQL and validation over the real running service", a
     assert.equal(Object.keys(expTier).length, 5);
 
     await t.step("fetch-sparql-endpoint: SUM(joules_uj) per tier and per provenance", async () => {
+      // The store loads in the background from the first query on (503 sparql-loading until then).
+      for (let i = 0;; i++) {
+        const r = await fetch(`${base}/v1/sparql?query=${encodeURIComponent("ASK {}")}`);
+        const body = await r.text();
+        if (r.status === 200) break;
+        assert.equal(JSON.parse(body).code, "sparql-loading", body);
+        assert.ok(Number(r.headers.get("retry-after")) >= 1);
+        assert.ok(i < 300, "the SPARQL store never became ready");
+        await new Promise((res) => setTimeout(res, 100));
+      }
       const fetcher = new SparqlEndpointFetcher({ method: "POST" });
       for (const [prop, expected] of [["tier", expTier], ["energyProvenance", expProv]] as const) {
         // Oxigraph's xsd:integer is 64-bit signed: a u64 above 2^63-1 (vector jcr1-11) is summed

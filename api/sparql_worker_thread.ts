@@ -1,0 +1,69 @@
+// The Worker of api/sparql_worker.ts: holds the log's RDF in Oxigraph (vocab/sparql/mod.ts) and
+// runs one job at a time: `load` (entry envelopes → RDF, vocab/rdf.ts, each its own named graph)
+// or `query` (SPARQL 1.1 Query over what is loaded; the serialized answer is refused past
+// `maxBytes`, and moved to the main thread as UTF-8 bytes). Everything CPU-heavy of the endpoint
+// happens here; the main thread's time limit ends this Worker when a query runs too long.
+/// <reference lib="deno.worker" />
+import { entryInputFromEnvelope } from "../vocab/mod.ts";
+import { SparqlError, SparqlStore } from "../vocab/sparql/mod.ts";
+import { serveJobs } from "./off_loop_worker.ts";
+import { boundedOxigraph, oxigraphMemoryBytes } from "./oxigraph_bounded.ts";
+
+/** A job of this Worker. */
+export type SparqlJob =
+  | { load: { start: number; envelopes: Uint8Array[]; origin: string } }
+  | { query: string; mediaType: string; maxBytes: number };
+
+/** The answer of a query job. */
+export interface SparqlJobAnswer {
+  body: Uint8Array;
+  size: number;
+}
+
+/** The answer of a load job: entries loaded, and the store's linear memory in bytes. */
+export interface SparqlLoadAnswer {
+  size: number;
+  memory: number;
+}
+
+let store: SparqlStore;
+const enc = new TextEncoder();
+
+serveJobs((config) => {
+  const { maxMemoryBytes } = config as { maxMemoryBytes: number };
+  store = new SparqlStore({
+    size: () => Promise.resolve(0),
+    read: () => Promise.reject(new Error("Cannot read the log from the SPARQL worker")),
+  }, new (boundedOxigraph(maxMemoryBytes))());
+}, async (msg) => {
+  const m = msg as SparqlJob;
+  if ("load" in m) {
+    const { start, envelopes, origin } = m.load;
+    try {
+      const size = await store.append(
+        envelopes.map((e, k) =>
+          entryInputFromEnvelope(start + k, e, `${origin}/v1/log/entries/${start + k}`)
+        ),
+      );
+      const answer: SparqlLoadAnswer = { size, memory: oxigraphMemoryBytes() };
+      return { value: answer };
+    } catch (e) {
+      if (!(e instanceof WebAssembly.RuntimeError)) throw e;
+      throw new SparqlError(
+        "sparql-store-full",
+        `Cannot load entry ${start}: the store needs more than sparql_max_memory_mb`,
+      );
+    }
+  }
+  const a = store.run(m.query, m.mediaType, m.maxBytes);
+  const body = enc.encode(a.body);
+  if (body.byteLength > m.maxBytes) {
+    throw new SparqlError(
+      "sparql-result-too-large",
+      `Cannot send an answer of ${body.byteLength} bytes: at most ${m.maxBytes} ` +
+        "(sparql_max_result_bytes); add LIMIT or narrow the query",
+    );
+  }
+  const answer: SparqlJobAnswer = { body, size: a.size };
+  return { value: answer, transfer: [body.buffer] };
+});
