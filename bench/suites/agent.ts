@@ -10,7 +10,7 @@ import {
   parseCoseSign1,
   toHex,
 } from "../../verify/mod.ts";
-import { count, ms } from "./_short.ts";
+import { ms } from "./_short.ts";
 
 const NODE = "/usr/bin/node";
 const TICKS = 100; // USER_HZ on Linux
