@@ -55,7 +55,12 @@ export interface Log {
   leafHashAt?(index: number): Promise<Uint8Array | undefined>;
   publicKey(): Uint8Array;
   signer(): string;
-  /** Health: the store is readable and the log is not broken. */
+  /**
+   * Health: the store is readable and the log is not broken, and, after a commit failed (a full
+   * disk), the store accepts writes again (a write probe, at most one per second); otherwise
+   * throws a `LogStorageError` whose code names the failing check (`storage-read`,
+   * `storage-write`).
+   */
   check(): Promise<void>;
   /** Drains the sequencer, then closes the store. */
   close(): Promise<void>;
@@ -130,6 +135,13 @@ function positive(name: string, v: number | undefined, dflt: number): number {
 
 const h = blake3Hasher;
 
+/** The innermost message of an error chain (a storage fault wrapped by the sequencer). */
+function errorText(e: Error): string {
+  let x: unknown = e;
+  while (x instanceof Error && x.cause instanceof Error) x = x.cause;
+  return x instanceof Error ? x.message : String(x);
+}
+
 /** The hashes copied into one fresh buffer: the caller's to keep, sharing nothing with caches. */
 function copied(hashes: Uint8Array[]): Uint8Array[] {
   const buf = new Uint8Array(hashes.length * HASH_SIZE);
@@ -163,6 +175,9 @@ class SequencedLog implements Log {
   #running: Promise<void> | undefined;
   #reload = false;
   #broken: Error | undefined;
+  /** The last commit's failure, until a commit or a write probe succeeds. */
+  #writeFailure: Error | undefined;
+  #probe: { at: number; result: Promise<void> } | undefined;
   #closed = false;
   readonly #cache: TileCache;
   /** Hashes of the right-border ranges of the latest head's tree, shared by its proofs. */
@@ -285,8 +300,10 @@ class SequencedLog implements Log {
         }));
         try {
           await this.#s.commitBatch({ entries, tiles, head });
+          this.#writeFailure = undefined;
         } catch (e) {
           this.#reload = true; // the store may or may not hold the batch: re-prove it first
+          this.#writeFailure = e as Error;
           throw new LogStorageError(
             "storage-commit",
             "Cannot append entry: storage commit failed",
@@ -382,7 +399,12 @@ class SequencedLog implements Log {
       this.#reload = false;
     } catch (e) {
       if (e instanceof LogIntegrityError) throw this.#fail(e);
-      throw e; // storage still failing: try again on the next batch
+      // storage still failing: try again on the next batch
+      throw e instanceof LogStorageError ? e : new LogStorageError(
+        "storage-read",
+        "Cannot append entry: the store cannot be re-read after a failed commit",
+        { cause: e },
+      );
     }
   }
 
@@ -506,7 +528,31 @@ class SequencedLog implements Log {
 
   async check(): Promise<void> {
     if (this.#broken) throw this.#broken;
-    await this.#s.latestHead();
+    try {
+      await this.#s.latestHead();
+    } catch (e) {
+      throw new LogStorageError("storage-read", "Cannot read the store", { cause: e });
+    }
+    const failed = this.#writeFailure;
+    if (!failed) return;
+    const probe = this.#s.probeWrite?.bind(this.#s);
+    if (probe) {
+      const now = Date.now();
+      if (!this.#probe || now - this.#probe.at >= 1000) {
+        this.#probe = { at: now, result: probe() };
+        this.#probe.result.catch(() => {});
+      }
+      try {
+        await this.#probe.result;
+        if (this.#writeFailure === failed) this.#writeFailure = undefined;
+        return;
+      } catch { /* still refused */ }
+    }
+    throw new LogStorageError(
+      "storage-write",
+      `Cannot write to the store: ${errorText(this.#writeFailure ?? failed)}`,
+      { cause: failed },
+    );
   }
 
   async close(): Promise<void> {

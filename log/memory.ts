@@ -23,6 +23,11 @@ export interface MemoryStore extends LogStorage {
   faultPlan?: (commitNumber: number) => CommitFault | undefined;
   /** Commits attempted so far. */
   readonly commits: number;
+  /**
+   * A full disk: while true every commit and write probe fails (nothing persisted) with
+   * `storage-full`; reads are served (the disk-full tests where no tmpfs can be mounted).
+   */
+  full: boolean;
 }
 
 /** Creates an empty memory store. */
@@ -46,6 +51,11 @@ export function createMemoryStore(): MemoryStore {
     injectFault(fault) {
       nextFault = fault;
     },
+    full: false,
+    probeWrite: () =>
+      store.full
+        ? Promise.reject(new LogStorageError("storage-full", "Cannot write: the disk is full"))
+        : Promise.resolve(),
     latestHead: () => Promise.resolve(latest && copyHead(latest)),
     head: (size) => {
       const h = heads.get(size);
@@ -66,6 +76,11 @@ export function createMemoryStore(): MemoryStore {
     },
     commitBatch(batch: Batch) {
       commits++;
+      if (store.full) {
+        return Promise.reject(
+          new LogStorageError("storage-full", "Cannot commit batch: the disk is full"),
+        );
+      }
       const fault = nextFault ?? store.faultPlan?.(commits);
       nextFault = undefined;
       if (fault === "fail-and-not-persist") {

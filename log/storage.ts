@@ -61,6 +61,11 @@ export interface LogStorage {
    * latest head's size or whose head size does not follow from it (a second writer).
    */
   commitBatch(batch: Batch): Promise<void>;
+  /**
+   * Optional: one small durable write that changes no log data, the health check's probe while
+   * commits fail (a full disk): resolves once the store accepts writes again.
+   */
+  probeWrite?(): Promise<void>;
   /** Releases the store. */
   close(): Promise<void>;
 }

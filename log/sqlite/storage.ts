@@ -162,6 +162,7 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
     leafTiles: q("SELECT id, hashes FROM tiles WHERE id >= ? AND id <= ? ORDER BY id"),
     putTile: q("INSERT OR REPLACE INTO tiles (id, hashes) VALUES (?, ?)"),
     insHead: q("INSERT INTO heads (size, root, ts, sig) VALUES (?, ?, ?, ?)"),
+    probe: q("INSERT OR REPLACE INTO meta (k, v) VALUES ('write_probe', ?)"),
   };
   let closed = false;
   const tail = new LeafTail(0);
@@ -315,7 +316,20 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
           if (flush) tail.reset(h.size);
           else for (const lp of prefixes) tail.push(lp);
         } catch (err) {
-          db.exec("ROLLBACK");
+          // A failed COMMIT (SQLITE_FULL) may already have rolled back: keep the first error.
+          if (db.isTransaction) db.exec("ROLLBACK");
+          throw err;
+        }
+      }),
+    probeWrite: () =>
+      operational("write to the store", () => {
+        db.exec("BEGIN IMMEDIATE");
+        try {
+          // 64 KiB (16 pages, more than a small batch writes), so the WAL must find room for it
+          s.probe.run(String(Date.now()).padEnd(65_536, "."));
+          db.exec("COMMIT");
+        } catch (err) {
+          if (db.isTransaction) db.exec("ROLLBACK");
           throw err;
         }
       }),
