@@ -22,6 +22,7 @@ export {
   type SqliteStorageOptions,
 } from "./storage.ts";
 export { loadOrCreateLogKey, LogKeyError, readLogKey } from "./key.ts";
+export { backupDataDir, type BackupOptions, type BackupReport } from "./backup.ts";
 
 /** File names inside a data directory. */
 export const DB_FILE = "log.sqlite";
