@@ -3,6 +3,7 @@
 // (default ./data) and a log key generated on first start. SIGINT/SIGTERM shut down
 // gracefully: stop accepting, finish the requests in flight, drain the sequencer (nothing
 // accepted is dropped), close the store. Configuration: docs/CONFIG.md.
+import { readingLink } from "./reading_link.ts";
 import { openMemoryLog } from "../log/mod.ts";
 import type { Log } from "../log/mod.ts";
 import { createApp, Metrics, verifierOptions } from "./mod.ts";
@@ -54,6 +55,11 @@ export async function startService(
     throw e;
   }
   const app = createApp({ log, config, verifier, verify: pool?.verify, metrics: new Metrics() });
+  // A store written before agents' chain heads were kept is folded once, in the background from
+  // the start (chunked: other requests are served meanwhile; readings wait for it).
+  log.agentHead?.("", readingLink).catch((e) =>
+    console.error(`Cannot backfill agents' chain heads: ${(e as Error).message}`)
+  );
   let resolveListen: (a: Deno.NetAddr) => void;
   const listening = new Promise<Deno.NetAddr>((r) => resolveListen = r);
   const server = Deno.serve(

@@ -9,7 +9,7 @@ import { blake3Hasher, HASH_SIZE } from "./hasher.ts";
 import { didKeyFromPublicKey, ed25519PublicKey, ed25519Sign, toHex } from "./crypto.ts";
 import { type TreeHead, treeHeadBytes } from "./head.ts";
 import { LogInputError, LogIntegrityError, LogStorageError, PushbackError } from "./errors.ts";
-import type { EntryWrite, LogStorage, StoredHead } from "./storage.ts";
+import type { AgentHead, AgentLink, EntryWrite, LogStorage, StoredHead } from "./storage.ts";
 import { TreeEdge } from "./edge.ts";
 import { TileCache, TileNodeReader } from "./tiles.ts";
 import {
@@ -40,8 +40,20 @@ export interface AppendResult {
 
 /** The log as api/ uses it (docs/CONTRACTS.md). */
 export interface Log {
-  /** Resolves once the entry is durable and covered by a signed head. */
-  append(entry: Uint8Array): Promise<AppendResult>;
+  /**
+   * Resolves once the entry is durable and covered by a signed head. `link`: the entry is an
+   * agent's chained entry (a meter reading): its chain head is stored in the same commit.
+   */
+  append(entry: Uint8Array, link?: AgentLink): Promise<AppendResult>;
+  /**
+   * Optional: an agent's chain head, one store read. On a store written before chain heads were
+   * kept, the first call folds the log once with `linkOf` (in chunks, yielding to the event
+   * loop between them) and stores the result.
+   */
+  agentHead?(
+    did: string,
+    linkOf?: (entry: Uint8Array) => AgentLink | undefined,
+  ): Promise<AgentHead | undefined>;
   entry(index: number): Promise<Uint8Array | undefined>;
   indexOfLeaf(leafHash: Uint8Array): Promise<number | undefined>;
   latestHead(): Promise<TreeHead>;
@@ -103,6 +115,7 @@ interface Pending {
   resolve(r: AppendResult): void;
   reject(e: unknown): void;
   more: Waiter[] | undefined;
+  link: AgentLink | undefined;
 }
 
 function headJson(head: StoredHead, signer: string): TreeHead {
@@ -178,6 +191,7 @@ class SequencedLog implements Log {
   /** The last commit's failure, until a commit or a write probe succeeds. */
   #writeFailure: Error | undefined;
   #probe: { at: number; result: Promise<void> } | undefined;
+  #agentsReady: Promise<void> | undefined;
   #closed = false;
   readonly #cache: TileCache;
   /** Hashes of the right-border ranges of the latest head's tree, shared by its proofs. */
@@ -198,7 +212,7 @@ class SequencedLog implements Log {
     this.#cache = new TileCache(positive("tileCacheTiles", o.tileCacheTiles, 4096));
   }
 
-  append(entry: Uint8Array): Promise<AppendResult> {
+  append(entry: Uint8Array, link?: AgentLink): Promise<AppendResult> {
     if (!(entry instanceof Uint8Array)) {
       return Promise.reject(new LogInputError("entry-not-bytes", "Cannot append entry: not bytes"));
     }
@@ -236,7 +250,15 @@ class SequencedLog implements Log {
       );
     }
     const { promise, resolve, reject } = Promise.withResolvers<AppendResult>();
-    const p: Pending = { entry: entry.slice(), leafHash, key, resolve, reject, more: undefined };
+    const p: Pending = {
+      entry: entry.slice(),
+      leafHash,
+      key,
+      resolve,
+      reject,
+      more: undefined,
+      link,
+    };
     this.#queue.push(p);
     this.#byKey.set(key, p);
     this.#schedule();
@@ -298,8 +320,15 @@ class SequencedLog implements Log {
           leafHash: p.leafHash,
           bytes: p.entry,
         }));
+        let agents: AgentHead[] | undefined;
+        for (let i = 0; i < fresh.length; i++) {
+          const l = fresh[i].link;
+          if (l) (agents ??= []).push({ ...l, index: base + i });
+        }
         try {
-          await this.#s.commitBatch({ entries, tiles, head });
+          await this.#s.commitBatch(
+            agents ? { entries, tiles, head, agents } : { entries, tiles, head },
+          );
           this.#writeFailure = undefined;
         } catch (e) {
           this.#reload = true; // the store may or may not hold the batch: re-prove it first
@@ -524,6 +553,53 @@ class SequencedLog implements Log {
 
   signer(): string {
     return this.#signer;
+  }
+
+  agentHead(
+    did: string,
+    linkOf?: (entry: Uint8Array) => AgentLink | undefined,
+  ): Promise<AgentHead | undefined> {
+    const s = this.#s;
+    if (!s.agentHead) {
+      return Promise.reject(
+        new LogStorageError("storage-no-agent-heads", "Cannot read chain heads: store keeps none"),
+      );
+    }
+    if (!this.#agentsReady) {
+      const p = this.#agentsReady = this.#backfillAgents(linkOf);
+      p.catch(() => {
+        if (this.#agentsReady === p) this.#agentsReady = undefined; // try again next time
+      });
+    }
+    return this.#agentsReady.then(() => s.agentHead!(did));
+  }
+
+  /** Once per store written before chain heads were kept: folds the log into them. */
+  async #backfillAgents(linkOf?: (entry: Uint8Array) => AgentLink | undefined): Promise<void> {
+    const s = this.#s;
+    if (await s.agentHeadsComplete!()) return;
+    if (!linkOf || !s.putAgentHeads) {
+      throw new LogStorageError(
+        "storage-agent-heads-incomplete",
+        "Cannot read chain heads: the store predates them and no backfill was given",
+      );
+    }
+    const upto = this.#head.size; // later appends store their own heads
+    const heads = new Map<string, AgentHead>();
+    const CHUNK = 2048;
+    let slice = performance.now();
+    for (let i = 0; i < upto; i += CHUNK) {
+      const es = await s.entries(i, Math.min(CHUNK, upto - i));
+      for (let k = 0; k < es.length; k++) {
+        const l = linkOf(es[k]);
+        if (l) heads.set(l.did, { ...l, index: i + k });
+      }
+      if (performance.now() - slice > 20) {
+        await new Promise((r) => setTimeout(r, 0)); // let other requests run: 20 ms slices
+        slice = performance.now();
+      }
+    }
+    await s.putAgentHeads([...heads.values()], true);
   }
 
   async check(): Promise<void> {

@@ -3,6 +3,7 @@
 // error, as when an acknowledgement is lost) or fail and not persist. Either way no half-written
 // batch is ever visible.
 import {
+  type AgentHead,
   type Batch,
   checkBatchExtends,
   type LogStorage,
@@ -37,6 +38,13 @@ export function createMemoryStore(): MemoryStore {
   const tiles = new Map<string, Uint8Array>();
   const leaves = new Map<string, number>();
   let latest: StoredHead | undefined;
+  const agents = new Map<string, AgentHead>();
+  const putAgents = (hs: AgentHead[] | undefined) => {
+    for (const a of hs ?? []) {
+      const old = agents.get(a.did);
+      if (!old || a.index > old.index) agents.set(a.did, { ...a, prev: a.prev.slice() });
+    }
+  };
   let nextFault: CommitFault | undefined;
   let commits = 0;
   const copyHead = (h: StoredHead): StoredHead => ({
@@ -115,11 +123,26 @@ export function createMemoryStore(): MemoryStore {
       for (const t of batch.tiles) tiles.set(`${t.level}/${t.index}`, t.hashes.slice());
       latest = copyHead(batch.head);
       heads.set(latest.size, latest);
+      putAgents(batch.agents);
       if (fault === "fail-and-persist") {
         return Promise.reject(
           new LogStorageError("storage-fault", "Cannot commit batch: injected fault (persisted)"),
         );
       }
+      return Promise.resolve();
+    },
+    agentHead: (did) => {
+      const a = agents.get(did);
+      return Promise.resolve(a && { ...a, prev: a.prev.slice() });
+    },
+    agentHeadsComplete: () => Promise.resolve(true), // created with them
+    putAgentHeads: (hs) => {
+      if (store.full) {
+        return Promise.reject(
+          new LogStorageError("storage-full", "Cannot write: the disk is full"),
+        );
+      }
+      putAgents(hs);
       return Promise.resolve();
     },
     close: () => Promise.resolve(),

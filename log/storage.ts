@@ -20,6 +20,24 @@ export interface EntryWrite {
   bytes: Uint8Array;
 }
 
+/**
+ * An agent's chain head (docs/METER-READING.md, JCP §5): its last accepted chained entry (a meter
+ * reading), kept by the store so that the next one is checked in O(1) at any log size.
+ */
+export interface AgentHead {
+  /** The agent (its did:key). */
+  did: string;
+  /** The last accepted entry's seq. */
+  seq: number;
+  /** The next entry's required prev: the BLAKE3 of the last accepted entry's bytes, 32 bytes. */
+  prev: Uint8Array;
+  /** The last accepted entry's index in the log. */
+  index: number;
+}
+
+/** What the appender of a chained entry tells the sequencer (the index is the sequencer's). */
+export type AgentLink = Omit<AgentHead, "index">;
+
 /** Everything one sequencer step writes, atomically. */
 export interface Batch {
   /** Consecutive indices from the previous head's size (may be empty only for the first head). */
@@ -28,6 +46,11 @@ export interface Batch {
   tiles: Tile[];
   /** The new signed head; head.size = previous size + entries.length. */
   head: StoredHead;
+  /**
+   * Agents' chain heads moved by this batch's entries, in index order: written in the same
+   * transaction; per agent the one with the largest index is kept.
+   */
+  agents?: AgentHead[];
 }
 
 /** The storage contract (docs/STORAGE.md). */
@@ -66,6 +89,18 @@ export interface LogStorage {
    * commits fail (a full disk): resolves once the store accepts writes again.
    */
   probeWrite?(): Promise<void>;
+  /** An agent's chain head (written by `commitBatch`'s `agents`), or undefined. */
+  agentHead?(did: string): Promise<AgentHead | undefined>;
+  /**
+   * Whether the agents' chain heads cover the whole log: true for a store created with them;
+   * false for a store written before them, until `putAgentHeads(…, true)` backfills it once.
+   */
+  agentHeadsComplete?(): Promise<boolean>;
+  /**
+   * The one-time backfill's write: `heads` (per agent the larger index wins over what is stored)
+   * and, when `complete`, the mark that the heads now cover the log, atomically.
+   */
+  putAgentHeads?(heads: AgentHead[], complete: boolean): Promise<void>;
   /** Releases the store. */
   close(): Promise<void>;
 }

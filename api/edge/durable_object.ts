@@ -6,7 +6,7 @@
 // after the storage writes before it are durable: an append is acknowledged only once stored and
 // covered by a signed head (Decision 7). Loaded only inside workerd (imports cloudflare:workers).
 import { DurableObject } from "cloudflare:workers";
-import type { AppendResult, TreeHead } from "../../log/mod.ts";
+import type { AgentHead, AgentLink, AppendResult, TreeHead } from "../../log/mod.ts";
 import { openDurableStorage } from "../../log/durable/mod.ts";
 import type { DurableSqlStorage } from "../../log/durable/mod.ts";
 import { openEdgeLog, SequencerCore } from "./sequencer.ts";
@@ -24,8 +24,11 @@ export class LogSequencer extends DurableObject {
     this.#core = new SequencerCore(() => openEdgeLog(openDurableStorage(ctx.storage), env));
   }
 
-  append(entry: Uint8Array): Promise<Outcome<AppendResult>> {
-    return this.#core.append(entry);
+  append(entry: Uint8Array, link?: AgentLink): Promise<Outcome<AppendResult>> {
+    return this.#core.append(entry, link);
+  }
+  agentHead(did: string): Promise<Outcome<AgentHead | undefined>> {
+    return this.#core.agentHead(did);
   }
   entry(index: number): Promise<Outcome<Uint8Array | undefined>> {
     return this.#core.entry(index);

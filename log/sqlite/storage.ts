@@ -42,6 +42,7 @@ CREATE TABLE IF NOT EXISTS entries (idx INTEGER PRIMARY KEY, bytes BLOB NOT NULL
 CREATE TABLE IF NOT EXISTS leaves (lp INTEGER NOT NULL, idx INTEGER NOT NULL, PRIMARY KEY (lp, idx)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS tiles (id INTEGER PRIMARY KEY, hashes BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS heads (size INTEGER PRIMARY KEY, root BLOB NOT NULL, ts INTEGER NOT NULL, sig BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS agent_heads (did TEXT PRIMARY KEY, seq INTEGER NOT NULL, prev BLOB NOT NULL, idx INTEGER NOT NULL);
 `;
 
 /** Tile (level, index) as one integer key: level·2^48 + index (exact below 2^53). */
@@ -135,6 +136,12 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
       `Cannot open log store ${path}: schema version ${version.v}, this build reads ${SQLITE_SCHEMA_VERSION}`,
     );
   }
+  // Agents' chain heads (issue 16): a store created with the table is complete from its first
+  // write; one written before it (entries, no mark) is backfilled once by the log (`agent_heads`
+  // in `meta` says "complete" afterwards). No schema bump: the table and the mark are additive.
+  db.exec(
+    "INSERT OR IGNORE INTO meta (k, v) SELECT 'agent_heads', 'complete' WHERE NOT EXISTS (SELECT 1 FROM entries)",
+  );
   const q = (sql: string): StatementSync => db.prepare(sql);
   const s = {
     latest: q("SELECT size, root, ts, sig FROM heads ORDER BY size DESC LIMIT 1"),
@@ -163,6 +170,15 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
     putTile: q("INSERT OR REPLACE INTO tiles (id, hashes) VALUES (?, ?)"),
     insHead: q("INSERT INTO heads (size, root, ts, sig) VALUES (?, ?, ?, ?)"),
     probe: q("INSERT OR REPLACE INTO meta (k, v) VALUES ('write_probe', ?)"),
+    agent: q("SELECT did, seq, prev, idx FROM agent_heads WHERE did = ?"),
+    // per agent the larger index wins (a backfill never moves a head back)
+    putAgent: q(
+      "INSERT INTO agent_heads (did, seq, prev, idx) VALUES (?, ?, ?, ?) ON CONFLICT (did) DO " +
+        "UPDATE SET seq = excluded.seq, prev = excluded.prev, idx = excluded.idx " +
+        "WHERE excluded.idx > agent_heads.idx",
+    ),
+    agentsComplete: q("SELECT v FROM meta WHERE k = 'agent_heads'"),
+    markAgents: q("INSERT OR REPLACE INTO meta (k, v) VALUES ('agent_heads', 'complete')"),
   };
   let closed = false;
   const tail = new LeafTail(0);
@@ -300,6 +316,7 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
           for (const t of batch.tiles) s.putTile.run(tileId(t.level, t.index), t.hashes);
           const h = batch.head;
           s.insHead.run(h.size, h.root, h.timestamp, h.signature);
+          for (const a of batch.agents ?? []) s.putAgent.run(a.did, a.seq, a.prev, a.index);
           // Lagging leaf index: once the tail would exceed `lag`, the tail and this batch go to
           // `leaves` in key order (each index page written once), in this same transaction.
           const flush = tail.size + batch.entries.length > lag;
@@ -317,6 +334,30 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
           else for (const lp of prefixes) tail.push(lp);
         } catch (err) {
           // A failed COMMIT (SQLITE_FULL) may already have rolled back: keep the first error.
+          if (db.isTransaction) db.exec("ROLLBACK");
+          throw err;
+        }
+      }),
+    agentHead: (did) =>
+      operational("read an agent's chain head", () => {
+        const r = s.agent.get(did) as Row | undefined;
+        return r && {
+          did: r.did as string,
+          seq: r.seq as number,
+          prev: r.prev as Uint8Array,
+          index: r.idx as number,
+        };
+      }),
+    agentHeadsComplete: () =>
+      operational("read the agent heads' mark", () => s.agentsComplete.get() !== undefined),
+    putAgentHeads: (heads, complete) =>
+      operational("write agents' chain heads", () => {
+        db.exec("BEGIN IMMEDIATE");
+        try {
+          for (const a of heads) s.putAgent.run(a.did, a.seq, a.prev, a.index);
+          if (complete) s.markAgents.run();
+          db.exec("COMMIT");
+        } catch (err) {
           if (db.isTransaction) db.exec("ROLLBACK");
           throw err;
         }
