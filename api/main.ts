@@ -48,13 +48,18 @@ export async function startService(
   }
   const workers = verifyWorkerCount(config);
   let pool: VerifierPool | undefined;
+  const metrics = new Metrics();
+  const onReplaced = (why: Error) => {
+    metrics.inc("jc_verify_worker_replaced_total");
+    console.error(`verifier worker replaced: ${why.message}`);
+  };
   try {
-    pool = workers > 0 ? await VerifierPool.start(config, workers) : undefined;
+    pool = workers > 0 ? await VerifierPool.start(config, workers, { onReplaced }) : undefined;
   } catch (e) {
     await log.close();
     throw e;
   }
-  const app = createApp({ log, config, verifier, verify: pool?.verify, metrics: new Metrics() });
+  const app = createApp({ log, config, verifier, verify: pool?.verify, metrics });
   // A store written before agents' chain heads were kept is folded once, in the background from
   // the start (chunked: other requests are served meanwhile; readings wait for it).
   log.agentHead?.("", readingLink).catch((e) =>
