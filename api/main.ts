@@ -35,6 +35,7 @@ export async function startService(
     batchMax: config.batchMax,
     batchAgeMs: config.batchAgeMs,
     pendingMax: config.pendingMax,
+    logName: config.logName,
   };
   let log: Log;
   if (config.store === "memory") {

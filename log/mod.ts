@@ -7,7 +7,7 @@ import { type Log, openLog, type SequencerOptions } from "./log.ts";
 import { ed25519GenerateSecret } from "./crypto.ts";
 
 export { blake3Hasher, HASH_SIZE, type Hasher, sha256Hasher } from "./hasher.ts";
-export { verifyConsistency, verifyInclusion } from "./proof.ts";
+export { MAX_PROOF_HASHES, verifyConsistency, verifyInclusion } from "./proof.ts";
 export {
   consistencyProof,
   consistencyRanges,
@@ -41,11 +41,15 @@ export {
   type LogStorage,
   StorageConflictError,
   type StoredHead,
+  TREE_VIEWS,
+  type TreeView,
+  type ViewBackfill,
 } from "./storage.ts";
 export { type CommitFault, createMemoryStore, type MemoryStore } from "./memory.ts";
 export { type Tile, TILE_HEIGHT, TILE_WIDTH } from "./tiles.ts";
 export {
   type AppendResult,
+  defaultLogName,
   type Log,
   type LogOptions,
   MAX_ENTRY_BYTES,
@@ -54,6 +58,8 @@ export {
   type SequencerOptions,
 } from "./log.ts";
 export { fsckLog, type FsckReport } from "./fsck.ts";
+/** The C2SP formats of the static tiled publication (docs/PUBLICATION.md). */
+export * as c2sp from "./c2sp/mod.ts";
 
 /** Options of `openMemoryLog`. */
 export interface MemoryLogOptions extends SequencerOptions {
@@ -61,6 +67,8 @@ export interface MemoryLogOptions extends SequencerOptions {
   store?: MemoryStore;
   /** The log key; a fresh one when absent. */
   secretKey?: Uint8Array;
+  /** The log's name (LogOptions.logName). */
+  logName?: string;
   now?: () => number;
 }
 

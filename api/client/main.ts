@@ -5,10 +5,23 @@
 //   monitor URL              poll URL, checking every new head extends the last one seen
 // Options: --url URL (or JC_URL; default http://127.0.0.1:8080), --signer DID (pin the log key),
 // monitor: --state FILE (default ./.jc-monitor.json), --interval SECONDS (default 30), --once.
-// Exit status: 0 ok, 1 usage or network error, 2 a server answer failed a check, 3 monitor alarm.
+// Exit status: 0 ok, 1 usage or network error, 2 a server answer failed a check, 3 monitor alarm,
+// 4 the server misbehaved at the transport level (net/ NetError: timeout, oversize body, redirect
+// loop, bad UTF-8/JSON, no connection; docs/CLIENTS.md). Deadlines: JC_CONNECT_TIMEOUT_MS,
+// JC_TIMEOUT_MS, JC_MAX_REDIRECTS; monitor: --max-failures N transport failures in a row → exit 4.
 import { fromHex } from "../../verify/mod.ts";
 import { HttpError, LogClient, VerificationFailure } from "./client.ts";
+import { isNetError } from "../../net/mod.ts";
+import { netOptionsFromEnv } from "./net_env.ts";
 import { emptyState, parseState, poll } from "./monitor.ts";
+import {
+  mirrorCommand,
+  monitorTiles,
+  openTileClient,
+  proveFromTiles,
+  verifyProofCommand,
+} from "./tile_commands.ts";
+import { TileClient } from "./tiles.ts";
 import type { MonitorState } from "./monitor.ts";
 
 const USAGE = `usage: deno task client <command> [options]
@@ -16,7 +29,11 @@ const USAGE = `usage: deno task client <command> [options]
   prove INDEX|LEAF_HASH    check an inclusion proof against the latest signed head
   head                     check and print the latest signed head
   monitor URL              watch a log; alarm (exit 3) on any inconsistency
-options: --url URL  --signer DID  --state FILE  --interval SECONDS  --once`;
+  mirror URL DIR           copy both views' checkpoints, tiles and bundles, each verified
+  verify-proof RECEIPT PROOF --log-key VKEY   check a c2sp.org/tlog-proof@v1 offline
+options: --url URL  --signer DID  --state FILE  --interval SECONDS  --once
+  --log-key VKEY (or JC_LOG_KEY)  --source auto|tiles|api (prove, monitor; auto: tiles when published)
+  --tlog-proof FILE --view blake3|sha256 (prove)  --witness VKEY[,VKEY] --quorum K (verify-proof)`;
 
 interface Opts {
   positional: string[];
@@ -67,13 +84,30 @@ async function saveState(path: string, state: MonitorState) {
 
 async function monitor(url: string, flags: Opts["flags"]): Promise<number> {
   const statePath = String(flags.state ?? "./.jc-monitor.json");
+  const tc = await tileClient(url, flags);
+  if (tc) {
+    return await monitorTiles(
+      tc,
+      flags,
+      () => loadState(statePath),
+      (s) => saveState(statePath, s),
+    );
+  }
   const interval = Number(flags.interval ?? 30);
+  const maxFailures = Number(flags["max-failures"] ?? 10);
+  let failures = 0;
   for (;;) {
     const state = await loadState(statePath);
-    const r = await poll(url, state);
+    const r = await poll(url, state, fetch, netOptionsFromEnv(Deno.env.get));
+    if (r.ok) failures = 0;
     if (r.ok) {
       await saveState(statePath, state);
       out({ ok: true, url, size: r.head.size, root: r.head.root, message: r.message });
+    } else if (r.code) {
+      // Transport failure (net/): reported as such, never a silent retry, never an alarm.
+      console.error(`monitor: NET ${r.code}: ${r.alarm}`);
+      out({ ok: false, url, error: r.code, detail: r.alarm });
+      if (flags.once || ++failures >= maxFailures) return 4;
     } else if (r.transient) {
       console.error(`monitor: cannot poll ${url} now: ${r.alarm}`);
       if (flags.once) return 1;
@@ -87,13 +121,18 @@ async function monitor(url: string, flags: Opts["flags"]): Promise<number> {
   }
 }
 
+/** The client of the log's tiles at `url`, or undefined to use the API (--source). */
+function tileClient(url: string, flags: Opts["flags"]): Promise<TileClient | undefined> {
+  return openTileClient(url, flags, Deno.env.get, netOptionsFromEnv(Deno.env.get));
+}
+
 /** Runs the CLI with `args`; returns the exit status. */
 export async function main(args: string[]): Promise<number> {
   const { positional, flags } = parseArgs(args);
   const [cmd, arg] = positional;
   const url = String(flags.url ?? Deno.env.get("JC_URL") ?? "http://127.0.0.1:8080");
   const signer = typeof flags.signer === "string" ? flags.signer : undefined;
-  const client = new LogClient(url, signer);
+  const client = new LogClient(url, signer, fetch, netOptionsFromEnv(Deno.env.get));
   try {
     switch (cmd) {
       case "submit": {
@@ -110,6 +149,8 @@ export async function main(args: string[]): Promise<number> {
       }
       case "prove": {
         if (!arg) break;
+        const tc = await tileClient(url, flags);
+        if (tc) return await proveFromTiles(tc, arg, flags);
         const target = /^\d+$/.test(arg) ? Number(arg) : arg;
         const p = await client.prove(target);
         out({ index: p.index, size: p.size, leaf_hash: p.leaf_hash, path: p.path, verified: true });
@@ -121,6 +162,15 @@ export async function main(args: string[]): Promise<number> {
       case "monitor":
         if (!arg) break;
         return await monitor(arg, flags);
+      case "mirror":
+        if (!arg || !positional[2]) break;
+        return await mirrorCommand(
+          (await tileClient(arg, { ...flags, source: "tiles" }))!,
+          positional[2],
+        );
+      case "verify-proof":
+        if (!arg || !positional[2]) break;
+        return await verifyProofCommand(arg, positional[2], flags);
     }
     console.error(USAGE);
     return 1;
@@ -128,6 +178,10 @@ export async function main(args: string[]): Promise<number> {
     if (e instanceof VerificationFailure) {
       console.error(`CHECK FAILED: ${e.message}`);
       return 2;
+    }
+    if (isNetError(e)) {
+      console.error(`NET ${e.code}: ${e.message}`);
+      return 4;
     }
     if (e instanceof HttpError) {
       console.error(e.message);

@@ -3,7 +3,8 @@
 //   --once                       print one graded reading's JSON projection
 //   --server URL --key FILE      stream signed readings to URL/v1/readings, every --interval S
 // Options: --sysfs DIR (default /sys), --spool DIR, --interval S, --rungs rapl,nvml,ina3221,
-// --nvml-lib PATH, --default-power-w W, --host NAME, --reprobe S, --sample-ms MS.
+// --nvml-lib PATH, --default-power-w W, --host NAME, --reprobe S, --sample-ms MS,
+// --timeout S (deadline of one delivery batch, default 30; docs/CLIENTS.md).
 
 import { existsSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
@@ -49,6 +50,7 @@ export interface CliArgs {
   reprobe: number;
   sampleMs?: number;
   parkAfter: number;
+  timeout: number;
 }
 
 /** A usage error (exit status 2). */
@@ -73,6 +75,7 @@ export function parseArgs(argv: string[]): CliArgs {
     host: hostname(),
     reprobe: 60,
     parkAfter: 10,
+    timeout: 30,
   };
   let mode: CliArgs["mode"] | undefined;
   for (let i = 0; i < argv.length; i++) {
@@ -114,6 +117,9 @@ export function parseArgs(argv: string[]): CliArgs {
         break;
       case "--reprobe":
         a.reprobe = num(f, v(), 0);
+        break;
+      case "--timeout":
+        a.timeout = num(f, v(), 0.05);
         break;
       case "--sample-ms":
         a.sampleMs = num(f, v(), 10);
@@ -282,6 +288,7 @@ export async function main(
   let resync = false;
   const deliverer = new Deliverer(spool!, a.server!, {
     log,
+    timeoutMs: Math.round(a.timeout * 1000),
     parkAfter: a.parkAfter,
     onPark: (seqs) => {
       resync = true;

@@ -14,12 +14,11 @@ import { startService } from "./_service.ts";
 import {
   blake3Hasher,
   leafPrefix,
+  sha256Hasher,
   type StoredHead,
   treeHeadBytes,
-  treeRoot,
 } from "../../log/mod.ts";
 import { TreeEdge } from "../../log/edge.ts";
-import { TileNodeReader } from "../../log/tiles.ts";
 import { openSqliteStorage } from "../../log/sqlite/mod.ts";
 import {
   blake3,
@@ -66,14 +65,19 @@ async function seed(dir: string, n: number, at: number[]): Promise<Uint8Array[]>
   const s = openSqliteStorage(`${dir}/log.sqlite`, { leafIndexLag: n + 1 });
   s.db.exec("PRAGMA synchronous = OFF"); // a seed, not a log: nothing is acknowledged from it
   const prefixes: [number, number][] = [];
-  const edge = TreeEdge.empty(blake3Hasher);
-  const sign = (size: number, root: Uint8Array): StoredHead => ({
-    size,
-    root,
-    timestamp: 1_700_000_000_000 + size,
-    signature: ed25519Sign(treeHeadBytes(size, root, 1_700_000_000_000 + size), LOG_SECRET),
-  });
-  await s.commitBatch({ entries: [], tiles: [], head: sign(0, blake3Hasher.empty()) });
+  // both views (docs/PUBLICATION.md), as the sequencer writes them
+  const edge = TreeEdge.empty(blake3Hasher), sha = TreeEdge.empty(sha256Hasher);
+  const sign = async (size: number): Promise<StoredHead> => {
+    const root = await edge.root();
+    return {
+      size,
+      root,
+      timestamp: 1_700_000_000_000 + size,
+      signature: ed25519Sign(treeHeadBytes(size, root, 1_700_000_000_000 + size), LOG_SECRET),
+      sha256Root: await sha.root(),
+    };
+  };
+  await s.commitBatch({ entries: [], tiles: [], sha256Tiles: [], head: await sign(0) });
   const readings: Uint8Array[] = [];
   let prev = meterReading.GENESIS_PREV;
   const enc = new TextEncoder();
@@ -95,13 +99,8 @@ async function seed(dir: string, n: number, at: number[]): Promise<Uint8Array[]>
       entries.push({ index: i, leafHash, bytes });
     }
     const tiles = edge.append(entries.map((e) => e.leafHash));
-    const overlay = new Map(tiles.map((t) => [`${t.level}/${t.index}`, t.hashes]));
-    const reader = new TileNodeReader(
-      blake3Hasher,
-      async (l, i) => overlay.get(`${l}/${i}`) ?? edge.tile(l, i) ?? (await s.tile(l, i))!,
-    );
-    const root = await treeRoot(blake3Hasher, edge.size, reader.read);
-    await s.commitBatch({ entries, tiles, head: sign(edge.size, root), agents });
+    const sha256Tiles = sha.append(entries.map((e) => sha256Hasher.leaf(e.bytes)));
+    await s.commitBatch({ entries, tiles, sha256Tiles, head: await sign(edge.size), agents });
   }
   await s.close();
   prefixes.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
