@@ -6,13 +6,7 @@
 // after the storage writes before it are durable: an append is acknowledged only once stored and
 // covered by a signed head (Decision 7). Loaded only inside workerd (imports cloudflare:workers).
 import { DurableObject } from "cloudflare:workers";
-import type {
-  AgentHead,
-  AgentLink,
-  AppendResult,
-  TreeHead,
-  TreeView,
-} from "../../log/mod.ts";
+import type { AgentHead, AgentLink, AppendResult, TreeHead, TreeView } from "../../log/mod.ts";
 import { openDurableStorage } from "../../log/durable/mod.ts";
 import type { DurableSqlStorage } from "../../log/durable/mod.ts";
 import { openEdgeLog, SequencerCore } from "./sequencer.ts";

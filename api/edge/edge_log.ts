@@ -4,14 +4,7 @@
 // index) from a bounded per-isolate cache without touching the sequencer. A transparency log
 // never changes what it has published (SPEC §22.3), so such an answer stays right for ever;
 // whatever can still change (the latest head, absent entries, errors) is never cached.
-import type {
-  AgentHead,
-  AgentLink,
-  AppendResult,
-  Log,
-  TreeHead,
-  TreeView,
-} from "../../log/mod.ts";
+import type { AgentHead, AgentLink, AppendResult, Log, TreeHead, TreeView } from "../../log/mod.ts";
 import { encodeVkey, SIG_ED25519 } from "../../log/c2sp/mod.ts";
 import { didKeyFromPublicKey, toHex } from "../../verify/mod.ts";
 import { type Outcome, unwrap } from "./wire.ts";
