@@ -253,6 +253,16 @@ class SequencedLog implements Log {
   readonly #vkeys: Record<TreeView, string>;
   /** Both views' checkpoints at `#head`, signed in the step that signed it. */
   #checkpoints: Record<TreeView, string>;
+  /**
+   * What is served: the latest head that is durable (and its checkpoints). `#head`, `#edge` and
+   * `#checkpoints` are the sequencer's tip, which may run one batch ahead while that batch's
+   * commit becomes durable (`commitBatchStaged`); nothing past `#durable` is read or answered.
+   */
+  #durable!: { head: StoredHead; json: TreeHead; checkpoints: Record<TreeView, string> };
+  /** Answers of committed batches waiting for their durability, oldest first. */
+  #inflight: Promise<void>[] = [];
+  /** The last committed batch's durability (a batch with nothing new is answered after it). */
+  #lastDurable: Promise<void> = Promise.resolve();
   /** Full published tiles (immutable), least recently used out first. */
   readonly #published = new Map<string, Uint8Array>();
   /** Hashes of the right-border ranges of the latest head's tree, shared by its proofs. */
@@ -284,6 +294,7 @@ class SequencedLog implements Log {
     this.#edge = edge;
     this.#head = head;
     this.#headJson = headJson(head, this.#signer);
+    this.#durable = { head, json: this.#headJson, checkpoints: this.#checkpoints };
     this.#cache = new TileCache(positive("tileCacheTiles", o.tileCacheTiles, 4096));
   }
 
@@ -357,7 +368,16 @@ class SequencedLog implements Log {
   async #run(): Promise<void> {
     await null; // let `#running` be assigned before the loop can finish
     try {
-      while (this.#queue.length) await this.#step(this.#queue.splice(0, this.#batchMax));
+      for (;;) {
+        while (this.#queue.length) {
+          // At most one batch becomes durable while the next is sequenced and committed; the
+          // queue grows meanwhile, so batches stay large.
+          while (this.#inflight.length >= 2) await this.#inflight[0];
+          await this.#step(this.#queue.splice(0, this.#batchMax));
+        }
+        if (this.#inflight.length === 0) break;
+        await this.#inflight[this.#inflight.length - 1];
+      }
     } finally {
       this.#running = undefined;
     }
@@ -370,6 +390,8 @@ class SequencedLog implements Log {
    * root must equal the root refolded from the tiles before the head is signed.
    */
   async #step(batch: Pending[]): Promise<void> {
+    let durable: Promise<void> | undefined;
+    let handedOver = false;
     try {
       if (this.#reload) await this.#recover();
       const reader0 = this.#reader(this.#edge);
@@ -426,11 +448,14 @@ class SequencedLog implements Log {
           if (l) (agents ??= []).push({ ...l, index: base + i });
         }
         try {
-          await this.#s.commitBatch(
-            agents
-              ? { entries, tiles, sha256Tiles, head, agents }
-              : { entries, tiles, sha256Tiles, head },
-          );
+          const b = agents
+            ? { entries, tiles, sha256Tiles, head, agents }
+            : { entries, tiles, sha256Tiles, head };
+          if (this.#s.commitBatchStaged) {
+            durable = (await this.#s.commitBatchStaged(b)).durable;
+            durable.catch(() => {}); // observed below, by this batch's answer
+            this.#lastDurable = durable;
+          } else await this.#s.commitBatch(b);
           this.#writeFailure = undefined;
         } catch (e) {
           this.#reload = true; // the store may or may not hold the batch: re-prove it first
@@ -450,6 +475,61 @@ class SequencedLog implements Log {
         this.#headJson = headJson(head, this.#signer);
       }
       const treeHead = this.#headJson;
+      const checkpoints = this.#checkpoints;
+      // Answered once durable: this batch's commit, or (nothing new) the batches before it.
+      const before = durable ?? this.#lastDurable;
+      const answer = async () => {
+        if (head.size > this.#durable.head.size) {
+          this.#durable = { head, json: treeHead, checkpoints };
+        }
+        await this.#answer(batch, found, base, head, treeHead, tree, reader);
+      };
+      const done: Promise<void> = before.then(answer, (e) => {
+        this.#reload = true; // the store may or may not hold it: re-prove it first
+        this.#writeFailure = e as Error;
+        throw new LogStorageError("storage-commit", "Cannot append entry: commit not durable", {
+          cause: e,
+        });
+      }).catch((e) => this.#reject(batch, e)).finally(() => {
+        this.#forget(batch);
+        this.#inflight.splice(this.#inflight.indexOf(done), 1);
+      });
+      this.#inflight.push(done);
+      handedOver = true;
+    } catch (e) {
+      this.#reject(batch, e);
+    } finally {
+      if (!handedOver) this.#forget(batch);
+    }
+  }
+
+  #reject(batch: Pending[], e: unknown): void {
+    for (const p of batch) {
+      p.reject(e);
+      if (p.more) { for (const w of p.more) w.reject(e); }
+    }
+    this.#forget(batch);
+  }
+
+  /**
+   * Drops answered appends from the pending index, in the same task as their answers (an append
+   * of the same bytes made after an answer must not join the answered one).
+   */
+  #forget(batch: Pending[]): void {
+    for (const p of batch) if (this.#byKey.get(p.key) === p) this.#byKey.delete(p.key);
+  }
+
+  /** Answers every append of a durable batch with its index, proof and the head covering it. */
+  async #answer(
+    batch: Pending[],
+    found: (number | undefined)[],
+    base: number,
+    head: StoredHead,
+    treeHead: TreeHead,
+    tree: BatchTree | undefined,
+    reader: TileNodeReader,
+  ): Promise<void> {
+    {
       const memo = new Map<string, Uint8Array>();
       let next = base;
       for (let k = 0; k < batch.length; k++) {
@@ -478,14 +558,8 @@ class SequencedLog implements Log {
             });
           }
         }
+        if (this.#byKey.get(p.key) === p) this.#byKey.delete(p.key);
       }
-    } catch (e) {
-      for (const p of batch) {
-        p.reject(e);
-        if (p.more) { for (const w of p.more) w.reject(e); }
-      }
-    } finally {
-      for (const p of batch) this.#byKey.delete(p.key);
     }
   }
 
@@ -565,6 +639,7 @@ class SequencedLog implements Log {
       this.#checkpoints = this.#checkpointsOf(r.head, this.#secret);
       this.#head = r.head;
       this.#headJson = headJson(r.head, this.#signer);
+      this.#durable = { head: r.head, json: this.#headJson, checkpoints: this.#checkpoints };
       this.#reload = false;
     } catch (e) {
       if (e instanceof LogIntegrityError) throw this.#fail(e);
@@ -632,35 +707,37 @@ class SequencedLog implements Log {
 
   async entry(index: number): Promise<Uint8Array | undefined> {
     int("index", index, 0);
-    return index < this.#head.size ? await this.#s.entry(index) : undefined;
+    return index < this.#durable.head.size ? await this.#s.entry(index) : undefined;
   }
 
   async indexOfLeaf(leafHash: Uint8Array): Promise<number | undefined> {
     if (!(leafHash instanceof Uint8Array) || leafHash.length !== HASH_SIZE) {
       throw new LogInputError("bad-leaf-hash", "Cannot look up leaf: leaf hash is not 32 bytes");
     }
-    return await this.#find(leafHash, this.#reader(this.#edge));
+    const i = await this.#find(leafHash, this.#reader(this.#edge));
+    return i !== undefined && i < this.#durable.head.size ? i : undefined;
   }
 
   latestHead(): Promise<TreeHead> {
-    return Promise.resolve(this.#headJson);
+    return Promise.resolve(this.#durable.json);
   }
 
   async headAt(size: number): Promise<TreeHead | undefined> {
     int("size", size, 0);
+    if (size > this.#durable.head.size) return undefined;
     const head = await this.#s.head(size);
     return head && headJson(head, this.#signer);
   }
 
   async inclusionProof(index: number, size: number): Promise<Uint8Array[]> {
-    int("size", size, 1, this.#head.size);
+    int("size", size, 1, this.#durable.head.size);
     int("index", index, 0, size - 1);
     const read = this.#reader(this.#edge).read;
     // RFC 6962 §2.1.1: the ranges ending at `size` (the right border) are the same for every
     // proof at that size; for the latest head they are memoized.
     const ranges = inclusionRanges(index, size);
     let memo: RangeMemo | undefined;
-    if (size === this.#head.size) {
+    if (size === this.#durable.head.size) {
       if (this.#border.size !== size) this.#border = { size, memo: new Map() };
       memo = this.#border.memo;
     }
@@ -675,14 +752,14 @@ class SequencedLog implements Log {
   }
 
   async consistencyProof(first: number, second: number): Promise<Uint8Array[]> {
-    int("second", second, 1, this.#head.size);
+    int("second", second, 1, this.#durable.head.size);
     int("first", first, 1, second);
     return copied(await consistencyProof(h, first, second, this.#reader(this.#edge).read));
   }
 
   async leafHashAt(index: number): Promise<Uint8Array | undefined> {
     int("index", index, 0);
-    if (index >= this.#head.size) return undefined;
+    if (index >= this.#durable.head.size) return undefined;
     const [leaf] = await this.#reader(this.#edge).read([{ level: 0, index }]);
     return copied([leaf])[0];
   }
@@ -700,7 +777,7 @@ class SequencedLog implements Log {
   }
 
   checkpoint(view: TreeView): Promise<string> {
-    const c = this.#checkpoints[view];
+    const c = this.#durable.checkpoints[view];
     if (c === undefined) {
       return Promise.reject(
         new LogInputError("bad-view", `Cannot read checkpoint: no view ${view}`),
@@ -720,7 +797,7 @@ class SequencedLog implements Log {
     }
     // tlog-tiles: a tile of this tree, or a partial one a smaller tree had (its hashes are the
     // same); never an empty one.
-    if (!tileWithin(this.#head.size, { level, index, width })) return undefined;
+    if (!tileWithin(this.#durable.head.size, { level, index, width })) return undefined;
     const key = `${view}/${level}/${index}`;
     if (width === PUBLISHED_WIDTH) {
       const hit = this.#published.get(key);
@@ -744,7 +821,7 @@ class SequencedLog implements Log {
   }
 
   async bundle(index: number, width: number): Promise<Uint8Array | undefined> {
-    if (!tileWithin(this.#head.size, { level: ENTRIES, index, width })) return undefined;
+    if (!tileWithin(this.#durable.head.size, { level: ENTRIES, index, width })) return undefined;
     const entries = await this.#s.entries(index * PUBLISHED_WIDTH, width);
     if (entries.length !== width) {
       throw new LogIntegrityError(`Cannot read bundle ${index}: the store lacks its entries`);
@@ -785,7 +862,7 @@ class SequencedLog implements Log {
         "Cannot read chain heads: the store predates them and no backfill was given",
       );
     }
-    const upto = this.#head.size; // later appends store their own heads
+    const upto = this.#durable.head.size; // later appends store their own heads
     const heads = new Map<string, AgentHead>();
     const CHUNK = 2048;
     let slice = performance.now();

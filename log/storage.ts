@@ -109,6 +109,13 @@ export interface LogStorage {
    */
   commitBatch(batch: Batch): Promise<void>;
   /**
+   * Optional: `commitBatch` in two stages. Resolves once the batch is committed (atomic, read
+   * back by this store) with `durable`, which resolves once it, and every batch committed before
+   * it, survives power loss (and rejects, as do all later ones, if that fails). The sequencer
+   * answers a batch only after its `durable`, and meanwhile sequences and commits the next.
+   */
+  commitBatchStaged?(batch: Batch): Promise<{ durable: Promise<void> }>;
+  /**
    * Optional: one small durable write that changes no log data, the health check's probe while
    * commits fail (a full disk): resolves once the store accepts writes again.
    */
