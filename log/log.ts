@@ -103,6 +103,12 @@ export interface Log {
   check(): Promise<void>;
   /** Drains the sequencer, then closes the store. */
   close(): Promise<void>;
+  /**
+   * Optional: the sequencer's CPU time so far, ms, by phase: `sequence` (dedupe, tree, tiles,
+   * signing), `commit` (the store's commit call; its durability runs off this thread), `answer`
+   * (proofs and answers). Zero without a `cpuClock`.
+   */
+  phaseCpuMs?(): { sequence: number; commit: number; answer: number };
 }
 
 /** Sequencer settings (defaults in `SEQUENCER_DEFAULTS`, reasons in docs/DECISIONS.md). */
@@ -135,6 +141,11 @@ export interface LogOptions extends SequencerOptions {
   secretKey: Uint8Array;
   /** Clock, ms since the epoch (tests inject one). */
   now?: () => number;
+  /**
+   * Optional: this thread's CPU time in ms (api/main.ts reads /proc/thread-self/schedstat); when
+   * given, `phaseCpuMs()` reports the sequencer's CPU time by phase.
+   */
+  cpuClock?: () => number;
 }
 
 /**
@@ -261,6 +272,8 @@ class SequencedLog implements Log {
   #durable!: { head: StoredHead; json: TreeHead; checkpoints: Record<TreeView, string> };
   /** Answers of committed batches waiting for their durability, oldest first. */
   #inflight: Promise<void>[] = [];
+  readonly #cpu: (() => number) | undefined;
+  readonly #phase = { sequence: 0, commit: 0, answer: 0 };
   /** The last committed batch's durability (a batch with nothing new is answered after it). */
   #lastDurable: Promise<void> = Promise.resolve();
   /** Full published tiles (immutable), least recently used out first. */
@@ -295,6 +308,7 @@ class SequencedLog implements Log {
     this.#head = head;
     this.#headJson = headJson(head, this.#signer);
     this.#durable = { head, json: this.#headJson, checkpoints: this.#checkpoints };
+    this.#cpu = o.cpuClock;
     this.#cache = new TileCache(positive("tileCacheTiles", o.tileCacheTiles, 4096));
   }
 
@@ -392,6 +406,8 @@ class SequencedLog implements Log {
   async #step(batch: Pending[]): Promise<void> {
     let durable: Promise<void> | undefined;
     let handedOver = false;
+    const cpu = this.#cpu;
+    let c0 = cpu?.() ?? 0;
     try {
       if (this.#reload) await this.#recover();
       const reader0 = this.#reader(this.#edge);
@@ -447,6 +463,11 @@ class SequencedLog implements Log {
           const l = fresh[i].link;
           if (l) (agents ??= []).push({ ...l, index: base + i });
         }
+        if (cpu) {
+          const c1 = cpu();
+          this.#phase.sequence += c1 - c0;
+          c0 = c1;
+        }
         try {
           const b = agents
             ? { entries, tiles, sha256Tiles, head, agents }
@@ -468,6 +489,11 @@ class SequencedLog implements Log {
             },
           );
         }
+        if (cpu) {
+          const c1 = cpu();
+          this.#phase.commit += c1 - c0;
+          c0 = c1;
+        }
         this.#edge = edge;
         this.#sha = sha;
         this.#head = head;
@@ -482,7 +508,9 @@ class SequencedLog implements Log {
         if (head.size > this.#durable.head.size) {
           this.#durable = { head, json: treeHead, checkpoints };
         }
+        const a0 = cpu?.() ?? 0;
         await this.#answer(batch, found, base, head, treeHead, tree, reader);
+        if (cpu) this.#phase.answer += cpu() - a0;
       };
       const done: Promise<void> = before.then(answer, (e) => {
         this.#reload = true; // the store may or may not hold it: re-prove it first
@@ -496,11 +524,16 @@ class SequencedLog implements Log {
       });
       this.#inflight.push(done);
       handedOver = true;
+      if (cpu) this.#phase.sequence += cpu() - c0;
     } catch (e) {
       this.#reject(batch, e);
     } finally {
       if (!handedOver) this.#forget(batch);
     }
+  }
+
+  phaseCpuMs(): { sequence: number; commit: number; answer: number } {
+    return { ...this.#phase };
   }
 
   #reject(batch: Pending[], e: unknown): void {

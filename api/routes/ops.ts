@@ -73,6 +73,11 @@ export const opsRoutes: RouteGroup = {
         try {
           metrics.set("jc_tree_size", (await log.latestHead()).size);
         } catch { /* the gauge keeps its last value; /healthz reports the store */ }
+        const name = "jc_sequencer_cpu_seconds_total";
+        for (const [phase, ms] of Object.entries(log.phaseCpuMs?.() ?? {})) {
+          const labels = { phase };
+          metrics.inc(name, labels, ms / 1000 - metrics.counter(name, labels));
+        }
         c.header("cache-control", "no-store");
         c.header("content-type", "text/plain; version=0.0.4; charset=utf-8");
         return c.body(metrics.render());

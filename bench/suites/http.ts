@@ -153,6 +153,69 @@ function cpuSeconds(pid: number, tid?: number): number {
   return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
 }
 
+/** CPU seconds so far of a process's threads, grouped by thread name (/proc/<pid>/task/*). */
+function threadCpu(pid: number): Record<string, number> {
+  const out: Record<string, number> = { main: 0, verify_workers: 0, v8_gc_and_compile: 0, io: 0 };
+  for (const t of Deno.readDirSync(`/proc/${pid}/task`)) {
+    const tid = Number(t.name);
+    let comm: string, cpu: number;
+    try {
+      comm = Deno.readTextFileSync(`/proc/${pid}/task/${tid}/comm`).trim();
+      cpu = cpuSeconds(pid, tid);
+    } catch {
+      continue; // the thread ended
+    }
+    const group = tid === pid
+      ? "main"
+      : comm.startsWith("worker-")
+      ? "verify_workers"
+      : comm.startsWith("V8")
+      ? "v8_gc_and_compile"
+      : "io"; // tokio: sockets, file I/O, the WAL fdatasync
+    out[group] += cpu;
+  }
+  return out;
+}
+
+/** The server's sequencer CPU seconds by phase (jc_sequencer_cpu_seconds_total on /metrics). */
+async function sequencerCpu(url: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const out: Record<string, number> = {};
+  for (
+    const m of text.matchAll(/^jc_sequencer_cpu_seconds_total\{phase="(\w+)"\} ([\d.e+-]+)$/gm)
+  ) {
+    out[m[1]] = Number(m[2]);
+  }
+  return out;
+}
+
+/**
+ * Server CPU µs per append over a window, split: HTTP (the event loop's thread outside the
+ * sequencer: parsing, routing, body, JSON), verify (the verifier workers' threads), sequence,
+ * commit (the store's commit call on the event loop) and response (proofs and answers), plus the
+ * threads that are neither: V8's GC/compiler threads and tokio's I/O threads (sockets, fdatasync).
+ */
+async function appendSplit(url: string, pid: number) {
+  const t0 = threadCpu(pid), s0 = await sequencerCpu(url);
+  return async (appends: number) => {
+    const t1 = threadCpu(pid), s1 = await sequencerCpu(url);
+    const us = (s: number) => Math.round((s * 1e6) / appends * 10) / 10;
+    const seq = (k: string) => (s1[k] ?? 0) - (s0[k] ?? 0);
+    const main = t1.main - t0.main;
+    return {
+      http: us(main - seq("sequence") - seq("commit") - seq("answer")),
+      verify: us(t1.verify_workers - t0.verify_workers),
+      sequence: us(seq("sequence")),
+      commit: us(seq("commit")),
+      response: us(seq("answer")),
+      v8_gc_and_compile_threads: us(t1.v8_gc_and_compile - t0.v8_gc_and_compile),
+      io_threads_sockets_and_fdatasync: us(t1.io - t0.io),
+      note: "µs of server CPU per verified durable append, by thread and sequencer phase; " +
+        "main-thread phases from /proc/thread-self/schedstat, threads from /proc/<pid>/task",
+    };
+  };
+}
+
 const selfCpu = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
@@ -377,6 +440,7 @@ export default async () => {
     const answers: Answer[] = [];
     const lat: number[] = [];
     let cpu = cpuMeter(svc.pid);
+    const split = await appendSplit(svc.url, svc.pid);
     const start = performance.now();
     const end = start + CLOSED_MS;
     await Promise.all(conns.map(async (conn) => {
@@ -389,6 +453,7 @@ export default async () => {
     }));
     const elapsed = (performance.now() - start) / 1000;
     const closedCpu = cpu();
+    const closedSplit = await split(answers.length);
     // check every answer's head signature and inclusion proof (outside the timed window)
     let verified = 0;
     const headsChecked = new Set<number>();
@@ -483,10 +548,12 @@ export default async () => {
         ),
       };
     };
-    // Every (index, size) distinct: none is in the server's proof-body cache.
+    // Every (index, size) distinct: none is in the server's proof-body cache. Sizes are those of
+    // signed heads (the answers' heads): proofs are served at a signed head's size.
+    const signedSizes = [...headsChecked];
     const distinct = await proofRun(
       Array.from({ length: count(32_768) }, () => {
-        const at = 1 + Math.floor(Math.random() * size);
+        const at = signedSizes[Math.floor(Math.random() * signedSizes.length)];
         return proofGet(Math.floor(Math.random() * at), at);
       }),
       UNCACHED_PROOF_MS,
@@ -517,6 +584,7 @@ export default async () => {
         server_main_thread_cpu_us_per_append: Math.round(
           (closedCpu.server_main_thread_cpu_s * 1e6) / verified,
         ),
+        server_cpu_us_per_append_split: closedSplit,
       },
       open_loop: {
         offered_per_s: OPEN_RATE,

@@ -152,7 +152,10 @@ export class TileHashReader {
     const ok = Number.isSafeInteger(level) && level >= 0 && Number.isSafeInteger(index) &&
       index >= 0 && tileWidthAt(this.tree.size, level, index) > 0;
     if (!ok) {
-      throw new C2spError("tile-beyond-tree", `Cannot read tile ${level}/${index}: not in the tree`);
+      throw new C2spError(
+        "tile-beyond-tree",
+        `Cannot read tile ${level}/${index}: not in the tree`,
+      );
     }
     await this.#ensure([[level, index]]);
     return this.#pyramid(level, index)[0].slice();

@@ -36,6 +36,8 @@ export interface SqliteLogOptions extends SequencerOptions, SqliteStorageOptions
   keyFile?: string;
   /** A log key given directly (configuration), instead of a file. */
   secretKey?: Uint8Array;
+  /** This thread's CPU clock, ms (LogOptions.cpuClock): the sequencer's per-phase CPU. */
+  cpuClock?: () => number;
   /** The log's name (LogOptions.logName), bound to the store on first open. */
   logName?: string;
   now?: () => number;
