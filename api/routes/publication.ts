@@ -47,7 +47,10 @@ function missingCode(size: number, t: TileId): string {
 
 async function serveTile(c: Context<AppEnv>, log: Log, view: TreeView): Promise<Response> {
   // The raw path (not Hono's decoded parameter): `%30%30%30` must not alias `000`.
-  const raw = new URL(c.req.url).pathname;
+  const url = c.req.url;
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  const q = url.indexOf("?", start);
+  const raw = url.slice(start, q < 0 ? undefined : q);
   const prefix = `/log/${view}/`;
   let t: TileId;
   try {

@@ -91,3 +91,15 @@ export async function runClient(args: string[]) {
   const dec = new TextDecoder();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
 }
+
+/**
+ * The size the monitor CLI reports: `size` when it read the /v1 API, the BLAKE3 view's when it
+ * checked the published tiles (`sizes: {blake3, sha256}`, which must then agree).
+ */
+export function monitoredSize(stdout: string): number | undefined {
+  const o = JSON.parse(stdout);
+  if (o.sizes && o.sizes.blake3 !== o.sizes.sha256) {
+    throw new Error(`Cannot read the monitor's size: the views disagree: ${stdout}`);
+  }
+  return o.size ?? o.sizes?.blake3;
+}
