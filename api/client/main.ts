@@ -84,7 +84,11 @@ async function saveState(path: string, state: MonitorState) {
 
 async function monitor(url: string, flags: Opts["flags"]): Promise<number> {
   const statePath = String(flags.state ?? "./.jc-monitor.json");
-  const tc = await tileClient(url, flags);
+  // A log that cannot be reached yet is polled (and its failures reported) by the loop below.
+  const tc = await tileClient(url, flags).catch((e) => {
+    if (isNetError(e) && flags.source !== "tiles") return undefined;
+    throw e;
+  });
   if (tc) {
     return await monitorTiles(
       tc,
