@@ -905,7 +905,7 @@ class SequencedLog implements Log {
     }
     const upto = this.#durable.head.size; // later appends store their own heads
     const heads = new Map<string, AgentHead>();
-    const CHUNK = 2048;
+    const CHUNK = 512; // one short synchronous read each (node:sqlite reads on this thread)
     let slice = performance.now();
     for (let i = 0; i < upto; i += CHUNK) {
       const es = await s.entries(i, Math.min(CHUNK, upto - i));
@@ -913,8 +913,8 @@ class SequencedLog implements Log {
         const l = linkOf(es[k]);
         if (l) heads.set(l.did, { ...l, index: i + k });
       }
-      if (performance.now() - slice > 20) {
-        await new Promise((r) => setTimeout(r, 0)); // let other requests run: 20 ms slices
+      if (performance.now() - slice > 10) {
+        await new Promise((r) => setTimeout(r, 0)); // let other requests run: 10 ms slices
         slice = performance.now();
       }
     }
