@@ -99,7 +99,7 @@ Deno.test("VerifierPool: a terminated worker and a crashed one are replaced; eve
   const ok = (await vectorEnvelopes())[0];
   const replaced: string[] = [];
   const pool = await VerifierPool.start(config, 2, {
-    stallMs: 300,
+    stallMs: 3000, // generous: a loaded machine must not make a busy worker look dead
     onReplaced: (why) => replaced.push(why.message),
   });
   try {
@@ -110,14 +110,16 @@ Deno.test("VerifierPool: a terminated worker and a crashed one are replaced; eve
     pool.terminateWorker(0);
     const a = await Promise.all(first);
     assert.ok(a.every((r) => json(r) === expected));
-    assert.equal(pool.replaced, 1, replaced.join("; "));
-    assert.match(replaced[0], /answered nothing for 300 ms/);
+    assert.ok(pool.replaced >= 1, replaced.join("; "));
+    assert.match(replaced[0], /answered nothing for 3000 ms/);
+    const afterTerminate = pool.replaced;
     // A worker whose thread fails (an uncaught error inside it) is replaced at once.
     const second = Array.from({ length: 200 }, () => pool.verify(ok.bytes));
     pool.crashWorker(1);
     const b = await Promise.all(second);
     assert.ok(b.every((r) => json(r) === expected));
-    assert.equal(pool.replaced, 2, replaced.join("; "));
+    assert.ok(pool.replaced > afterTerminate, replaced.join("; "));
+    assert.ok(replaced.some((m) => /it failed/.test(m)), replaced.join("; "));
     // The pool is whole again: both workers answer.
     const c = await Promise.all(Array.from({ length: 50 }, () => pool.verify(ok.bytes)));
     assert.equal(c.length, 50);
