@@ -13,6 +13,8 @@ export const HTTP_CODES = {
   "empty-body": { status: 400, title: "Empty body" },
   "steward-not-allowed": { status: 403, title: "Steward not allowed" },
   "not-found": { status: 404, title: "Not found" },
+  // A proof asked for at a size that has no signed head (SPEC §22.2: only signed roots are proven to).
+  "head-not-found": { status: 404, title: "No signed head at that size" },
   // The tiled publication (docs/PUBLICATION.md): paths that are not canonical tlog-tiles ones
   // (log/c2sp/tile_path.ts) and tiles the tree does not have.
   "unknown-view": { status: 404, title: "No such view" },

@@ -3,6 +3,7 @@
 // (default ./data) and a log key generated on first start. SIGINT/SIGTERM shut down
 // gracefully: stop accepting, finish the requests in flight, drain the sequencer (nothing
 // accepted is dropped), close the store. Configuration: docs/CONFIG.md.
+import { readingLink } from "./reading_link.ts";
 import { openMemoryLog } from "../log/mod.ts";
 import type { Log } from "../log/mod.ts";
 import { createApp, Metrics, verifierOptions } from "./mod.ts";
@@ -73,6 +74,10 @@ export async function startService(
   let log: Log;
   let pool: VerifierPool | undefined;
   const metrics = new Metrics();
+  const onReplaced = (why: Error) => {
+    metrics.inc("jc_verify_worker_replaced_total");
+    console.error(`verifier worker replaced: ${why.message}`);
+  };
   let witnessing: Witnessing;
   try {
     const sequencer = {
@@ -80,6 +85,7 @@ export async function startService(
       batchAgeMs: config.batchAgeMs,
       pendingMax: config.pendingMax,
       logName: config.logName,
+      cpuClock: threadCpuClock(),
     };
     if (config.store === "memory") {
       // Ephemeral: for trying the API out; everything is lost at exit.
@@ -98,7 +104,7 @@ export async function startService(
     }
     const workers = verifyWorkerCount(config);
     try {
-      pool = workers > 0 ? await VerifierPool.start(config, workers) : undefined;
+      pool = workers > 0 ? await VerifierPool.start(config, workers, { onReplaced }) : undefined;
     } catch (e) {
       await witnessing.close();
       await log.close();
@@ -123,6 +129,11 @@ export async function startService(
     extra,
   });
   resolveApp((req, clientAddr) => app.fetch(req, { clientAddr }));
+  // A store written before agents' chain heads were kept is folded once, in the background from
+  // the start (chunked: other requests are served meanwhile; readings wait for it).
+  log.agentHead?.("", readingLink).catch((e) =>
+    console.error(`Cannot backfill agents' chain heads: ${(e as Error).message}`)
+  );
   const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
   let stopping: Promise<void> | undefined;
   return {
@@ -158,4 +169,18 @@ if (import.meta.main) {
   };
   Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
   Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
+}
+
+/**
+ * This thread's CPU time in ms from /proc/thread-self/schedstat (Linux: its first field, ns on
+ * CPU), for the sequencer's per-phase CPU figures on /metrics; undefined where it cannot be read.
+ */
+function threadCpuClock(): (() => number) | undefined {
+  const read = () =>
+    Number(Deno.readTextFileSync("/proc/thread-self/schedstat").split(" ")[0]) / 1e6;
+  try {
+    return Number.isFinite(read()) ? read : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -67,6 +67,16 @@ export class Metrics {
     this.#describe("jc_rate_limited_total", "counter", "Requests refused by the rate limiter.");
     this.#describe("jc_pushback_total", "counter", "Appends refused by sequencer pushback.");
     this.#describe(
+      "jc_sequencer_cpu_seconds_total",
+      "counter",
+      "The sequencer's CPU time on the event loop's thread, by phase (sequence, commit, answer).",
+    );
+    this.#describe(
+      "jc_verify_worker_replaced_total",
+      "counter",
+      "Verifier pool workers that died (failed or stopped answering) and were replaced.",
+    );
+    this.#describe(
       "jc_append_ack_seconds",
       "histogram",
       "Time from receiving an append to answering it with its proof.",

@@ -67,6 +67,11 @@ const BODIES: Record<string, { description: string; content: Record<string, unkn
       "application/json": { schema: { type: "object" } },
     },
   },
+  "jc:AddCheckpointRequest": {
+    description: "C2SP tlog-witness add-checkpoint: `old N`, up to 63 base64 consistency proof " +
+      "lines, an empty line, then the signed checkpoint note (docs/WITNESS.md).",
+    content: { "text/plain": { schema: { type: "string" } } },
+  },
   "jc:SparqlQuery": {
     description: "A SPARQL 1.1 query (SPARQL 1.1 Protocol §2.1.2, §2.1.3).",
     content: {

@@ -36,6 +36,10 @@ export type PoolAnswer =
 interface Pending {
   resolve: (r: VerificationReport) => void;
   reject: (e: Error) => void;
+  /** The caller's bytes (the worker got a copy): sent again if the worker dies. */
+  envelope: Uint8Array;
+  /** Sent again once already: a second death fails it. */
+  retried: boolean;
 }
 
 class PoolWorker {
@@ -44,6 +48,8 @@ class PoolWorker {
   readonly ready: Promise<void>;
   /** Requests of this turn not yet sent. */
   queue: PoolRequest = { ids: [], envelopes: [] };
+  /** When this worker last answered (or was last idle): the pool's watchdog reads it. */
+  lastProgress = performance.now();
 
   constructor(config: ServiceConfig, onDead: (w: PoolWorker, why: Error) => void) {
     this.worker = new Worker(new URL("./verify_pool_worker.ts", import.meta.url), {
@@ -60,6 +66,7 @@ class PoolWorker {
         failed(e);
         return onDead(this, e);
       }
+      this.lastProgress = performance.now();
       for (let i = 0; i < m.ids.length; i++) {
         const p = this.pending.get(m.ids[i]);
         if (!p) continue;
@@ -83,10 +90,23 @@ class PoolWorker {
   }
 }
 
+/** Options of `VerifierPool.start`. */
+export interface VerifierPoolOptions {
+  /**
+   * A worker with requests in flight that answers nothing for this long is taken for dead
+   * (terminated, hung): it is replaced and its requests are sent again. Default 10,000 ms.
+   */
+  stallMs?: number;
+  /** Told of every replaced worker (api/main.ts logs it and counts it in /metrics). */
+  onReplaced?: (why: Error) => void;
+}
+
 /**
  * A fixed-size pool of verifier Workers. `verify` sends the envelope to the worker with the
- * fewest requests in flight; a worker that dies fails its requests in flight (the caller's
- * 500) and is replaced.
+ * fewest requests in flight. A worker that dies (its thread fails, or it stops answering for
+ * `stallMs` with requests in flight: terminated or hung) is terminated and replaced, and its
+ * requests in flight are sent again to the others (verification is pure, so a retry is safe);
+ * one that was already retried once fails (the caller's 500).
  *
  * ```ts
  * const pool = await VerifierPool.start(config, 2);
@@ -100,15 +120,31 @@ export class VerifierPool {
   #nextId = 1;
   #closed = false;
   #flushTimer: ReturnType<typeof setTimeout> | undefined;
+  #watchdog: ReturnType<typeof setInterval> | undefined;
+  readonly #stallMs: number;
+  readonly #onReplaced: ((why: Error) => void) | undefined;
+  /** Workers replaced so far. */
+  replaced = 0;
 
-  private constructor(readonly config: ServiceConfig, readonly size: number) {}
+  private constructor(
+    readonly config: ServiceConfig,
+    readonly size: number,
+    o: VerifierPoolOptions,
+  ) {
+    this.#stallMs = o.stallMs ?? 10_000;
+    this.#onReplaced = o.onReplaced;
+  }
 
   /** Starts `size` (>= 1) workers and resolves once every one has built its options. */
-  static async start(config: ServiceConfig, size: number): Promise<VerifierPool> {
+  static async start(
+    config: ServiceConfig,
+    size: number,
+    o: VerifierPoolOptions = {},
+  ): Promise<VerifierPool> {
     if (!Number.isSafeInteger(size) || size < 1) {
       throw new RangeError(`Cannot start a verifier pool: size must be >= 1, got ${size}`);
     }
-    const pool = new VerifierPool(config, size);
+    const pool = new VerifierPool(config, size, o);
     for (let i = 0; i < size; i++) pool.#workers.push(pool.#spawn());
     try {
       await Promise.all(pool.#workers.map((w) => w.ready));
@@ -116,17 +152,60 @@ export class VerifierPool {
       pool.close();
       throw e;
     }
+    // A terminated or hung worker sends no error event: watch for workers that stop answering.
+    pool.#watchdog = setInterval(pool.#watch, Math.max(50, Math.min(1000, pool.#stallMs / 4)));
+    Deno.unrefTimer(pool.#watchdog);
     return pool;
   }
 
+  #watch = (): void => {
+    const now = performance.now();
+    for (const w of [...this.#workers]) {
+      if (w.pending.size === 0) w.lastProgress = now;
+      else if (now - w.lastProgress > this.#stallMs) {
+        this.#replace(
+          w,
+          new Error(`Cannot verify in a worker: it answered nothing for ${this.#stallMs} ms`),
+        );
+      }
+    }
+  };
+
   #spawn(): PoolWorker {
-    return new PoolWorker(this.config, (dead, why) => {
-      dead.worker.terminate();
-      for (const p of dead.pending.values()) p.reject(why);
-      dead.pending.clear();
-      const i = this.#workers.indexOf(dead);
-      if (i >= 0 && !this.#closed) this.#workers[i] = this.#spawn();
-    });
+    return new PoolWorker(this.config, (dead, why) => this.#replace(dead, why));
+  }
+
+  /** Terminates `dead`, starts another in its place, and sends its requests in flight again. */
+  #replace(dead: PoolWorker, why: Error): void {
+    const i = this.#workers.indexOf(dead);
+    if (i < 0) return; // already replaced
+    dead.worker.terminate();
+    const orphans = [...dead.pending.values()];
+    dead.pending.clear();
+    if (this.#closed) {
+      for (const p of orphans) p.reject(why);
+      return;
+    }
+    this.#workers[i] = this.#spawn();
+    this.replaced++;
+    this.#onReplaced?.(why);
+    for (const p of orphans) {
+      if (p.retried) p.reject(why);
+      else this.#send(p.envelope, { ...p, retried: true });
+    }
+  }
+
+  /**
+   * For tests (and drills): terminates worker `i` from outside, as a crash of its thread would
+   * leave it, without telling the pool; the watchdog must notice and replace it.
+   */
+  terminateWorker(i: number): void {
+    this.#workers[i].worker.terminate();
+  }
+
+  /** For tests: makes worker `i`'s thread fail (an uncaught error inside it). */
+  crashWorker(i: number): void {
+    this.#workers[i].worker.postMessage(null);
   }
 
   /** Requests in flight, over all workers. */
@@ -141,19 +220,24 @@ export class VerifierPool {
     if (this.#closed) {
       return Promise.reject(new Error("Cannot verify: the verifier pool is closed"));
     }
+    return new Promise<VerificationReport>((resolve, reject) => {
+      this.#send(envelope, { resolve, reject, envelope, retried: false });
+    });
+  };
+
+  #send(envelope: Uint8Array, p: Pending): void {
     let w = this.#workers[0];
     for (let i = 1; i < this.#workers.length; i++) {
       if (this.#workers[i].pending.size < w.pending.size) w = this.#workers[i];
     }
     const id = this.#nextId++;
-    return new Promise<VerificationReport>((resolve, reject) => {
-      w.pending.set(id, { resolve, reject });
-      // A copy: the caller keeps its bytes (it appends them next); the copy's buffer is moved.
-      w.queue.ids.push(id);
-      w.queue.envelopes.push(envelope.slice());
-      this.#flushTimer ??= setTimeout(this.#flush, 0);
-    });
-  };
+    if (w.pending.size === 0) w.lastProgress = performance.now();
+    w.pending.set(id, p);
+    // A copy: the caller keeps its bytes (it appends them next); the copy's buffer is moved.
+    w.queue.ids.push(id);
+    w.queue.envelopes.push(envelope.slice());
+    this.#flushTimer ??= setTimeout(this.#flush, 0);
+  }
 
   #flush = (): void => {
     this.#flushTimer = undefined;
@@ -170,6 +254,7 @@ export class VerifierPool {
     if (this.#closed) return;
     this.#closed = true;
     clearTimeout(this.#flushTimer);
+    clearInterval(this.#watchdog);
     const why = new Error("Cannot verify: the verifier pool is closed");
     for (const w of this.#workers) {
       w.worker.terminate();

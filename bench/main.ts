@@ -19,6 +19,7 @@ const out: Record<string, unknown> = {
 for (const name of names) {
   if (wanted.size && !wanted.has(name)) continue;
   const mod = await import(new URL(`${name}.ts`, dir).href);
+  if (typeof mod.default !== "function") continue; // a helper module, not a suite
   const t0 = performance.now();
   try {
     out[name] = await mod.default();

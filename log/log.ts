@@ -17,7 +17,7 @@ import {
 } from "./crypto.ts";
 import { type TreeHead, treeHeadBytes } from "./head.ts";
 import { LogInputError, LogIntegrityError, LogStorageError, PushbackError } from "./errors.ts";
-import type { EntryWrite, LogStorage, StoredHead } from "./storage.ts";
+import type { AgentHead, AgentLink, EntryWrite, LogStorage, StoredHead } from "./storage.ts";
 import { TreeEdge } from "./edge.ts";
 import { type Tile, TileCache, TileNodeReader } from "./tiles.ts";
 import {
@@ -57,8 +57,20 @@ export interface AppendResult {
 
 /** The log as api/ uses it (docs/CONTRACTS.md). */
 export interface Log {
-  /** Resolves once the entry is durable and covered by a signed head. */
-  append(entry: Uint8Array): Promise<AppendResult>;
+  /**
+   * Resolves once the entry is durable and covered by a signed head. `link`: the entry is an
+   * agent's chained entry (a meter reading): its chain head is stored in the same commit.
+   */
+  append(entry: Uint8Array, link?: AgentLink): Promise<AppendResult>;
+  /**
+   * Optional: an agent's chain head, one store read. On a store written before chain heads were
+   * kept, the first call folds the log once with `linkOf` (in chunks, yielding to the event
+   * loop between them) and stores the result.
+   */
+  agentHead?(
+    did: string,
+    linkOf?: (entry: Uint8Array) => AgentLink | undefined,
+  ): Promise<AgentHead | undefined>;
   entry(index: number): Promise<Uint8Array | undefined>;
   indexOfLeaf(leafHash: Uint8Array): Promise<number | undefined>;
   latestHead(): Promise<TreeHead>;
@@ -93,10 +105,21 @@ export interface Log {
   ): Promise<Uint8Array | undefined>;
   /** An entry bundle (uint16-prefixed entries, the same under both views), or undefined. */
   bundle(index: number, width: number): Promise<Uint8Array | undefined>;
-  /** Health: the store is readable and the log is not broken. */
+  /**
+   * Health: the store is readable and the log is not broken, and, after a commit failed (a full
+   * disk), the store accepts writes again (a write probe, at most one per second); otherwise
+   * throws a `LogStorageError` whose code names the failing check (`storage-read`,
+   * `storage-write`).
+   */
   check(): Promise<void>;
   /** Drains the sequencer, then closes the store. */
   close(): Promise<void>;
+  /**
+   * Optional: the sequencer's CPU time so far, ms, by phase: `sequence` (dedupe, tree, tiles,
+   * signing), `commit` (the store's commit call; its durability runs off this thread), `answer`
+   * (proofs and answers). Zero without a `cpuClock`.
+   */
+  phaseCpuMs?(): { sequence: number; commit: number; answer: number };
 }
 
 /** Sequencer settings (defaults in `SEQUENCER_DEFAULTS`, reasons in docs/DECISIONS.md). */
@@ -136,6 +159,11 @@ export interface LogOptions extends SequencerOptions {
    * has `contentIndex` (all of this repository's).
    */
   contentId?: ((entry: Uint8Array) => Uint8Array | undefined) | null;
+  /**
+   * Optional: this thread's CPU time in ms (api/main.ts reads /proc/thread-self/schedstat); when
+   * given, `phaseCpuMs()` reports the sequencer's CPU time by phase.
+   */
+  cpuClock?: () => number;
 }
 
 /**
@@ -171,6 +199,7 @@ interface Pending {
   resolve(r: AppendResult): void;
   reject(e: unknown): void;
   more: Waiter[] | undefined;
+  link: AgentLink | undefined;
 }
 
 function headJson(head: StoredHead, signer: string): TreeHead {
@@ -202,6 +231,13 @@ function positive(name: string, v: number | undefined, dflt: number): number {
 }
 
 const h = blake3Hasher;
+
+/** The innermost message of an error chain (a storage fault wrapped by the sequencer). */
+function errorText(e: Error): string {
+  let x: unknown = e;
+  while (x instanceof Error && x.cause instanceof Error) x = x.cause;
+  return x instanceof Error ? x.message : String(x);
+}
 
 /** The hashes copied into one fresh buffer: the caller's to keep, sharing nothing with caches. */
 function copied(hashes: Uint8Array[]): Uint8Array[] {
@@ -240,6 +276,10 @@ class SequencedLog implements Log {
   #running: Promise<void> | undefined;
   #reload = false;
   #broken: Error | undefined;
+  /** The last commit's failure, until a commit or a write probe succeeds. */
+  #writeFailure: Error | undefined;
+  #probe: { at: number; result: Promise<void> } | undefined;
+  #agentsReady: Promise<void> | undefined;
   #closed = false;
   readonly #cache: TileCache;
   readonly #name: string;
@@ -247,6 +287,18 @@ class SequencedLog implements Log {
   readonly #vkeys: Record<TreeView, string>;
   /** Both views' checkpoints at `#head`, signed in the step that signed it. */
   #checkpoints: Record<TreeView, string>;
+  /**
+   * What is served: the latest head that is durable (and its checkpoints). `#head`, `#edge` and
+   * `#checkpoints` are the sequencer's tip, which may run one batch ahead while that batch's
+   * commit becomes durable (`commitBatchStaged`); nothing past `#durable` is read or answered.
+   */
+  #durable!: { head: StoredHead; json: TreeHead; checkpoints: Record<TreeView, string> };
+  /** Answers of committed batches waiting for their durability, oldest first. */
+  #inflight: Promise<void>[] = [];
+  readonly #cpu: (() => number) | undefined;
+  readonly #phase = { sequence: 0, commit: 0, answer: 0 };
+  /** The last committed batch's durability (a batch with nothing new is answered after it). */
+  #lastDurable: Promise<void> = Promise.resolve();
   /** Full published tiles (immutable), least recently used out first. */
   readonly #published = new Map<string, Uint8Array>();
   /** Hashes of the right-border ranges of the latest head's tree, shared by its proofs. */
@@ -278,13 +330,15 @@ class SequencedLog implements Log {
     this.#edge = edge;
     this.#head = head;
     this.#headJson = headJson(head, this.#signer);
+    this.#durable = { head, json: this.#headJson, checkpoints: this.#checkpoints };
+    this.#cpu = o.cpuClock;
     this.#cache = new TileCache(positive("tileCacheTiles", o.tileCacheTiles, 4096));
     this.#contentId = s.contentIndex && o.contentId !== null
       ? o.contentId ?? envelopeContentId
       : undefined;
   }
 
-  append(entry: Uint8Array): Promise<AppendResult> {
+  append(entry: Uint8Array, link?: AgentLink): Promise<AppendResult> {
     if (!(entry instanceof Uint8Array)) {
       return Promise.reject(new LogInputError("entry-not-bytes", "Cannot append entry: not bytes"));
     }
@@ -335,6 +389,7 @@ class SequencedLog implements Log {
       resolve,
       reject,
       more: undefined,
+      link,
     };
     this.#queue.push(p);
     this.#byKey.set(key, p);
@@ -360,7 +415,16 @@ class SequencedLog implements Log {
   async #run(): Promise<void> {
     await null; // let `#running` be assigned before the loop can finish
     try {
-      while (this.#queue.length) await this.#step(this.#queue.splice(0, this.#batchMax));
+      for (;;) {
+        while (this.#queue.length) {
+          // At most one batch becomes durable while the next is sequenced and committed; the
+          // queue grows meanwhile, so batches stay large.
+          while (this.#inflight.length >= 2) await this.#inflight[0];
+          await this.#step(this.#queue.splice(0, this.#batchMax));
+        }
+        if (this.#inflight.length === 0) break;
+        await this.#inflight[this.#inflight.length - 1];
+      }
     } finally {
       this.#running = undefined;
     }
@@ -373,6 +437,10 @@ class SequencedLog implements Log {
    * root must equal the root refolded from the tiles before the head is signed.
    */
   async #step(batch: Pending[]): Promise<void> {
+    let durable: Promise<void> | undefined;
+    let handedOver = false;
+    const cpu = this.#cpu;
+    let c0 = cpu?.() ?? 0;
     try {
       if (this.#reload) await this.#recover();
       const reader0 = this.#reader(this.#edge);
@@ -424,10 +492,29 @@ class SequencedLog implements Log {
           bytes: p.entry,
           contentId: p.contentId,
         }));
+        let agents: AgentHead[] | undefined;
+        for (let i = 0; i < fresh.length; i++) {
+          const l = fresh[i].link;
+          if (l) (agents ??= []).push({ ...l, index: base + i });
+        }
+        if (cpu) {
+          const c1 = cpu();
+          this.#phase.sequence += c1 - c0;
+          c0 = c1;
+        }
         try {
-          await this.#s.commitBatch({ entries, tiles, sha256Tiles, head });
+          const b = agents
+            ? { entries, tiles, sha256Tiles, head, agents }
+            : { entries, tiles, sha256Tiles, head };
+          if (this.#s.commitBatchStaged) {
+            durable = (await this.#s.commitBatchStaged(b)).durable;
+            durable.catch(() => {}); // observed below, by this batch's answer
+            this.#lastDurable = durable;
+          } else await this.#s.commitBatch(b);
+          this.#writeFailure = undefined;
         } catch (e) {
           this.#reload = true; // the store may or may not hold the batch: re-prove it first
+          this.#writeFailure = e as Error;
           throw new LogStorageError(
             "storage-commit",
             "Cannot append entry: storage commit failed",
@@ -436,6 +523,11 @@ class SequencedLog implements Log {
             },
           );
         }
+        if (cpu) {
+          const c1 = cpu();
+          this.#phase.commit += c1 - c0;
+          c0 = c1;
+        }
         this.#edge = edge;
         this.#sha = sha;
         this.#head = head;
@@ -443,6 +535,74 @@ class SequencedLog implements Log {
         this.#headJson = headJson(head, this.#signer);
       }
       const treeHead = this.#headJson;
+      const checkpoints = this.#checkpoints;
+      // Answered once durable: this batch's commit, or (nothing new) the batches before it.
+      const before = durable ?? this.#lastDurable;
+      const answer = async () => {
+        if (head.size > this.#durable.head.size) {
+          this.#durable = { head, json: treeHead, checkpoints };
+        }
+        const a0 = cpu?.() ?? 0;
+        await this.#answer(batch, found, base, head, treeHead, tree, reader);
+        if (cpu) this.#phase.answer += cpu() - a0;
+      };
+      const done: Promise<void> = before.then(answer, (e) => {
+        this.#reload = true; // the store may or may not hold it: re-prove it first
+        this.#writeFailure = e as Error;
+        throw new LogStorageError("storage-commit", "Cannot append entry: commit not durable", {
+          cause: e,
+        });
+      }).catch((e) => this.#reject(batch, e)).finally(() => {
+        this.#forget(batch);
+        this.#inflight.splice(this.#inflight.indexOf(done), 1);
+      });
+      this.#inflight.push(done);
+      handedOver = true;
+      if (cpu) this.#phase.sequence += cpu() - c0;
+    } catch (e) {
+      this.#reject(batch, e);
+    } finally {
+      if (!handedOver) this.#forget(batch);
+    }
+  }
+
+  phaseCpuMs(): { sequence: number; commit: number; answer: number } {
+    return { ...this.#phase };
+  }
+
+  #reject(batch: Pending[], e: unknown): void {
+    for (const p of batch) {
+      p.reject(e);
+      if (p.more) { for (const w of p.more) w.reject(e); }
+    }
+    this.#forget(batch);
+  }
+
+  /**
+   * Drops answered appends from the pending index, in the same task as their answers (an append
+   * of the same bytes made after an answer must not join the answered one).
+   */
+  #forget(batch: Pending[]): void {
+    for (const p of batch) this.#forgetOne(p);
+  }
+
+  /** Drops one answered append from the pending indexes (its bytes and its content identity). */
+  #forgetOne(p: Pending): void {
+    if (this.#byKey.get(p.key) === p) this.#byKey.delete(p.key);
+    if (p.cid !== undefined && this.#byContent.get(p.cid) === p) this.#byContent.delete(p.cid);
+  }
+
+  /** Answers every append of a durable batch with its index, proof and the head covering it. */
+  async #answer(
+    batch: Pending[],
+    found: (number | undefined)[],
+    base: number,
+    head: StoredHead,
+    treeHead: TreeHead,
+    tree: BatchTree | undefined,
+    reader: TileNodeReader,
+  ): Promise<void> {
+    {
       const memo = new Map<string, Uint8Array>();
       let next = base;
       for (let k = 0; k < batch.length; k++) {
@@ -473,16 +633,7 @@ class SequencedLog implements Log {
             });
           }
         }
-      }
-    } catch (e) {
-      for (const p of batch) {
-        p.reject(e);
-        if (p.more) { for (const w of p.more) w.reject(e); }
-      }
-    } finally {
-      for (const p of batch) {
-        this.#byKey.delete(p.key);
-        if (p.cid !== undefined) this.#byContent.delete(p.cid);
+        this.#forgetOne(p);
       }
     }
   }
@@ -569,10 +720,16 @@ class SequencedLog implements Log {
       this.#checkpoints = this.#checkpointsOf(r.head, this.#secret);
       this.#head = r.head;
       this.#headJson = headJson(r.head, this.#signer);
+      this.#durable = { head: r.head, json: this.#headJson, checkpoints: this.#checkpoints };
       this.#reload = false;
     } catch (e) {
       if (e instanceof LogIntegrityError) throw this.#fail(e);
-      throw e; // storage still failing: try again on the next batch
+      // storage still failing: try again on the next batch
+      throw e instanceof LogStorageError ? e : new LogStorageError(
+        "storage-read",
+        "Cannot append entry: the store cannot be re-read after a failed commit",
+        { cause: e },
+      );
     }
   }
 
@@ -640,35 +797,37 @@ class SequencedLog implements Log {
 
   async entry(index: number): Promise<Uint8Array | undefined> {
     int("index", index, 0);
-    return index < this.#head.size ? await this.#s.entry(index) : undefined;
+    return index < this.#durable.head.size ? await this.#s.entry(index) : undefined;
   }
 
   async indexOfLeaf(leafHash: Uint8Array): Promise<number | undefined> {
     if (!(leafHash instanceof Uint8Array) || leafHash.length !== HASH_SIZE) {
       throw new LogInputError("bad-leaf-hash", "Cannot look up leaf: leaf hash is not 32 bytes");
     }
-    return await this.#find(leafHash, this.#reader(this.#edge));
+    const i = await this.#find(leafHash, this.#reader(this.#edge));
+    return i !== undefined && i < this.#durable.head.size ? i : undefined;
   }
 
   latestHead(): Promise<TreeHead> {
-    return Promise.resolve(this.#headJson);
+    return Promise.resolve(this.#durable.json);
   }
 
   async headAt(size: number): Promise<TreeHead | undefined> {
     int("size", size, 0);
+    if (size > this.#durable.head.size) return undefined;
     const head = await this.#s.head(size);
     return head && headJson(head, this.#signer);
   }
 
   async inclusionProof(index: number, size: number): Promise<Uint8Array[]> {
-    int("size", size, 1, this.#head.size);
+    int("size", size, 1, this.#durable.head.size);
     int("index", index, 0, size - 1);
     const read = this.#reader(this.#edge).read;
     // RFC 6962 §2.1.1: the ranges ending at `size` (the right border) are the same for every
     // proof at that size; for the latest head they are memoized.
     const ranges = inclusionRanges(index, size);
     let memo: RangeMemo | undefined;
-    if (size === this.#head.size) {
+    if (size === this.#durable.head.size) {
       if (this.#border.size !== size) this.#border = { size, memo: new Map() };
       memo = this.#border.memo;
     }
@@ -683,14 +842,14 @@ class SequencedLog implements Log {
   }
 
   async consistencyProof(first: number, second: number): Promise<Uint8Array[]> {
-    int("second", second, 1, this.#head.size);
+    int("second", second, 1, this.#durable.head.size);
     int("first", first, 1, second);
     return copied(await consistencyProof(h, first, second, this.#reader(this.#edge).read));
   }
 
   async leafHashAt(index: number): Promise<Uint8Array | undefined> {
     int("index", index, 0);
-    if (index >= this.#head.size) return undefined;
+    if (index >= this.#durable.head.size) return undefined;
     const [leaf] = await this.#reader(this.#edge).read([{ level: 0, index }]);
     return copied([leaf])[0];
   }
@@ -708,7 +867,7 @@ class SequencedLog implements Log {
   }
 
   checkpoint(view: TreeView): Promise<string> {
-    const c = this.#checkpoints[view];
+    const c = this.#durable.checkpoints[view];
     if (c === undefined) {
       return Promise.reject(
         new LogInputError("bad-view", `Cannot read checkpoint: no view ${view}`),
@@ -728,7 +887,7 @@ class SequencedLog implements Log {
     }
     // tlog-tiles: a tile of this tree, or a partial one a smaller tree had (its hashes are the
     // same); never an empty one.
-    if (!tileWithin(this.#head.size, { level, index, width })) return undefined;
+    if (!tileWithin(this.#durable.head.size, { level, index, width })) return undefined;
     const key = `${view}/${level}/${index}`;
     if (width === PUBLISHED_WIDTH) {
       const hit = this.#published.get(key);
@@ -760,7 +919,7 @@ class SequencedLog implements Log {
   }
 
   async bundle(index: number, width: number): Promise<Uint8Array | undefined> {
-    if (!tileWithin(this.#head.size, { level: ENTRIES, index, width })) return undefined;
+    if (!tileWithin(this.#durable.head.size, { level: ENTRIES, index, width })) return undefined;
     const entries = await this.#s.entries(index * PUBLISHED_WIDTH, width);
     if (entries.length !== width) {
       throw new LogIntegrityError(`Cannot read bundle ${index}: the store lacks its entries`);
@@ -772,9 +931,80 @@ class SequencedLog implements Log {
     return this.#signer;
   }
 
+  agentHead(
+    did: string,
+    linkOf?: (entry: Uint8Array) => AgentLink | undefined,
+  ): Promise<AgentHead | undefined> {
+    const s = this.#s;
+    if (!s.agentHead) {
+      return Promise.reject(
+        new LogStorageError("storage-no-agent-heads", "Cannot read chain heads: store keeps none"),
+      );
+    }
+    if (!this.#agentsReady) {
+      const p = this.#agentsReady = this.#backfillAgents(linkOf);
+      p.catch(() => {
+        if (this.#agentsReady === p) this.#agentsReady = undefined; // try again next time
+      });
+    }
+    return this.#agentsReady.then(() => s.agentHead!(did));
+  }
+
+  /** Once per store written before chain heads were kept: folds the log into them. */
+  async #backfillAgents(linkOf?: (entry: Uint8Array) => AgentLink | undefined): Promise<void> {
+    const s = this.#s;
+    if (await s.agentHeadsComplete!()) return;
+    if (!linkOf || !s.putAgentHeads) {
+      throw new LogStorageError(
+        "storage-agent-heads-incomplete",
+        "Cannot read chain heads: the store predates them and no backfill was given",
+      );
+    }
+    const upto = this.#durable.head.size; // later appends store their own heads
+    const heads = new Map<string, AgentHead>();
+    const CHUNK = 512; // one short synchronous read each (node:sqlite reads on this thread)
+    let slice = performance.now();
+    for (let i = 0; i < upto; i += CHUNK) {
+      const es = await s.entries(i, Math.min(CHUNK, upto - i));
+      for (let k = 0; k < es.length; k++) {
+        const l = linkOf(es[k]);
+        if (l) heads.set(l.did, { ...l, index: i + k });
+      }
+      if (performance.now() - slice > 10) {
+        await new Promise((r) => setTimeout(r, 0)); // let other requests run: 10 ms slices
+        slice = performance.now();
+      }
+    }
+    await s.putAgentHeads([...heads.values()], true);
+  }
+
   async check(): Promise<void> {
     if (this.#broken) throw this.#broken;
-    await this.#s.latestHead();
+    try {
+      await this.#s.latestHead();
+    } catch (e) {
+      throw new LogStorageError("storage-read", "Cannot read the store", { cause: e });
+    }
+    const failed = this.#writeFailure;
+    if (!failed) return;
+    const probe = this.#s.probeWrite?.bind(this.#s);
+    if (probe) {
+      const now = Date.now();
+      if (!this.#probe || now - this.#probe.at >= 1000) {
+        this.#probe = { at: now, result: probe() };
+        this.#probe.result.catch(() => {});
+      }
+      try {
+        await this.#probe.result;
+        if (this.#writeFailure === failed) this.#writeFailure = undefined;
+        return;
+      } catch { /* still refused */ }
+    }
+    throw new LogStorageError(
+      "storage-write",
+      `Cannot write to the store: ${errorText(this.#writeFailure ?? failed)}`,
+      { cause: failed },
+    );
   }
 
   async close(): Promise<void> {

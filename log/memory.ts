@@ -3,6 +3,7 @@
 // error, as when an acknowledgement is lost) or fail and not persist. Either way no half-written
 // batch is ever visible.
 import {
+  type AgentHead,
   type Batch,
   checkBatchExtends,
   type LogStorage,
@@ -25,6 +26,11 @@ export interface MemoryStore extends LogStorage {
   faultPlan?: (commitNumber: number) => CommitFault | undefined;
   /** Commits attempted so far. */
   readonly commits: number;
+  /**
+   * A full disk: while true every commit and write probe fails (nothing persisted) with
+   * `storage-full`; reads are served (the disk-full tests where no tmpfs can be mounted).
+   */
+  full: boolean;
 }
 
 /** Creates an empty memory store. */
@@ -35,6 +41,13 @@ export function createMemoryStore(): MemoryStore {
   const leaves = new Map<string, number>();
   const contentIds = new Map<string, number>(); // content identity → index
   let latest: StoredHead | undefined;
+  const agents = new Map<string, AgentHead>();
+  const putAgents = (hs: AgentHead[] | undefined) => {
+    for (const a of hs ?? []) {
+      const old = agents.get(a.did);
+      if (!old || a.index > old.index) agents.set(a.did, { ...a, prev: a.prev.slice() });
+    }
+  };
   let name: string | undefined;
   let nextFault: CommitFault | undefined;
   let commits = 0;
@@ -53,6 +66,11 @@ export function createMemoryStore(): MemoryStore {
     injectFault(fault) {
       nextFault = fault;
     },
+    full: false,
+    probeWrite: () =>
+      store.full
+        ? Promise.reject(new LogStorageError("storage-full", "Cannot write: the disk is full"))
+        : Promise.resolve(),
     latestHead: () => Promise.resolve(latest && copyHead(latest)),
     head: (size) => {
       const h = heads.get(size);
@@ -74,6 +92,11 @@ export function createMemoryStore(): MemoryStore {
     contentIndex: (ids) => Promise.resolve(ids.map((id) => contentIds.get(toHex(id)))),
     commitBatch(batch: Batch) {
       commits++;
+      if (store.full) {
+        return Promise.reject(
+          new LogStorageError("storage-full", "Cannot commit batch: the disk is full"),
+        );
+      }
       const fault = nextFault ?? store.faultPlan?.(commits);
       nextFault = undefined;
       if (fault === "fail-and-not-persist") {
@@ -121,11 +144,26 @@ export function createMemoryStore(): MemoryStore {
       }
       latest = copyHead(batch.head);
       heads.set(latest.size, latest);
+      putAgents(batch.agents);
       if (fault === "fail-and-persist") {
         return Promise.reject(
           new LogStorageError("storage-fault", "Cannot commit batch: injected fault (persisted)"),
         );
       }
+      return Promise.resolve();
+    },
+    agentHead: (did) => {
+      const a = agents.get(did);
+      return Promise.resolve(a && { ...a, prev: a.prev.slice() });
+    },
+    agentHeadsComplete: () => Promise.resolve(true), // created with them
+    putAgentHeads: (hs) => {
+      if (store.full) {
+        return Promise.reject(
+          new LogStorageError("storage-full", "Cannot write: the disk is full"),
+        );
+      }
+      putAgents(hs);
       return Promise.resolve();
     },
     commitViewBackfill(b: ViewBackfill) {

@@ -32,6 +32,8 @@ export {
 } from "./head.ts";
 export { LogInputError, LogIntegrityError, LogStorageError, PushbackError } from "./errors.ts";
 export {
+  type AgentHead,
+  type AgentLink,
   type Batch,
   checkBatchExtends,
   type EntryWrite,

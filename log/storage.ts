@@ -41,6 +41,24 @@ export interface EntryWrite {
   contentId?: Uint8Array;
 }
 
+/**
+ * An agent's chain head (docs/METER-READING.md, JCP §5): its last accepted chained entry (a meter
+ * reading), kept by the store so that the next one is checked in O(1) at any log size.
+ */
+export interface AgentHead {
+  /** The agent (its did:key). */
+  did: string;
+  /** The last accepted entry's seq. */
+  seq: number;
+  /** The next entry's required prev: the BLAKE3 of the last accepted entry's bytes, 32 bytes. */
+  prev: Uint8Array;
+  /** The last accepted entry's index in the log. */
+  index: number;
+}
+
+/** What the appender of a chained entry tells the sequencer (the index is the sequencer's). */
+export type AgentLink = Omit<AgentHead, "index">;
+
 /** Everything one sequencer step writes, atomically. */
 export interface Batch {
   /** Consecutive indices from the previous head's size (may be empty only for the first head). */
@@ -51,6 +69,11 @@ export interface Batch {
   sha256Tiles: Tile[];
   /** The new signed head; head.size = previous size + entries.length. */
   head: StoredHead;
+  /**
+   * Agents' chain heads moved by this batch's entries, in index order: written in the same
+   * transaction; per agent the one with the largest index is kept.
+   */
+  agents?: AgentHead[];
 }
 
 /** One step of the SHA-256 view's migration (`LogStorage.commitViewBackfill`). */
@@ -122,6 +145,30 @@ export interface LogStorage {
    * latest head's size or whose head size does not follow from it (a second writer).
    */
   commitBatch(batch: Batch): Promise<void>;
+  /**
+   * Optional: `commitBatch` in two stages. Resolves once the batch is committed (atomic, read
+   * back by this store) with `durable`, which resolves once it, and every batch committed before
+   * it, survives power loss (and rejects, as do all later ones, if that fails). The sequencer
+   * answers a batch only after its `durable`, and meanwhile sequences and commits the next.
+   */
+  commitBatchStaged?(batch: Batch): Promise<{ durable: Promise<void> }>;
+  /**
+   * Optional: one small durable write that changes no log data, the health check's probe while
+   * commits fail (a full disk): resolves once the store accepts writes again.
+   */
+  probeWrite?(): Promise<void>;
+  /** An agent's chain head (written by `commitBatch`'s `agents`), or undefined. */
+  agentHead?(did: string): Promise<AgentHead | undefined>;
+  /**
+   * Whether the agents' chain heads cover the whole log: true for a store created with them;
+   * false for a store written before them, until `putAgentHeads(…, true)` backfills it once.
+   */
+  agentHeadsComplete?(): Promise<boolean>;
+  /**
+   * The one-time backfill's write: `heads` (per agent the larger index wins over what is stored)
+   * and, when `complete`, the mark that the heads now cover the log, atomically.
+   */
+  putAgentHeads?(heads: AgentHead[], complete: boolean): Promise<void>;
   /**
    * Migration of a store written before the SHA-256 view (docs/STORAGE.md "Migration"): writes
    * SHA-256-view tiles and sets `sha256Root` of existing heads (by size), atomically per call.

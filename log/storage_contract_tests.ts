@@ -270,6 +270,53 @@ export function runStorageContractTests(name: string, makeBackend: MakeBackend):
     }
   });
 
+  withStore(
+    "agents' chain heads: written with their batch, larger index wins, atomic",
+    async (s) => {
+      assert.ok(s.agentHead && s.agentHeadsComplete && s.putAgentHeads, "chain heads kept");
+      assert.equal(await s.agentHeadsComplete(), true, "a new store's heads are complete");
+      const edge = new Edges();
+      await s.commitBatch(await nextBatch(edge, [], 1));
+      const prev = (n: number) => new Uint8Array(32).fill(n);
+      const b1 = await nextBatch(edge, [enc("m0"), enc("x"), enc("m1")], 2);
+      await s.commitBatch({
+        ...b1,
+        agents: [
+          { did: "did:key:zA", seq: 0, prev: prev(1), index: 0 },
+          { did: "did:key:zA", seq: 1, prev: prev(2), index: 2 },
+          { did: "did:key:zB", seq: 7, prev: prev(3), index: 1 },
+        ],
+      });
+      const a = await s.agentHead("did:key:zA");
+      assert.deepEqual({ ...a, prev: hex(a?.prev) }, {
+        did: "did:key:zA",
+        seq: 1,
+        prev: hex(prev(2)),
+        index: 2,
+      });
+      assert.equal((await s.agentHead("did:key:zB"))?.seq, 7);
+      assert.equal(await s.agentHead("did:key:zC"), undefined);
+      // a refused batch moves no head
+      const bad = await nextBatch(edge.clone(), [enc("m2")], 3);
+      await assert.rejects(
+        s.commitBatch({
+          ...bad,
+          head: { ...bad.head, size: 9 },
+          agents: [{ did: "did:key:zA", seq: 2, prev: prev(4), index: 3 }],
+        }),
+        StorageConflictError,
+      );
+      assert.equal((await s.agentHead("did:key:zA"))?.seq, 1);
+      // the backfill's write never moves a head back
+      await s.putAgentHeads([
+        { did: "did:key:zA", seq: 0, prev: prev(1), index: 0 },
+        { did: "did:key:zC", seq: 3, prev: prev(5), index: 1 },
+      ], true);
+      assert.equal((await s.agentHead("did:key:zA"))?.seq, 1);
+      assert.equal((await s.agentHead("did:key:zC"))?.seq, 3);
+      assert.equal(await s.agentHeadsComplete(), true);
+    },
+  );
   withStore("the log name is bound once; another name is refused", async (s) => {
     assert.equal(await s.logName(), undefined);
     await s.setLogName("log.example.org/jc");

@@ -6,7 +6,7 @@
 // after the storage writes before it are durable: an append is acknowledged only once stored and
 // covered by a signed head (Decision 7). Loaded only inside workerd (imports cloudflare:workers).
 import { DurableObject } from "cloudflare:workers";
-import type { AppendResult, TreeHead, TreeView } from "../../log/mod.ts";
+import type { AgentHead, AgentLink, AppendResult, TreeHead, TreeView } from "../../log/mod.ts";
 import { openDurableStorage } from "../../log/durable/mod.ts";
 import type { DurableSqlStorage } from "../../log/durable/mod.ts";
 import { openEdgeLog, SequencerCore } from "./sequencer.ts";
@@ -69,9 +69,12 @@ export class LogSequencer extends DurableObject {
     return capture(() => this.#ws().putCollector(witness, rec));
   }
 
-  append(entry: Uint8Array): Promise<Outcome<AppendResult>> {
+  append(entry: Uint8Array, link?: AgentLink): Promise<Outcome<AppendResult>> {
     void this.#armCollector().catch((e) => console.error(`witness collector: ${e}`));
-    return this.#core.append(entry);
+    return this.#core.append(entry, link);
+  }
+  agentHead(did: string): Promise<Outcome<AgentHead | undefined>> {
+    return this.#core.agentHead(did);
   }
 
   // docs/WITNESS.md: the cosignature collector runs in this object, one round per alarm, at most

@@ -4,14 +4,15 @@
 // index) from a bounded per-isolate cache without touching the sequencer. A transparency log
 // never changes what it has published (SPEC §22.3), so such an answer stays right for ever;
 // whatever can still change (the latest head, absent entries, errors) is never cached.
-import type { AppendResult, Log, TreeHead, TreeView } from "../../log/mod.ts";
+import type { AgentHead, AgentLink, AppendResult, Log, TreeHead, TreeView } from "../../log/mod.ts";
 import { encodeVkey, SIG_ED25519 } from "../../log/c2sp/mod.ts";
 import { didKeyFromPublicKey, toHex } from "../../verify/mod.ts";
 import { type Outcome, unwrap } from "./wire.ts";
 
 /** The sequencer's RPC surface (durable_object.ts); a stub or, in tests, the core itself. */
 export interface SequencerRpc {
-  append(entry: Uint8Array): Promise<Outcome<AppendResult>>;
+  append(entry: Uint8Array, link?: AgentLink): Promise<Outcome<AppendResult>>;
+  agentHead(did: string): Promise<Outcome<AgentHead | undefined>>;
   entry(index: number): Promise<Outcome<Uint8Array | undefined>>;
   indexOfLeaf(leafHash: Uint8Array): Promise<Outcome<number | undefined>>;
   latestHead(): Promise<Outcome<TreeHead>>;
@@ -114,12 +115,16 @@ export class EdgeLog implements Log {
     return v;
   }
 
-  async append(entry: Uint8Array): Promise<AppendResult> {
-    const r = unwrap(await this.#rpc().append(entry));
+  async append(entry: Uint8Array, link?: AgentLink): Promise<AppendResult> {
+    const r = unwrap(await this.#rpc().append(entry, link));
     // What an append returns is published for ever: seed the caches with it.
     this.cache.set(`h:${r.tree_head.size}`, r.tree_head, HEAD_BYTES);
     this.cache.set(`l:${r.leaf_hash}`, r.index, 80);
     return r;
+  }
+  /** Never cached: a chain head moves. The sequencer folds an older store once (log.ts). */
+  async agentHead(did: string): Promise<AgentHead | undefined> {
+    return unwrap(await this.#rpc().agentHead(did));
   }
   async entry(index: number): Promise<Uint8Array | undefined> {
     const e = await this.#memo(

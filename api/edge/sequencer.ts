@@ -4,6 +4,8 @@
 // method answers an `Outcome` so errors cross Workers RPC intact (wire.ts). Kept apart from the
 // class so Deno tests drive it over the memory backend.
 import {
+  type AgentHead,
+  type AgentLink,
   type AppendResult,
   type Log,
   LogInputError,
@@ -14,6 +16,7 @@ import {
 } from "../../log/mod.ts";
 import { fromHex } from "../../verify/mod.ts";
 import { EdgeConfigError } from "./errors.ts";
+import { readingLink } from "../reading_link.ts";
 import { edgeConfig } from "./settings.ts";
 import { capture, type Outcome } from "./wire.ts";
 
@@ -92,8 +95,15 @@ export class SequencerCore {
     return this.#log;
   }
 
-  append(entry: Uint8Array): Promise<Outcome<AppendResult>> {
-    return capture(async () => (await this.log()).append(entry));
+  append(entry: Uint8Array, link?: AgentLink): Promise<Outcome<AppendResult>> {
+    return capture(async () => (await this.log()).append(entry, link));
+  }
+  agentHead(did: string): Promise<Outcome<AgentHead | undefined>> {
+    return capture(async () => {
+      const log = await this.log();
+      if (!log.agentHead) throw new Error("Cannot read chain heads: the log keeps none");
+      return await log.agentHead(did, readingLink);
+    });
   }
   entry(index: number): Promise<Outcome<Uint8Array | undefined>> {
     return capture(async () => (await this.log()).entry(index));

@@ -13,6 +13,21 @@ import { headReader } from "../tile_readers.ts";
 
 const JSON_TYPE = { "content-type": "application/json" };
 
+/**
+ * The reader of the tree at `size`, which must have a signed head (SPEC §22.2: a proof is served
+ * only against a signed root); a size between signed heads is 404 `head-not-found`, not a fault.
+ */
+async function signedReader(c: Context<AppEnv>, size: number, what: string) {
+  const { log } = c.get("deps");
+  if ((await log.latestHead()).size !== size && !(await log.headAt(size))) {
+    throw new ApiError(
+      "head-not-found",
+      `Cannot prove ${what}: no signed head at size ${size} (GET /v1/log/tree-heads lists them)`,
+    );
+  }
+  return await headReader(log, size);
+}
+
 /** A proof body; immutable when the size was explicit (the latest head's may move on). */
 function proofResponse(c: Context<AppEnv>, body: string, immutable: boolean): Response {
   if (immutable) c.header("cache-control", IMMUTABLE);
@@ -42,7 +57,7 @@ export const logProofRoutes: RouteGroup = {
         possibleStatus: [
           { status: 200, description: "The proof." },
           { status: 400, description: "Malformed or out-of-range parameters." },
-          { status: 404, description: "No entry has that leaf hash." },
+          { status: 404, description: "No entry has that leaf hash, or no signed head at `size`." },
         ],
         toolId: "jouleclaw:log.prove_inclusion",
         mutating: false,
@@ -110,7 +125,7 @@ export const logProofRoutes: RouteGroup = {
         if (body === undefined) {
           // From the published BLAKE3 tiles, each checked against the signed head's root
           // (log/c2sp/tile_proofs.ts: the one implementation the CLI and the Worker use too).
-          const proof = await (await headReader(log, size)).inclusionProof(index);
+          const proof = await (await signedReader(c, size, "inclusion")).inclusionProof(index);
           body = inclusionProofJson(index, size, leaf, proof);
           cache.set(key, body);
         }
@@ -135,6 +150,7 @@ export const logProofRoutes: RouteGroup = {
         possibleStatus: [
           { status: 200, description: "The proof." },
           { status: 400, description: "Malformed or out-of-range sizes." },
+          { status: 404, description: "No signed head at `second` (head-not-found)." },
         ],
         toolId: "jouleclaw:log.prove_consistency",
         mutating: false,
@@ -150,7 +166,8 @@ export const logProofRoutes: RouteGroup = {
             `Cannot prove consistency: need 1 <= first (${first}) <= second (${second}) <= latest (${latest})`,
           );
         }
-        const path = (await (await headReader(log, second)).consistencyProof(first)).map(toHex);
+        const reader = await signedReader(c, second, "consistency");
+        const path = (await reader.consistencyProof(first)).map(toHex);
         c.header("cache-control", IMMUTABLE);
         return c.json({ first, second, path });
       },

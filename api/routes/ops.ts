@@ -15,12 +15,18 @@ export const opsRoutes: RouteGroup = {
       class: { id: "jc:Health", title: "Health", description: "Liveness and storage check." },
       operation: {
         title: "Check health",
-        description: '200 {status: "ok", tree_size} when the store answers; 503 otherwise.',
+        description:
+          '200 {status: "ok", tree_size} when the store answers reads and accepts writes; 503 ' +
+          'storage-unavailable {health: "degraded", failing: "storage-read" | "storage-write" | ' +
+          '"log-integrity"} with Retry-After otherwise (a full disk: until writes succeed again).',
         expects: "owl:Nothing",
         returns: "jc:Health",
         possibleStatus: [
           { status: 200, description: "Healthy." },
-          { status: 503, description: "The store does not answer." },
+          {
+            status: 503,
+            description: "Degraded: the store refuses reads or writes; Retry-After says when.",
+          },
         ],
         toolId: "jouleclaw:healthz",
         mutating: false,
@@ -32,9 +38,18 @@ export const opsRoutes: RouteGroup = {
           await log.check();
           size = (await log.latestHead()).size;
         } catch (e) {
-          throw new ApiError("storage-unavailable", "Cannot read the store: it does not answer", {
-            cause: e,
-          });
+          // The failing check: the log's error code (storage-read, storage-write, log-integrity).
+          const failing = (e as { code?: unknown })?.code;
+          const check = typeof failing === "string" ? failing : "storage-read";
+          throw new ApiError(
+            "storage-unavailable",
+            `Cannot serve: degraded, check ${check} fails (${(e as Error)?.message ?? e})`,
+            {
+              cause: e,
+              headers: { "retry-after": "1", "cache-control": "no-store" },
+              extra: { health: "degraded", failing: check },
+            },
+          );
         }
         c.header("cache-control", "no-store");
         // docs/WITNESS.md: per witness of our checkpoints, its cosigned size, lag, failures and
@@ -67,6 +82,11 @@ export const opsRoutes: RouteGroup = {
         try {
           metrics.set("jc_tree_size", (await log.latestHead()).size);
         } catch { /* the gauge keeps its last value; /healthz reports the store */ }
+        const name = "jc_sequencer_cpu_seconds_total";
+        for (const [phase, ms] of Object.entries(log.phaseCpuMs?.() ?? {})) {
+          const labels = { phase };
+          metrics.inc(name, labels, ms / 1000 - metrics.counter(name, labels));
+        }
         c.header("cache-control", "no-store");
         c.header("content-type", "text/plain; version=0.0.4; charset=utf-8");
         return c.body(metrics.render());

@@ -2,82 +2,47 @@
 // A batch of signed meter-reading/1 envelopes from agents registered in configuration: each is
 // verified (signature and the profile's honesty re-checks: liveness and plausibility evidence),
 // then checked against the agent's chain (seq exactly the next, prev the BLAKE3 of the last
-// accepted envelope) and appended to the log. The agents' chain heads are derived from the log
-// itself (a fold over its entries, caught up on every request), so they survive restarts. A
-// resubmitted identical envelope is answered with its existing index, never refused.
-import type { Log } from "../../log/mod.ts";
+// accepted envelope) and appended to the log. The agents' chain heads are kept by the store,
+// written in the same commit as the reading that moves them (log/storage.ts `AgentHead`), so both
+// routes read them in O(1) at any log size and they survive restarts; a store written before them
+// is folded once (log/log.ts `agentHead`). A resubmitted identical envelope is answered with its
+// existing index, never refused.
+import type { AgentHead, Log } from "../../log/mod.ts";
 import {
   blake3,
-  type CborMap,
-  decodeCbor,
   entryLeafHash,
   failureCodes,
   fromHex,
   meterReading,
-  parseCoseSign1,
   splitCoseSequence,
   toHex,
   VerifyInputError,
 } from "../../verify/mod.ts";
 import { mediaTypeOf } from "../envelope_input.ts";
+import { readingLink, readingOf } from "../reading_link.ts";
 import { ApiError } from "../errors.ts";
 import { readBodyLimited } from "../limits.ts";
 import type { AppDeps, RouteGroup } from "../route.ts";
 import { verifyWith } from "../verifier_options.ts";
 
-interface Head {
-  seq: number;
-  prev: string;
-  index: number;
-}
+/** One lock per log: an agent's chain check and its append must not interleave. */
+const locks = new WeakMap<Log, { lock: Promise<unknown> }>();
 
-/** Chain heads of registered agents, folded from the log up to `scanned`. */
-interface Book {
-  scanned: number;
-  heads: Map<string, Head>;
-  lock: Promise<unknown>;
-}
-
-const books = new WeakMap<Log, Book>();
-
-function bookOf(log: Log): Book {
-  let b = books.get(log);
-  if (!b) books.set(log, b = { scanned: 0, heads: new Map(), lock: Promise.resolve() });
-  return b;
-}
-
-/** The reading's (agent, seq) if `entry` is a meter-reading/1 envelope, else undefined. */
-function readingOf(entry: Uint8Array): { kid: string; core: CborMap } | undefined {
-  try {
-    const cose = parseCoseSign1(entry);
-    const core = decodeCbor(cose.payload);
-    if (!(core instanceof Map) || core.get("jc_receipt") !== meterReading.METER_READING_SCHEMA) {
-      return undefined;
-    }
-    return { kid: cose.kid, core };
-  } catch {
-    return undefined;
-  }
-}
-
-/** Folds log entries [scanned, size) into the agents' heads. */
-async function catchUp(deps: AppDeps, book: Book): Promise<void> {
-  const size = (await deps.log.latestHead()).size;
-  for (let i = book.scanned; i < size; i++) {
-    const e = await deps.log.entry(i);
-    const r = e && readingOf(e);
-    if (r && Object.hasOwn(deps.config.agents, r.kid)) {
-      book.heads.set(r.kid, { seq: Number(r.core.get("seq")), prev: toHex(blake3(e!)), index: i });
-    }
-  }
-  book.scanned = Math.max(book.scanned, size);
-}
-
-/** Serialises work on one log's book (seq checks and appends must not interleave). */
-function locked<T>(book: Book, f: () => Promise<T>): Promise<T> {
-  const run = book.lock.then(f, f);
-  book.lock = run.catch(() => {});
+/** Serialises work on one log's chains (seq checks and appends must not interleave). */
+function locked<T>(log: Log, f: () => Promise<T>): Promise<T> {
+  let b = locks.get(log);
+  if (!b) locks.set(log, b = { lock: Promise.resolve() });
+  const run = b.lock.then(f, f);
+  b.lock = run.catch(() => {});
   return run;
+}
+
+/** An agent's chain head: one store read (log/log.ts `agentHead`; older stores folded once). */
+async function headOf(log: Log, did: string): Promise<AgentHead | undefined> {
+  if (!log.agentHead) {
+    throw new Error("Cannot check a reading's chain: this log keeps no agents' chain heads");
+  }
+  return await log.agentHead(did, readingLink);
 }
 
 type Result = { seq: number | null; index: number } | {
@@ -86,7 +51,7 @@ type Result = { seq: number | null; index: number } | {
   detail: string;
 };
 
-async function accept(deps: AppDeps, book: Book, envelope: Uint8Array): Promise<Result> {
+async function accept(deps: AppDeps, envelope: Uint8Array): Promise<Result> {
   const r = readingOf(envelope);
   const seq = r && typeof r.core.get("seq") === "number" ? Number(r.core.get("seq")) : null;
   if (!r) {
@@ -122,7 +87,7 @@ async function accept(deps: AppDeps, book: Book, envelope: Uint8Array): Promise<
       detail: step?.detail ?? "the reading does not verify",
     };
   }
-  const head = book.heads.get(r.kid);
+  const head = await headOf(deps.log, r.kid);
   const want = head ? head.seq + 1 : 0;
   if (seq === null || seq < want) {
     return {
@@ -134,7 +99,7 @@ async function accept(deps: AppDeps, book: Book, envelope: Uint8Array): Promise<
   if (seq > want) {
     return { seq, code: "reading-seq-gap", detail: `seq ${seq} skips the next seq ${want}` };
   }
-  const prev = head ? head.prev : meterReading.GENESIS_PREV;
+  const prev = head ? toHex(head.prev) : meterReading.GENESIS_PREV;
   if (r.core.get("prev") !== prev) {
     return {
       seq,
@@ -142,9 +107,8 @@ async function accept(deps: AppDeps, book: Book, envelope: Uint8Array): Promise<
       detail: `prev must be ${prev}, the last accepted envelope's BLAKE3`,
     };
   }
-  const res = await deps.log.append(envelope);
-  book.heads.set(r.kid, { seq, prev: toHex(blake3(envelope)), index: res.index });
-  book.scanned = Math.max(book.scanned, res.index + 1);
+  // the chain head moves in the same commit as the reading (one store write, O(1) reads)
+  const res = await deps.log.append(envelope, { did: r.kid, seq, prev: blake3(envelope) });
   return { seq, index: res.index };
 }
 
@@ -234,11 +198,9 @@ export const readingsRoutes: RouteGroup = {
     handler: async (c) => {
       const deps = c.get("deps");
       const envelopes = await readBatch(c.req.raw, deps.config.bodyLimit);
-      const book = bookOf(deps.log);
-      const results = await locked(book, async () => {
-        await catchUp(deps, book);
+      const results = await locked(deps.log, async () => {
         const out: Result[] = [];
-        for (const e of envelopes) out.push(await accept(deps, book, e));
+        for (const e of envelopes) out.push(await accept(deps, e));
         return out;
       });
       return c.json({ results }, 200);
@@ -272,16 +234,12 @@ export const readingsRoutes: RouteGroup = {
           extra: { code_detail: "agent-not-registered" },
         });
       }
-      const book = bookOf(deps.log);
-      const head = await locked(book, async () => {
-        await catchUp(deps, book);
-        return book.heads.get(did);
-      });
+      const head = await headOf(deps.log, did);
       return c.json({
         did,
         label: deps.config.agents[did],
         last_seq: head?.seq ?? null,
-        prev: head?.prev ?? meterReading.GENESIS_PREV,
+        prev: head ? toHex(head.prev) : meterReading.GENESIS_PREV,
         next_seq: head ? head.seq + 1 : 0,
         last_index: head?.index ?? null,
       });

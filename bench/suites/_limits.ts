@@ -1,6 +1,7 @@
 // The machine's own limits, measured in the same run as every figure they are set beside
 // (bench/main.ts). Other suites import the helpers; as a suite of its own it reports them.
 import process from "node:process";
+import { count, ms as short } from "./_short.ts";
 
 const enc = new TextEncoder();
 
@@ -31,7 +32,8 @@ export async function webCryptoEd25519Samples(n = 64): Promise<Sample[]> {
  * verifications in flight at a time, for about `ms` milliseconds. The ceiling for any strict
  * verifier built on WebCrypto in this runtime on this machine.
  */
-export async function rawWebCryptoVerifiesPerSecond(ms = 2000, concurrency = 1): Promise<number> {
+export async function rawWebCryptoVerifiesPerSecond(full = 2000, concurrency = 1): Promise<number> {
+  const ms = short(full);
   const samples = await webCryptoEd25519Samples();
   let done = 0;
   const t0 = performance.now();
@@ -78,9 +80,10 @@ function processCpuUs(): number {
  */
 export async function measureSlice(
   op: (i: number) => Promise<boolean> | boolean,
-  ms: number,
+  full: number,
   concurrency = 1,
 ): Promise<Slice> {
+  const ms = short(full);
   let ops = 0;
   const c0 = processCpuUs();
   const t0 = performance.now();
@@ -129,7 +132,7 @@ export async function interleavedMedians(
   const names = Object.keys(ops);
   for (const n of names) await measureSlice(ops[n], Math.min(300, opts.ms), opts.concurrency); // warm-up
   const slices: Record<string, Slice[]> = Object.fromEntries(names.map((n) => [n, []]));
-  for (let r = 0; r < opts.rounds; r++) {
+  for (let r = 0; r < count(opts.rounds, 2); r++) {
     for (let k = 0; k < names.length; k++) {
       const n = names[(k + r) % names.length];
       slices[n].push(await measureSlice(ops[n], opts.ms, opts.concurrency));

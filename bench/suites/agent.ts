@@ -10,6 +10,7 @@ import {
   parseCoseSign1,
   toHex,
 } from "../../verify/mod.ts";
+import { ms } from "./_short.ts";
 
 const NODE = "/usr/bin/node";
 const TICKS = 100; // USER_HZ on Linux
@@ -93,10 +94,10 @@ export default async function (): Promise<Record<string, unknown>> {
     stderr: "null",
   }).spawn();
   try {
-    await new Promise((r) => setTimeout(r, 5000)); // start-up and the first liveness probe (its CPU burn)
+    await new Promise((r) => setTimeout(r, ms(5000))); // start-up and the first liveness probe (its CPU burn)
     const [streaming, baseline] = await Promise.all([
-      measure(agent.pid, 20_000),
-      measure(idle.pid, 20_000),
+      measure(agent.pid, ms(20_000)),
+      measure(idle.pid, ms(20_000)),
     ]);
     return {
       streaming_1s_interval: streaming,

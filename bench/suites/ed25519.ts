@@ -11,6 +11,7 @@ import {
   encodeCbor,
 } from "../../verify/mod.ts";
 import { rawWebCryptoVerifiesPerSecond } from "./_limits.ts";
+import { count, ms } from "./_short.ts";
 
 const enc = new TextEncoder();
 
@@ -92,11 +93,12 @@ function decodeMBps(bytes: Uint8Array, ms: number): number {
 async function interleaved(step: (i: number) => Promise<boolean>, concurrency: number) {
   let raw = 0;
   let fast = 0;
-  for (let r = 0; r < 10; r++) {
+  const rounds = count(10, 2);
+  for (let r = 0; r < rounds; r++) {
     raw += await rawWebCryptoVerifiesPerSecond(200, concurrency);
-    fast += await perSecond(200, step, concurrency);
+    fast += await perSecond(ms(200), step, concurrency);
   }
-  return { raw: Math.round(raw / 10), fast: Math.round(fast / 10) };
+  return { raw: Math.round(raw / rounds), fast: Math.round(fast / rounds) };
 }
 
 export default async () => {
@@ -107,7 +109,7 @@ export default async () => {
   };
   const c1 = await interleaved(fastStep, 1);
   const c32 = await interleaved(fastStep, 32);
-  const pure = await perSecond(2000, (i) => {
+  const pure = await perSecond(ms(2000), (i) => {
     const x = s[i % s.length];
     return ed25519VerifyPure(x.sig, x.msg, x.pub);
   });
@@ -124,9 +126,9 @@ export default async () => {
     pure_path_verifies_per_s: pure,
     pure_path_vs_raw: +(pure / c1.raw).toFixed(4),
     cbor_decode_receipt_core_bytes: core.length,
-    cbor_decode_receipt_core_mb_per_s: decodeMBps(core, 1500),
+    cbor_decode_receipt_core_mb_per_s: decodeMBps(core, ms(1500)),
     cbor_decode_large_doc_bytes: big.length,
-    cbor_decode_large_doc_mb_per_s: decodeMBps(big, 1500),
+    cbor_decode_large_doc_mb_per_s: decodeMBps(big, ms(1500)),
     load_average_note:
       "figures from one run on the machine as it was; compare ratios, not absolutes",
   };

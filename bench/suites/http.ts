@@ -26,6 +26,7 @@ import {
   toHex,
 } from "../../verify/mod.ts";
 import { rawWebCryptoVerifiesPerSecond } from "./_limits.ts";
+import { count, ms } from "./_short.ts";
 
 /** `n` valid JCR-1 envelopes, signed with WebCrypto Ed25519 (deterministic, RFC 8032). */
 export async function presign(n: number): Promise<Uint8Array<ArrayBuffer>[]> {
@@ -60,12 +61,11 @@ export async function presign(n: number): Promise<Uint8Array<ArrayBuffer>[]> {
 const CONCURRENCY = Number(Deno.env.get("JC_BENCH_CONCURRENCY") ?? 256);
 /** The server's JC_VERIFY_WORKERS (docs/CONFIG.md); unset: the server's default ("auto"). */
 const VERIFY_WORKERS = Deno.env.get("JC_BENCH_VERIFY_WORKERS");
-const POOL = 40_000;
-const CLOSED_MS = 8_000;
+const CLOSED_MS = ms(8_000);
 const OPEN_RATE = 5_000;
-const OPEN_MS = 2_000;
-const PROOF_MS = 4_000;
-const UNCACHED_PROOF_MS = 2_000;
+const OPEN_MS = ms(2_000);
+const PROOF_MS = ms(4_000);
+const UNCACHED_PROOF_MS = ms(2_000);
 
 function pct(xs: number[], p: number): number {
   if (xs.length === 0) return NaN;
@@ -153,6 +153,69 @@ function cpuSeconds(pid: number, tid?: number): number {
   return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
 }
 
+/** CPU seconds so far of a process's threads, grouped by thread name (/proc/<pid>/task/*). */
+function threadCpu(pid: number): Record<string, number> {
+  const out: Record<string, number> = { main: 0, verify_workers: 0, v8_gc_and_compile: 0, io: 0 };
+  for (const t of Deno.readDirSync(`/proc/${pid}/task`)) {
+    const tid = Number(t.name);
+    let comm: string, cpu: number;
+    try {
+      comm = Deno.readTextFileSync(`/proc/${pid}/task/${tid}/comm`).trim();
+      cpu = cpuSeconds(pid, tid);
+    } catch {
+      continue; // the thread ended
+    }
+    const group = tid === pid
+      ? "main"
+      : comm.startsWith("worker-")
+      ? "verify_workers"
+      : comm.startsWith("V8")
+      ? "v8_gc_and_compile"
+      : "io"; // tokio: sockets, file I/O, the WAL fdatasync
+    out[group] += cpu;
+  }
+  return out;
+}
+
+/** The server's sequencer CPU seconds by phase (jc_sequencer_cpu_seconds_total on /metrics). */
+async function sequencerCpu(url: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const out: Record<string, number> = {};
+  for (
+    const m of text.matchAll(/^jc_sequencer_cpu_seconds_total\{phase="(\w+)"\} ([\d.e+-]+)$/gm)
+  ) {
+    out[m[1]] = Number(m[2]);
+  }
+  return out;
+}
+
+/**
+ * Server CPU µs per append over a window, split: HTTP (the event loop's thread outside the
+ * sequencer: parsing, routing, body, JSON), verify (the verifier workers' threads), sequence,
+ * commit (the store's commit call on the event loop) and response (proofs and answers), plus the
+ * threads that are neither: V8's GC/compiler threads and tokio's I/O threads (sockets, fdatasync).
+ */
+async function appendSplit(url: string, pid: number) {
+  const t0 = threadCpu(pid), s0 = await sequencerCpu(url);
+  return async (appends: number) => {
+    const t1 = threadCpu(pid), s1 = await sequencerCpu(url);
+    const us = (s: number) => Math.round((s * 1e6) / appends * 10) / 10;
+    const seq = (k: string) => (s1[k] ?? 0) - (s0[k] ?? 0);
+    const main = t1.main - t0.main;
+    return {
+      http: us(main - seq("sequence") - seq("commit") - seq("answer")),
+      verify: us(t1.verify_workers - t0.verify_workers),
+      sequence: us(seq("sequence")),
+      commit: us(seq("commit")),
+      response: us(seq("answer")),
+      v8_gc_and_compile_threads: us(t1.v8_gc_and_compile - t0.v8_gc_and_compile),
+      io_threads_sockets_and_fdatasync: us(t1.io - t0.io),
+      note: "µs of server CPU per verified durable append, by thread and sequencer phase; " +
+        "main-thread phases from /proc/thread-self/schedstat, threads from /proc/<pid>/task",
+    };
+  };
+}
+
 const selfCpu = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
@@ -168,6 +231,8 @@ export interface Prepared {
   envelope: Uint8Array;
   req: Uint8Array;
 }
+
+const prepared = (envelope: Uint8Array): Prepared => ({ envelope, req: appendRequest(envelope) });
 
 export async function post(conn: Conn, p: Prepared): Promise<Answer> {
   const { status, body } = await conn.send(p.req);
@@ -328,19 +393,36 @@ async function tilesServed(ms: number) {
 export default async () => {
   if (Deno.env.get("BENCH_HTTP_TILES_ONLY") === "1") return { tiles: await tilesServed(4000) };
   const raw = await rawWebCryptoVerifiesPerSecond(2000);
-  const bare = await bareDenoServe(2000);
+  const bare = await bareDenoServe(ms(2000));
+  // The pool is sized from this machine's raw verify rate (the closed loop at 0.6 × raw, the open
+  // loop's offered load, 25% spare), signed before the clock starts. Should a faster machine use
+  // it up, more are signed while the run goes on (a chunk at a time, ahead of need, counted in
+  // signed_during_run): no machine is fast enough to end the run.
+  // JC_BENCH_HTTP_POOL overrides the size (tests/bench/short_test.ts: a small pool, so that the
+  // top-up path runs).
+  const planned = Number(
+    Deno.env.get("JC_BENCH_HTTP_POOL") ??
+      Math.ceil(1.25 * (0.6 * raw * CLOSED_MS / 1000 + OPEN_RATE * OPEN_MS / 1000) + 50),
+  );
+  const t0 = performance.now();
+  const pool: Prepared[] = (await presign(planned)).map(prepared);
+  const signMs = performance.now() - t0;
   let next = 0;
-  const request = () => {
-    if (next >= pool.length) throw new Error("Cannot continue: out of pre-signed envelopes");
+  let signedDuringRun = 0;
+  let refill: Promise<void> | undefined;
+  const topUp = () => {
+    refill ??= presign(1024).then((envs) => {
+      pool.push(...envs.map(prepared));
+      signedDuringRun += envs.length;
+      refill = undefined;
+    });
+    return refill;
+  };
+  const request = async (): Promise<Prepared> => {
+    if (pool.length - next < 2048) topUp();
+    while (next >= pool.length) await topUp();
     return pool[next++];
   };
-  // Pre-sign enough for the closed loop at up to ~3,000/s plus the open loop.
-  const t0 = performance.now();
-  const pool: Prepared[] = (await presign(POOL)).map((envelope) => ({
-    envelope,
-    req: appendRequest(envelope),
-  }));
-  const signMs = performance.now() - t0;
 
   const dataDir = await Deno.makeTempDir({ prefix: "jc-bench-http-" });
   const svc = await startService({
@@ -352,17 +434,18 @@ export default async () => {
   try {
     const client = new LogClient(svc.url, svc.signer);
     // warm-up
-    for (let i = 0; i < 50; i++) await post(conns[0], request());
+    for (let i = 0; i < 50; i++) await post(conns[0], await request());
 
     // closed loop
     const answers: Answer[] = [];
     const lat: number[] = [];
     let cpu = cpuMeter(svc.pid);
+    const split = await appendSplit(svc.url, svc.pid);
     const start = performance.now();
     const end = start + CLOSED_MS;
     await Promise.all(conns.map(async (conn) => {
       while (performance.now() < end) {
-        const r = request();
+        const r = await request();
         const t = performance.now();
         answers.push(await post(conn, r));
         lat.push(performance.now() - t);
@@ -370,6 +453,7 @@ export default async () => {
     }));
     const elapsed = (performance.now() - start) / 1000;
     const closedCpu = cpu();
+    const closedSplit = await split(answers.length);
     // check every answer's head signature and inclusion proof (outside the timed window)
     let verified = 0;
     const headsChecked = new Set<number>();
@@ -420,8 +504,9 @@ export default async () => {
     };
     while (performance.now() - o0 < OPEN_MS) {
       const due = Math.floor(((performance.now() - o0) / 1000) * OPEN_RATE);
-      while (sent < due && next < pool.length) {
-        inflight.push(fire(request(), o0 + (sent * 1000) / OPEN_RATE));
+      while (sent < due) {
+        const at = o0 + (sent * 1000) / OPEN_RATE;
+        inflight.push(request().then((r) => fire(r, at)));
         sent++;
       }
       await new Promise((r) => setTimeout(r, 1));
@@ -463,10 +548,12 @@ export default async () => {
         ),
       };
     };
-    // Every (index, size) distinct: none is in the server's proof-body cache.
+    // Every (index, size) distinct: none is in the server's proof-body cache. Sizes are those of
+    // signed heads (the answers' heads): proofs are served at a signed head's size.
+    const signedSizes = [...headsChecked];
     const distinct = await proofRun(
-      Array.from({ length: 32_768 }, () => {
-        const at = 1 + Math.floor(Math.random() * size);
+      Array.from({ length: count(32_768) }, () => {
+        const at = signedSizes[Math.floor(Math.random() * signedSizes.length)];
         return proofGet(Math.floor(Math.random() * at), at);
       }),
       UNCACHED_PROOF_MS,
@@ -475,7 +562,7 @@ export default async () => {
     // 4,096 random indices at the latest size, sent again and again (a monitor's or a
     // wallet's re-fetches): after the first pass each is a cache hit.
     const repeated = await proofRun(
-      Array.from({ length: 4096 }, () => proofGet(Math.floor(Math.random() * size), size)),
+      Array.from({ length: count(4096) }, () => proofGet(Math.floor(Math.random() * size), size)),
       PROOF_MS,
       false,
     );
@@ -497,6 +584,7 @@ export default async () => {
         server_main_thread_cpu_us_per_append: Math.round(
           (closedCpu.server_main_thread_cpu_s * 1e6) / verified,
         ),
+        server_cpu_us_per_append_split: closedSplit,
       },
       open_loop: {
         offered_per_s: OPEN_RATE,
@@ -510,8 +598,10 @@ export default async () => {
       inclusion_proofs: { goal_per_s: 10_000, ...repeated },
       inclusion_proofs_distinct_uncached: distinct,
       bare_deno_serve_same_client: bare,
-      tiles: await tilesServed(4000),
-      presign_webcrypto_envelopes_per_s: Math.round(pool.length / (signMs / 1000)),
+      tiles: await tilesServed(ms(4000)),
+      presign_webcrypto_envelopes_per_s: Math.round(planned / (signMs / 1000)),
+      presigned: planned,
+      signed_during_run: signedDuringRun,
       note:
         "client and server share the machine's 2 cores; server is `deno task start` (SQLite); " +
         "client: raw HTTP/1.1 keep-alive, pre-built requests",

@@ -11,10 +11,11 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import { blake3Hasher, type LogStorage, openLog, verifyInclusion } from "../../log/mod.ts";
 import { LEAF_INDEX_LAG, openSqliteStorage } from "../../log/sqlite/mod.ts";
+import { count, ms } from "./_short.ts";
 
 const ENTRY_BYTES = 300;
 
-function rawCommitRate(path: string, seconds = 1.5): number {
+function rawCommitRate(path: string, seconds = ms(1500) / 1000): number {
   const db = new DatabaseSync(path);
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA synchronous = FULL");
@@ -38,7 +39,7 @@ function rawNodeHashRate(): number {
   const a = new Uint8Array(32), b = new Uint8Array(32).fill(1);
   const t0 = performance.now();
   let n = 0;
-  while (performance.now() - t0 < 500) {
+  while (performance.now() - t0 < ms(500)) {
     for (let i = 0; i < 1000; i++) blake3Hasher.node(a, b);
     n += 1000;
   }
@@ -122,7 +123,8 @@ async function viewsCost(dir: string) {
 export default async function (): Promise<Record<string, unknown>> {
   const large = Deno.env.get("BENCH_LOG_LARGE") === "1";
   const max = Number(Deno.env.get("BENCH_LOG_MAX") ?? (large ? 1_000_000 : 100_000));
-  const checkpoints = [10_000, 100_000, 1_000_000, 10_000_000].filter((n) => n <= max);
+  const checkpoints = [10_000, 100_000, 1_000_000, 10_000_000].filter((n) => n <= max)
+    .map((n) => count(n));
   const dir = await Deno.makeTempDir({ prefix: "jc-bench-log-" });
   try {
     const limits = {
@@ -186,7 +188,7 @@ export default async function (): Promise<Record<string, unknown>> {
       }
       appendMs += performance.now() - t0;
       appendCpuUs += cpuUs() - c0;
-      if (!throughput && n >= 10_000) {
+      if (!throughput && n >= count(10_000)) {
         throughput = {
           appends: n - start,
           appends_per_s: Math.round((n - start) / ((performance.now() - t0) / 1000)),
@@ -201,7 +203,7 @@ export default async function (): Promise<Record<string, unknown>> {
       // tile cache), random indices; the cache is warm from the previous checkpoints only.
       const head = await log.latestHead();
       const root = Uint8Array.from(head.root.match(/../g)!, (x) => parseInt(x, 16));
-      const K = 500;
+      const K = count(500);
       let reads = 0, maxReads = 0;
       const t1 = performance.now();
       for (let j = 0; j < K; j++) {

@@ -14,6 +14,7 @@ import { entryNQuads, toJsonLd, toQuads, validateDocument } from "../../vocab/mo
 import { fastQuads } from "../../vocab/fast.ts";
 import { sharedValidator } from "../../vocab/validate.ts";
 import { SparqlStore } from "../../vocab/sparql/mod.ts";
+import { count, ms } from "./_short.ts";
 
 const H = (n: number) => n.toString(16).padStart(64, "0");
 const DID = "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK";
@@ -114,7 +115,7 @@ async function rate(ms: number, f: (i: number) => Promise<unknown> | unknown): P
 
 export default async (): Promise<Record<string, unknown>> => {
   const text = JSON.stringify(receipt(7));
-  const jsonParsePerS = await rate(1000, () => JSON.parse(text));
+  const jsonParsePerS = await rate(ms(1000), () => JSON.parse(text));
   const ed25519PerS = await rawWebCryptoVerifiesPerSecond(1000);
 
   // SHACL: the whole /v1/validate path (JSON text → JSON-LD → RDF → shapes → JSON-LD report),
@@ -125,7 +126,7 @@ export default async (): Promise<Record<string, unknown>> => {
   for (let i = 0; i < 40; i++) await validateDocument(texts[i % 64]);
   const quads = fastQuads(toJsonLd(receipt(1)) as Record<string, unknown>)!;
   const samples = await webCryptoEd25519Samples();
-  const shacl = await alternating(6, 400, async (i) => {
+  const shacl = await alternating(count(6, 2), ms(400), async (i) => {
     const s = samples[i % samples.length];
     if (!(await crypto.subtle.verify({ name: "Ed25519" }, s.key, s.sig, s.msg))) {
       throw new Error("Cannot measure: a valid signature failed");
@@ -149,13 +150,13 @@ export default async (): Promise<Record<string, unknown>> => {
   // Export: entries → N-Quads lines (one named graph each), as GET /v1/log/export does.
   const url = (i: number) => `http://127.0.0.1:8080/v1/log/entries/${i}`;
   let bytes = 0;
-  const exportPerS = await rate(3000, async (i) => {
+  const exportPerS = await rate(ms(3000), async (i) => {
     bytes +=
       (await entryNQuads({ index: i, leafHash: H(i), receipt: receipt(i), url: url(i) })).length;
   });
 
   // SPARQL: 10,000 receipts loaded into Oxigraph, then SUM per tier.
-  const N = 10_000;
+  const N = count(10_000);
   const gc = (globalThis as { gc?: () => void }).gc;
   gc?.();
   const memBefore = Deno.memoryUsage();
@@ -209,7 +210,7 @@ export default async (): Promise<Record<string, unknown>> => {
     },
     nquads_export_receipts_per_s: Math.round(exportPerS),
     nquads_export_goal_per_s: 5000,
-    nquads_bytes_per_receipt: Math.round(bytes / Math.max(1, exportPerS * 3)),
+    nquads_bytes_per_receipt: Math.round(bytes / Math.max(1, exportPerS * ms(3000) / 1000)),
     sparql_receipts: N,
     sparql_quads: store.quadCount,
     sparql_load_ms: Math.round(loadMs),

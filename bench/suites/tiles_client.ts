@@ -16,9 +16,10 @@ import {
   treeRoot,
   verifyInclusion,
 } from "../../log/mod.ts";
+import { count, ms } from "./_short.ts";
 
-const SIZE = Number(Deno.env.get("BENCH_TILES_SIZE") ?? 1_000_000);
-const MS = Number(Deno.env.get("BENCH_TILES_MS") ?? 1500);
+const SIZE = Number(Deno.env.get("BENCH_TILES_SIZE") ?? count(1_000_000));
+const MS = Number(Deno.env.get("BENCH_TILES_MS") ?? ms(1500));
 
 function perSecond(ms: number, step: (i: number) => Promise<void> | void): Promise<number> {
   return (async () => {

@@ -32,6 +32,7 @@ import {
   rawVerifyOp,
   webCryptoEd25519Samples,
 } from "./_limits.ts";
+import { count, ms } from "./_short.ts";
 
 const dir = new URL("../../conformance/vectors/", import.meta.url);
 
@@ -55,13 +56,13 @@ function cpuUs(): number {
 
 /** Median CPU µs per call of a synchronous step over `n` inputs, in 7 slices of ~150 ms. */
 function stepCpuUs(n: number, f: (i: number) => unknown): number {
-  for (let i = 0; i < 2000; i++) f(i % n); // warm-up: JIT
+  for (let i = 0; i < count(2000); i++) f(i % n); // warm-up: JIT
   const per: number[] = [];
   for (let s = 0; s < 7; s++) {
     let k = 0;
     const c0 = cpuUs();
     const t0 = performance.now();
-    while (performance.now() - t0 < 150) {
+    while (performance.now() - t0 < ms(150)) {
       for (let j = 0; j < 64; j++, k++) f(k % n);
     }
     per.push((cpuUs() - c0) / k);

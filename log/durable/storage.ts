@@ -4,6 +4,7 @@
 // batch is stored whole or not at all; the runtime's output gate holds every answer until the
 // write is durable, so nothing is acknowledged before it would survive a restart (Decision 7).
 import {
+  type AgentHead,
   type Batch,
   checkBatchExtends,
   type LogStorage,
@@ -35,6 +36,12 @@ const schema = (p: string) => [
   // the log's backfill).
   `CREATE TABLE IF NOT EXISTS ${p}content_ids (id BLOB PRIMARY KEY, idx INTEGER NOT NULL)` +
   ` WITHOUT ROWID`,
+  // Agents' chain heads (issue 16), additive: no schema bump; `agent_heads` in meta marks a store
+  // whose heads cover the log (set at creation; after the one-time backfill for older stores).
+  `CREATE TABLE IF NOT EXISTS ${p}agent_heads (did TEXT PRIMARY KEY, seq INTEGER NOT NULL,` +
+  ` prev BLOB NOT NULL, idx INTEGER NOT NULL)`,
+  `INSERT OR IGNORE INTO ${p}meta (k, v) SELECT 'agent_heads', 'complete'` +
+  ` WHERE NOT EXISTS (SELECT 1 FROM ${p}entries)`,
 ];
 
 type HeadRow =
@@ -153,6 +160,16 @@ export function openDurableStorage(
       return Promise.reject(err);
     }
   };
+  const putAgent = (a: AgentHead) =>
+    sql.exec(
+      `INSERT INTO ${p}agent_heads (did, seq, prev, idx) VALUES (?, ?, ?, ?) ON CONFLICT (did) ` +
+        `DO UPDATE SET seq = excluded.seq, prev = excluded.prev, idx = excluded.idx ` +
+        `WHERE excluded.idx > ${p}agent_heads.idx`,
+      a.did,
+      a.seq,
+      a.prev,
+      a.index,
+    );
   const latestSize = (): number | undefined =>
     sql.exec<{ size: number }>(`SELECT size FROM ${p}heads ORDER BY size DESC LIMIT 1`).toArray()[0]
       ?.size;
@@ -300,7 +317,29 @@ export function openDurableStorage(
             h.signature,
             h.sha256Root ?? null,
           );
+          for (const a of batch.agents ?? []) putAgent(a);
           opts.beforeCommitEnd?.(batch);
+        })),
+    agentHead: (did) =>
+      read("read an agent's chain head", () => {
+        const r = sql.exec<{ did: string; seq: number; prev: ArrayBuffer; idx: number }>(
+          `SELECT did, seq, prev, idx FROM ${p}agent_heads WHERE did = ?`,
+          did,
+        ).toArray()[0];
+        return r && { did: r.did, seq: r.seq, prev: bytes(r.prev), index: r.idx };
+      }),
+    agentHeadsComplete: () =>
+      read(
+        "read the agent heads' mark",
+        () => sql.exec(`SELECT v FROM ${p}meta WHERE k = 'agent_heads'`).toArray().length > 0,
+      ),
+    putAgentHeads: (heads, complete) =>
+      read("write agents' chain heads", () =>
+        storage.transactionSync(() => {
+          for (const a of heads) putAgent(a);
+          if (complete) {
+            sql.exec(`INSERT OR REPLACE INTO ${p}meta (k, v) VALUES ('agent_heads', 'complete')`);
+          }
         })),
     commitViewBackfill: (b: ViewBackfill) =>
       read("migrate the SHA-256 view", () =>

@@ -22,6 +22,7 @@ export {
   type SqliteStorageOptions,
 } from "./storage.ts";
 export { loadOrCreateLogKey, LogKeyError, readLogKey } from "./key.ts";
+export { backupDataDir, type BackupOptions, type BackupReport } from "./backup.ts";
 
 /** File names inside a data directory. */
 export const DB_FILE = "log.sqlite";
@@ -35,6 +36,8 @@ export interface SqliteLogOptions extends SequencerOptions, SqliteStorageOptions
   keyFile?: string;
   /** A log key given directly (configuration), instead of a file. */
   secretKey?: Uint8Array;
+  /** This thread's CPU clock, ms (LogOptions.cpuClock): the sequencer's per-phase CPU. */
+  cpuClock?: () => number;
   /** The log's name (LogOptions.logName), bound to the store on first open. */
   logName?: string;
   now?: () => number;

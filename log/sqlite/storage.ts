@@ -1,6 +1,7 @@
 // SQLite backend of the log's storage contract (log/storage.ts, docs/STORAGE.md) on `node:sqlite`
-// (Deno and Node): WAL journal with synchronous=FULL, so a committed batch survives power loss
-// (SQLite "PRAGMA synchronous": FULL syncs the WAL on every commit). One file, four tables; the
+// (Deno and Node): WAL journal with synchronous=NORMAL and our own fdatasync of the WAL after each
+// commit, before it is acknowledged (FULL's guarantee, off the event loop; docs/STORAGE.md
+// "Durability off the event loop"), so a committed batch survives power loss. One file; the
 // leaf index keys the first 6 bytes of the leaf hash (candidates are confirmed against the
 // level-0 tile), which keeps the per-entry overhead under 100 bytes (docs/DECISIONS.md). The leaf
 // index lags: the newest entries' prefixes are held in memory (log/sqlite/leaf_tail.ts, rebuilt on
@@ -17,6 +18,7 @@ import {
   type StoredHead,
   type ViewBackfill,
 } from "../mod.ts";
+import { dirname } from "node:path";
 import { LeafTail } from "./leaf_tail.ts";
 
 /** Schema version written to `meta`; another version is refused, never guessed at. */
@@ -45,6 +47,7 @@ CREATE TABLE IF NOT EXISTS tiles (id INTEGER PRIMARY KEY, hashes BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS tiles256 (id INTEGER PRIMARY KEY, hashes BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS heads (size INTEGER PRIMARY KEY, root BLOB NOT NULL, ts INTEGER NOT NULL, sig BLOB NOT NULL, sha_root BLOB);
 CREATE TABLE IF NOT EXISTS content_ids (id BLOB PRIMARY KEY, idx INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS agent_heads (did TEXT PRIMARY KEY, seq INTEGER NOT NULL, prev BLOB NOT NULL, idx INTEGER NOT NULL);
 `;
 // content_ids (docs/DECISIONS.md "One entry per signed content"): content identity → index,
 // unique; created when absent, so an older store gains it on open (its reach then starts at 0 and
@@ -141,7 +144,10 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
   try {
     db = new DatabaseSync(path);
     db.exec("PRAGMA journal_mode = WAL");
-    db.exec("PRAGMA synchronous = FULL"); // durable commits: fsync the WAL at every COMMIT
+    // COMMIT writes the WAL without syncing it; every commit is then made durable by an
+    // fdatasync of the WAL file off the event loop (`durable` below), before anything in it is
+    // acknowledged: FULL's guarantee, without stopping every other request for the fsync.
+    db.exec("PRAGMA synchronous = NORMAL");
     db.exec("PRAGMA busy_timeout = 5000");
     db.exec(SCHEMA);
   } catch (err) {
@@ -180,6 +186,12 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
     const any = db.prepare("SELECT 1 AS x FROM entries LIMIT 1").get() !== undefined;
     db.prepare("INSERT INTO meta (k, v) VALUES ('content_ids_upto', ?)").run(any ? "0" : "all");
   }
+  // Agents' chain heads (issue 16): a store created with the table is complete from its first
+  // write; one written before it (entries, no mark) is backfilled once by the log (`agent_heads`
+  // in `meta` says "complete" afterwards). No schema bump: the table and the mark are additive.
+  db.exec(
+    "INSERT OR IGNORE INTO meta (k, v) SELECT 'agent_heads', 'complete' WHERE NOT EXISTS (SELECT 1 FROM entries)",
+  );
   const q = (sql: string): StatementSync => db.prepare(sql);
   const s = {
     latest: q("SELECT size, root, ts, sig, sha_root FROM heads ORDER BY size DESC LIMIT 1"),
@@ -224,6 +236,16 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
     backfillContentId: q("INSERT OR IGNORE INTO content_ids (id, idx) VALUES (?, ?)"),
     contentReach: q("SELECT v FROM meta WHERE k = 'content_ids_upto'"),
     setContentReach: q("UPDATE meta SET v = ? WHERE k = 'content_ids_upto'"),
+    probe: q("INSERT OR REPLACE INTO meta (k, v) VALUES ('write_probe', ?)"),
+    agent: q("SELECT did, seq, prev, idx FROM agent_heads WHERE did = ?"),
+    // per agent the larger index wins (a backfill never moves a head back)
+    putAgent: q(
+      "INSERT INTO agent_heads (did, seq, prev, idx) VALUES (?, ?, ?, ?) ON CONFLICT (did) DO " +
+        "UPDATE SET seq = excluded.seq, prev = excluded.prev, idx = excluded.idx " +
+        "WHERE excluded.idx > agent_heads.idx",
+    ),
+    agentsComplete: q("SELECT v FROM meta WHERE k = 'agent_heads'"),
+    markAgents: q("INSERT OR REPLACE INTO meta (k, v) VALUES ('agent_heads', 'complete')"),
   };
   let closed = false;
   const tail = new LeafTail(0);
@@ -277,7 +299,7 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
     }
     return out;
   };
-  return {
+  const store: SqliteStorage = {
     db,
     path,
     latestHead: () =>
@@ -397,6 +419,7 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
           for (const t of batch.sha256Tiles) s.putTile256.run(tileId(t.level, t.index), t.hashes);
           const h = batch.head;
           s.insHead.run(h.size, h.root, h.timestamp, h.signature, h.sha256Root ?? null);
+          for (const a of batch.agents ?? []) s.putAgent.run(a.did, a.seq, a.prev, a.index);
           // Lagging leaf index: once the tail would exceed `lag`, the tail and this batch go to
           // `leaves` in key order (each index page written once), in this same transaction.
           const flush = tail.size + batch.entries.length > lag;
@@ -413,7 +436,44 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
           if (flush) tail.reset(h.size);
           else for (const lp of prefixes) tail.push(lp);
         } catch (err) {
-          db.exec("ROLLBACK");
+          // A failed COMMIT (SQLITE_FULL) may already have rolled back: keep the first error.
+          if (db.isTransaction) db.exec("ROLLBACK");
+          throw err;
+        }
+      }),
+    agentHead: (did) =>
+      operational("read an agent's chain head", () => {
+        const r = s.agent.get(did) as Row | undefined;
+        return r && {
+          did: r.did as string,
+          seq: r.seq as number,
+          prev: r.prev as Uint8Array,
+          index: r.idx as number,
+        };
+      }),
+    agentHeadsComplete: () =>
+      operational("read the agent heads' mark", () => s.agentsComplete.get() !== undefined),
+    putAgentHeads: (heads, complete) =>
+      operational("write agents' chain heads", () => {
+        db.exec("BEGIN IMMEDIATE");
+        try {
+          for (const a of heads) s.putAgent.run(a.did, a.seq, a.prev, a.index);
+          if (complete) s.markAgents.run();
+          db.exec("COMMIT");
+        } catch (err) {
+          if (db.isTransaction) db.exec("ROLLBACK");
+          throw err;
+        }
+      }),
+    probeWrite: () =>
+      operational("write to the store", () => {
+        db.exec("BEGIN IMMEDIATE");
+        try {
+          // 64 KiB (16 pages, more than a small batch writes), so the WAL must find room for it
+          s.probe.run(String(Date.now()).padEnd(65_536, "."));
+          db.exec("COMMIT");
+        } catch (err) {
+          if (db.isTransaction) db.exec("ROLLBACK");
           throw err;
         }
       }),
@@ -449,7 +509,84 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
     close: () =>
       operational("close store", () => {
         if (!closed) db.close();
+        wal?.close();
+        wal = undefined;
         closed = true;
       }),
   };
+  // Durability off the event loop (issue 16): COMMIT (synchronous=NORMAL) has written the batch's
+  // WAL frames; an fdatasync of the WAL file on Deno's blocking pool makes them durable while the
+  // event loop goes on (the sequencer meanwhile sequences the next batch). Syncs never overlap:
+  // a commit made while one runs waits for the next, which covers every commit before it. A
+  // failed sync poisons the store (after a failed fsync the kernel may drop the dirty pages and a
+  // later fsync succeed regardless): every later commit fails until the store is reopened.
+  let wal: Deno.FsFile | undefined;
+  let syncFailed: Error | undefined;
+  let syncing: Promise<void> | undefined;
+  let again: Promise<void> | undefined;
+  const syncWal = async (): Promise<void> => {
+    if (syncFailed) throw syncFailed;
+    try {
+      if (!wal) {
+        wal = await Deno.open(`${path}-wal`, { read: true });
+        const dir = await Deno.open(dirname(path), { read: true });
+        try {
+          await dir.sync(); // the WAL file's directory entry, once
+        } finally {
+          dir.close();
+        }
+      }
+      await wal.syncData();
+    } catch (err) {
+      syncFailed = new LogStorageError(
+        "storage-sync",
+        `Cannot make the commit durable (fdatasync ${path}-wal): ${(err as Error).message}`,
+        { cause: err },
+      );
+      throw syncFailed;
+    }
+  };
+  const durable = (): Promise<void> => {
+    if (!syncing) {
+      const p = syncing = syncWal().finally(() => {
+        if (syncing === p) syncing = undefined;
+      });
+      return p;
+    }
+    // a sync that started before this commit: one more after it, shared by every commit meanwhile
+    return again ??= syncing.catch(() => {}).then(() => {
+      again = undefined;
+      return durable();
+    });
+  };
+  const commitNow = store.commitBatch;
+  store.commitBatchStaged = async (batch) => {
+    if (syncFailed) throw syncFailed;
+    await commitNow(batch);
+    return { durable: durable() };
+  };
+  store.commitBatch = async (batch) => {
+    if (syncFailed) throw syncFailed;
+    await commitNow(batch);
+    await durable();
+  };
+  // the other writes are rare (backfills, the health probe, the name): durable before they resolve
+  for (
+    const k of [
+      "putAgentHeads",
+      "probeWrite",
+      "commitViewBackfill",
+      "backfillContentIndex",
+      "setLogName",
+    ] as const
+  ) {
+    const f = store[k] as ((...a: unknown[]) => Promise<void>) | undefined;
+    if (f) {
+      (store as unknown as Record<string, unknown>)[k] = async (...a: unknown[]) => {
+        await f(...a);
+        await durable();
+      };
+    }
+  }
+  return store;
 }

@@ -28,7 +28,14 @@ import {
 import { realClock } from "./clock.ts";
 import { Deliverer } from "./deliver.ts";
 import { type Calibration, Meter, type Sources } from "./meter.ts";
-import { GENESIS, type Identity, identityFromSecret, readingCore, signReading } from "./reading.ts";
+import {
+  type ChainHead,
+  GENESIS,
+  type Identity,
+  identityFromSecret,
+  readingCore,
+  signReading,
+} from "./reading.ts";
 import { discoverIna3221 } from "./sources/ina3221.ts";
 import { discoverNvml } from "./sources/nvml.ts";
 import { loadNvmlFfi } from "./sources/nvml_ffi.ts";
@@ -55,6 +62,8 @@ export interface CliArgs {
   quiet: boolean;
   /** --help was given. */
   help: boolean;
+  /** Refusals before a reading is parked (default 10). */
+  parkAfter: number;
   /** Deadline of one delivery batch, seconds (docs/CLIENTS.md). */
   timeout: number;
 }
@@ -92,6 +101,11 @@ export const AGENT: CommandSpec = {
       value: "S",
       help: "deadline of one delivery batch, seconds (default 30; docs/CLIENTS.md)",
     },
+    {
+      name: "park-after",
+      value: "N",
+      help: "refusals before a reading is parked in <spool>/parked (default 10)",
+    },
     { name: "quiet", short: "q", help: "do not log delivered batches (errors are still logged)" },
   ],
   footer: "Exit status: 0 done (or stopped by a signal), 1 a fault, 2 usage.",
@@ -112,6 +126,7 @@ export function parseArgs(argv: string[]): CliArgs {
     key: str(p, "key"),
     nvmlLib: str(p, "nvml-lib"),
     timeout: num(p, "timeout", 30, 0.05),
+    parkAfter: Math.floor(num(p, "park-after", 10, 1)),
     quiet: flag(p, "quiet"),
     help: p.help,
   };
@@ -147,6 +162,63 @@ export function loadKey(path: string): Identity {
     );
   }
   return identityFromSecret(secret);
+}
+
+/**
+ * The chain head the service holds for `did` (GET /v1/agents/{did}): its next seq and prev; the
+ * genesis head when the service has no reading of it (404: not registered yet, so none accepted).
+ * Retries with backoff (up to 30 s) while the service is unreachable; undefined once stopped.
+ */
+export async function serverHead(
+  server: string,
+  did: string,
+  log: (m: string) => void,
+  running: () => boolean,
+): Promise<ChainHead | undefined> {
+  for (let delay = 250; running(); delay = Math.min(30_000, delay * 2)) {
+    try {
+      const r = await fetch(new URL(`/v1/agents/${encodeURIComponent(did)}`, server), {
+        signal: AbortSignal.timeout(30_000),
+      });
+      if (r.status === 404) {
+        await r.body?.cancel();
+        return GENESIS;
+      }
+      if (r.status === 200) {
+        const j = await r.json() as { next_seq: number; prev: string };
+        if (Number.isSafeInteger(j.next_seq) && /^[0-9a-f]{64}$/.test(j.prev)) {
+          return { seq: j.next_seq, prev: j.prev };
+        }
+        throw new Error(`the answer has no next_seq/prev: ${JSON.stringify(j).slice(0, 200)}`);
+      }
+      await r.body?.cancel();
+      throw new Error(`HTTP ${r.status}`);
+    } catch (e) {
+      log(`Cannot read the chain head from ${server}: ${(e as Error).message}; retrying`);
+      await new Promise((res) => setTimeout(res, delay * (0.5 + Math.random() / 2)));
+    }
+  }
+  return undefined;
+}
+
+/** The agent's counters in the Prometheus text format (for node_exporter's textfile collector). */
+export function agentMetrics(
+  did: string,
+  c: { acked: number; parked: number; resumed: number },
+): string {
+  const l = `{agent="${did}"}`;
+  return [
+    "# HELP jc_agent_readings_acked_total Readings the service acknowledged with a log index.",
+    "# TYPE jc_agent_readings_acked_total counter",
+    `jc_agent_readings_acked_total${l} ${c.acked}`,
+    "# HELP jc_agent_readings_parked_total Readings refused too often, moved to <spool>/parked.",
+    "# TYPE jc_agent_readings_parked_total counter",
+    `jc_agent_readings_parked_total${l} ${c.parked}`,
+    "# HELP jc_agent_chain_resumed_total Times the chain head was taken from the service.",
+    "# TYPE jc_agent_chain_resumed_total counter",
+    `jc_agent_chain_resumed_total${l} ${c.resumed}`,
+    "",
+  ].join("\n");
 }
 
 /** Discovers every source the arguments allow; NVML (and koffi) are loaded only when allowed. */
@@ -207,18 +279,39 @@ export async function main(
     out(JSON.stringify(toJson(decodeCbor(encodeCbor(core))), null, 2));
     return 0;
   }
-  let head = spool!.open(id.did);
+  const log = (m: string) => console.error(`meter-agent: ${m}`);
+  const counters = { acked: 0, parked: 0, resumed: 0 };
+  const writeMetrics = () => spool!.writeText("meter-agent.prom", agentMetrics(id.did, counters));
+  let running = true;
+  let head: ChainHead;
+  if (spool!.isFresh()) {
+    // The spool is lost (or new): continue the chain where the service has it, never at seq 0.
+    const h = await serverHead(a.server!, id.did, log, () => running);
+    if (h === undefined) return 0; // stopped while waiting for the service
+    head = h;
+    spool!.resume(id.did, head);
+    counters.resumed++;
+    log(`spool ${a.spool} has no chain: resumed from the service at seq ${head.seq}`);
+  } else head = spool!.open(id.did);
+  let resync = false;
   const deliverer = new Deliverer(spool!, a.server!, {
-    log: (m) => console.error(`meter-agent: ${m}`),
+    log,
     delivered: a.quiet ? undefined : (b) =>
       console.error(
         `meter-agent: delivered ${b.count} reading(s), seq ${b.firstSeq}..${b.lastSeq}, ` +
           `log index ${b.firstIndex}..${b.lastIndex}, to ${a.server}`,
       ),
     timeoutMs: Math.round(a.timeout * 1000),
+    parkAfter: a.parkAfter,
+    onPark: (seqs) => {
+      resync = true;
+      counters.parked += seqs.length;
+      writeMetrics();
+    },
+    onAck: (n) => (counters.acked += n, writeMetrics()),
   });
+  writeMetrics();
   const delivering = deliverer.run();
-  let running = true;
   const stop = () => {
     running = false;
     deliverer.stop();
@@ -230,6 +323,18 @@ export async function main(
   );
   while (running) {
     const span = await meter.span(a.interval * 1000);
+    if (resync) {
+      // Readings were parked: what follows them cannot chain from them. Continue from the
+      // service's head (the last reading it accepted).
+      resync = false;
+      const h = await serverHead(a.server!, id.did, log, () => running);
+      if (h === undefined) break;
+      head = h;
+      spool!.resume(id.did, head);
+      counters.resumed++;
+      writeMetrics();
+      log(`chain resumed from the service at seq ${head.seq}`);
+    }
     const envelope = signReading(readingCore(span, id, a.host, head), id);
     head = spool!.append(id.did, head.seq, envelope);
     deliverer.kick();

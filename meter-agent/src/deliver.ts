@@ -26,6 +26,16 @@ export interface DeliveredBatch {
 /** Delivery options. */
 export interface DeliverOptions {
   batchMax?: number;
+  /**
+   * Refusals after which a reading is parked (moved to <spool>/parked, logged, counted), with
+   * every pending reading after it (they chain from it), instead of being retried for ever.
+   * Default 10.
+   */
+  parkAfter?: number;
+  /** Told of parked seqs (the agent then resumes its chain from the service's head). */
+  onPark?: (seqs: number[]) => void;
+  /** Told how many readings an answer acknowledged. */
+  onAck?: (n: number) => void;
   baseDelayMs?: number;
   maxDelayMs?: number;
   log?: (msg: string) => void;
@@ -85,6 +95,10 @@ export class Deliverer {
   #delay = 0;
   /** Readings acknowledged so far (this process). */
   acked = 0;
+  /** Readings parked so far (this process). */
+  parked = 0;
+  /** Refusals so far of each pending seq (this process). */
+  readonly #refusals = new Map<number, number>();
   constructor(spool: Spool, server: string, opts: DeliverOptions = {}) {
     this.#spool = spool;
     this.#server = server;
@@ -129,6 +143,7 @@ export class Deliverer {
         lastIndex: Math.max(...ok.map((r) => r.index)),
       });
     }
+    if (done.length) this.#opts.onAck?.(done.length);
     if (done.length === 0 && !results.some((r) => "code" in r)) {
       // An answer that acknowledges none of what was sent is no progress: back off, never spin.
       throw new Error(
@@ -136,6 +151,26 @@ export class Deliverer {
       );
     }
     const refused = results.filter((r) => "code" in r);
+    const parkAfter = this.#opts.parkAfter ?? 10;
+    for (const r of refused) {
+      const n = (this.#refusals.get(r.seq) ?? 0) + 1;
+      this.#refusals.set(r.seq, n);
+      if (n < parkAfter) continue;
+      // Refused parkAfter times: park it and everything pending after it (chained from it).
+      const later = this.#spool.pending().map((b) => b.seq).filter((s) => s >= r.seq);
+      const moved = this.#spool.park(later);
+      for (const s of moved) this.#refusals.delete(s);
+      this.parked += moved.length;
+      this.#opts.log?.(
+        `parked reading seq ${r.seq} after ${n} refusals (${(r as { code: string }).code} ${
+          (r as { detail?: string }).detail ?? ""
+        }) and ${
+          moved.length - 1
+        } later reading(s) chained from it; kept in ${this.#spool.dir}/parked`,
+      );
+      this.#opts.onPark?.(moved);
+      return this.#spool.pending(1).length === 0;
+    }
     if (refused.length) {
       // Kept in the spool: a refusal is an operator matter (registration, a broken chain), never a drop.
       throw new Error(

@@ -57,10 +57,54 @@ export interface Spooled {
 export class Spool {
   readonly dir: string;
   readonly #pending: string;
+  readonly #parked: string;
   constructor(dir: string) {
     this.dir = dir;
     this.#pending = join(dir, "pending");
+    this.#parked = join(dir, "parked");
     mkdirSync(this.#pending, { recursive: true });
+  }
+
+  /**
+   * Whether this spool remembers no chain (lost, or never used): no chain.json and nothing
+   * pending. The agent then resumes from the service's head (GET /v1/agents/{did}) instead of
+   * starting again at seq 0, which the service would refuse as a replay.
+   */
+  isFresh(): boolean {
+    try {
+      readFileSync(join(this.dir, "chain.json"));
+      return false;
+    } catch (e) {
+      if ((e as { code?: string }).code !== "ENOENT") throw e;
+    }
+    return this.#seqs().length === 0;
+  }
+
+  /** Records `head` (from the service) as where the chain continues. */
+  resume(did: string, head: ChainHead): void {
+    writeDurable(join(this.dir, "chain.json"), JSON.stringify({ did, ...head }));
+  }
+
+  /**
+   * Parks readings: moves them from pending/ to parked/ (kept on disk for the operator, never
+   * sent again). Answers the seqs moved.
+   */
+  park(seqs: number[]): number[] {
+    mkdirSync(this.#parked, { recursive: true });
+    const moved: number[] = [];
+    for (const s of seqs) {
+      // seq and time: a seq parked again after a chain resumed never overwrites the first
+      const name = `${String(s).padStart(16, "0")}.${Date.now()}.cose`;
+      try {
+        renameSync(this.#path(s), join(this.#parked, name));
+        moved.push(s);
+      } catch (e) {
+        if ((e as { code?: string }).code !== "ENOENT") throw e;
+      }
+    }
+    fsyncDir(this.#parked);
+    fsyncDir(this.#pending);
+    return moved;
   }
 
   /** The chain head after everything ever signed here, for identity `did` (refuses another's spool). */
@@ -132,6 +176,11 @@ export class Spool {
     } catch {
       return undefined;
     }
+  }
+
+  /** Writes a text side file durably (e.g. meter-agent.prom). */
+  writeText(name: string, text: string): void {
+    writeDurable(join(this.dir, name), text);
   }
 
   /** Writes a JSON side file durably. */

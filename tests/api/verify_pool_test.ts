@@ -93,3 +93,38 @@ Deno.test("config: verify_workers / JC_VERIFY_WORKERS", () => {
   assert.ok(auto >= 1 && auto <= 4);
   assert.equal(verifyWorkerCount(resolveConfig({ JC_VERIFY_WORKERS: "2" })), 2);
 });
+
+Deno.test("VerifierPool: a terminated worker and a crashed one are replaced; every request still succeeds", async () => {
+  const config = resolveConfig({}, {});
+  const ok = (await vectorEnvelopes())[0];
+  const replaced: string[] = [];
+  const pool = await VerifierPool.start(config, 2, {
+    stallMs: 3000, // generous: a loaded machine must not make a busy worker look dead
+    onReplaced: (why) => replaced.push(why.message),
+  });
+  try {
+    const expected = json(await verifyEnvelope(ok.bytes, verifierOptions(config)));
+    // Requests in flight on both workers; then worker 0 is terminated from outside (no error
+    // event reaches the pool): its requests must be sent again and answered.
+    const first = Array.from({ length: 200 }, () => pool.verify(ok.bytes));
+    pool.terminateWorker(0);
+    const a = await Promise.all(first);
+    assert.ok(a.every((r) => json(r) === expected));
+    assert.ok(pool.replaced >= 1, replaced.join("; "));
+    assert.match(replaced[0], /answered nothing for 3000 ms/);
+    const afterTerminate = pool.replaced;
+    // A worker whose thread fails (an uncaught error inside it) is replaced at once.
+    const second = Array.from({ length: 200 }, () => pool.verify(ok.bytes));
+    pool.crashWorker(1);
+    const b = await Promise.all(second);
+    assert.ok(b.every((r) => json(r) === expected));
+    assert.ok(pool.replaced > afterTerminate, replaced.join("; "));
+    assert.ok(replaced.some((m) => /it failed/.test(m)), replaced.join("; "));
+    // The pool is whole again: both workers answer.
+    const c = await Promise.all(Array.from({ length: 50 }, () => pool.verify(ok.bytes)));
+    assert.equal(c.length, 50);
+    assert.equal(pool.inFlight, 0);
+  } finally {
+    pool.close();
+  }
+});

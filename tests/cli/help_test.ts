@@ -40,6 +40,7 @@ const COMMANDS: string[][] = [
   ["client", "keygen"],
   ["client", "seal"],
   ["rdf:sync"],
+  ["backup"],
 ];
 
 Deno.test("cli: every deno task command answers --help (stdout, 0) and an unknown option (stderr, 2)", async () => {

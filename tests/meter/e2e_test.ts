@@ -36,7 +36,8 @@ async function until(what: string, f: () => Promise<boolean>, ms = 30_000): Prom
   }
 }
 
-Deno.test("e2e: bundled agent on Node 20 → service; service and agent killed and restarted; every reading once, chain intact", async () => {
+/** The bundle, a live fake RAPL tree, an agent key, and starters for the service and agent. */
+async function fixture() {
   const nodeVersion = new TextDecoder().decode(
     (await new Deno.Command(NODE, { args: ["--version"] }).output()).stdout,
   );
@@ -71,14 +72,14 @@ Deno.test("e2e: bundled agent on Node 20 → service; service and agent killed a
     JC_AGENTS: `${did}=e2e`,
     JC_STORE: "sqlite",
   };
-  const startService = () =>
+  const startService = (over: Record<string, string> = {}) =>
     new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", `${root}api/main.ts`],
-      env,
+      env: { ...env, ...over },
       stdout: "null",
       stderr: "piped",
     }).spawn();
-  const startAgent = () =>
+  const startAgent = (extra: string[] = []) =>
     new Deno.Command(NODE, {
       args: [
         bundle,
@@ -96,6 +97,7 @@ Deno.test("e2e: bundled agent on Node 20 → service; service and agent killed a
         "rapl",
         "--reprobe",
         "3600",
+        ...extra,
       ],
       stdout: "null",
       stderr: "piped",
@@ -109,6 +111,38 @@ Deno.test("e2e: bundled agent on Node 20 → service; service and agent killed a
       return -1;
     }
   };
+  return { tmp, did, url, feeder, startService, startAgent, agentHead };
+}
+
+/** The whole log: every entry the agent's reading, seq 0..n-1 in log order, prev chained. */
+async function checkChain(url: string, did: string): Promise<number[]> {
+  const size = (await (await fetch(`${url}/v1/log/tree-head`)).json()).size as number;
+  let prev = "0".repeat(64);
+  const seqs: number[] = [];
+  for (let i = 0; i < size; i++) {
+    const r = await fetch(`${url}/v1/log/entries/${i}`, {
+      headers: { accept: "application/cose" },
+    });
+    const env = new Uint8Array(await r.arrayBuffer());
+    const cose = parseCoseSign1(env);
+    assert.equal(cose.kid, did);
+    const core = decodeCbor(cose.payload) as Map<string, unknown>;
+    assert.equal(core.get("prev"), prev, `entry ${i}: chain intact`);
+    // HwShunt while the fed counter looked live to the probe; on a loaded machine the feeder can
+    // stall and the honest grade is then the estimator's — either way the reading verifies.
+    assert.ok(
+      ["HwShunt", "Estimator", "ModelBased"].includes(core.get("energy_provenance") as string),
+    );
+    seqs.push(Number(core.get("seq")));
+    prev = toHex(blake3(env));
+    assert.equal((await verifyEnvelope(env)).valid, true, `entry ${i} verifies`);
+  }
+  assert.deepEqual(seqs, seqs.map((_, i) => i), "seq 0..n-1, each once, in log order");
+  return seqs;
+}
+
+Deno.test("e2e: bundled agent on Node 20 → service; service and agent killed and restarted; every reading once, chain intact", async () => {
+  const { tmp, did, url, feeder, startService, startAgent, agentHead } = await fixture();
   let svc = startService();
   let agent = startAgent();
   try {
@@ -145,28 +179,7 @@ Deno.test("e2e: bundled agent on Node 20 → service; service and agent killed a
   }
   try {
     // The whole log: every meter reading exactly once, seq 0..n-1 in log order, prev chained.
-    const size = (await (await fetch(`${url}/v1/log/tree-head`)).json()).size as number;
-    let prev = "0".repeat(64);
-    const seqs: number[] = [];
-    for (let i = 0; i < size; i++) {
-      const r = await fetch(`${url}/v1/log/entries/${i}`, {
-        headers: { accept: "application/cose" },
-      });
-      const env = new Uint8Array(await r.arrayBuffer());
-      const cose = parseCoseSign1(env);
-      assert.equal(cose.kid, did);
-      const core = decodeCbor(cose.payload) as Map<string, unknown>;
-      assert.equal(core.get("prev"), prev, `entry ${i}: chain intact`);
-      // HwShunt while the fed counter looked live to the probe; on a loaded machine the feeder can
-      // stall and the honest grade is then the estimator's — either way the reading verifies.
-      assert.ok(
-        ["HwShunt", "Estimator", "ModelBased"].includes(core.get("energy_provenance") as string),
-      );
-      seqs.push(Number(core.get("seq")));
-      prev = toHex(blake3(env));
-      assert.equal((await verifyEnvelope(env)).valid, true, `entry ${i} verifies`);
-    }
-    assert.deepEqual(seqs, seqs.map((_, i) => i), "seq 0..n-1, each once, in log order");
+    const seqs = await checkChain(url, did);
     // Every reading signed is in the log or still spooled (none lost, none signed twice).
     const chain = JSON.parse(await Deno.readTextFile(`${tmp}/spool/chain.json`));
     const pending = [...Deno.readDirSync(`${tmp}/spool/pending`)].map((e) =>
@@ -180,6 +193,86 @@ Deno.test("e2e: bundled agent on Node 20 → service; service and agent killed a
     );
     assert.ok(seqs.length >= 10);
   } finally {
+    svc.kill("SIGTERM");
+    await svc.status;
+    await svc.stderr.cancel().catch(() => {});
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+Deno.test("e2e: an agent whose spool is lost resumes its chain from GET /v1/agents/{did}", async () => {
+  const { tmp, did, url, feeder, startService, startAgent, agentHead } = await fixture();
+  const svc = startService();
+  let agent = startAgent();
+  try {
+    await until("3 readings", async () => (await agentHead()) >= 2);
+    agent.kill("SIGKILL");
+    await agent.status;
+    await agent.stderr.cancel().catch(() => {});
+    await Deno.remove(`${tmp}/spool`, { recursive: true }); // the disk holding the spool is gone
+    const before = await agentHead();
+    agent = startAgent();
+    await until("readings after the lost spool", async () => (await agentHead()) >= before + 3);
+    agent.kill("SIGTERM");
+    await agent.status;
+    const err = await new Response(agent.stderr).text();
+    assert.match(err, /has no chain: resumed from the service at seq \d+/);
+    const prom = await Deno.readTextFile(`${tmp}/spool/meter-agent.prom`);
+    assert.match(prom, /^jc_agent_chain_resumed_total\{agent="[^"]+"\} 1$/m);
+    // the log's chain runs on unbroken across the loss: seq 0..n-1, each prev the last's hash
+    const seqs = await checkChain(url, did);
+    assert.ok(seqs.length >= before + 4);
+  } finally {
+    clearInterval(feeder);
+    try {
+      agent.kill("SIGKILL");
+    } catch { /* already gone */ }
+    svc.kill("SIGTERM");
+    await svc.status;
+    await svc.stderr.cancel().catch(() => {});
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+Deno.test("e2e: a reading refused --park-after times is parked (kept on disk, logged, counted), not retried for ever", async () => {
+  const { tmp, did, url, feeder, startService, startAgent, agentHead } = await fixture();
+  // The service does not know the agent yet: every reading is refused (agent-not-registered).
+  let svc = startService({ JC_AGENTS: "" });
+  const agent = startAgent(["--park-after", "2"]);
+  const parkedFiles = () => {
+    try {
+      return [...Deno.readDirSync(`${tmp}/spool/parked`)].filter((e) => e.name.endsWith(".cose"));
+    } catch {
+      return [];
+    }
+  };
+  try {
+    await until("a parked reading", () => Promise.resolve(parkedFiles().length >= 1));
+    const prom = await Deno.readTextFile(`${tmp}/spool/meter-agent.prom`);
+    const parked = Number(/^jc_agent_readings_parked_total\{[^}]*\} (\d+)$/m.exec(prom)?.[1]);
+    assert.ok(parked >= 1, prom);
+    assert.equal((await (await fetch(`${url}/v1/log/tree-head`)).json()).size, 0);
+    // Registered: the agent's chain (resumed after each parking) is accepted from seq 0 on.
+    svc.kill("SIGTERM");
+    await svc.status;
+    await svc.stderr.cancel().catch(() => {});
+    svc = startService();
+    await until("readings once registered", async () => (await agentHead()) >= 2, 60_000);
+    agent.kill("SIGTERM");
+    await agent.status;
+    const err = await new Response(agent.stderr).text();
+    assert.match(err, /parked reading seq \d+ after 2 refusals \(agent-not-registered/);
+    await checkChain(url, did);
+    // every parked reading is still on disk, byte for byte a signed reading of this agent
+    for (const f of parkedFiles()) {
+      const env = await Deno.readFile(`${tmp}/spool/parked/${f.name}`);
+      assert.equal(parseCoseSign1(env).kid, did);
+    }
+  } finally {
+    clearInterval(feeder);
+    try {
+      agent.kill("SIGKILL");
+    } catch { /* already gone */ }
     svc.kill("SIGTERM");
     await svc.status;
     await svc.stderr.cancel().catch(() => {});

@@ -1,0 +1,35 @@
+// Every `deno task bench` suite, run end to end in its short mode (JC_BENCH_SHORT=1,
+// bench/suites/_short.ts): a suite that crashes (as `bench http` once did on a machine faster
+// than its fixed pool of pre-signed envelopes) fails CI instead of a later benchmark run.
+// The HTTP suite gets a pool of 200 envelopes (JC_BENCH_HTTP_POOL), far below what it appends,
+// so the run only finishes if envelopes are signed ahead while it goes on.
+import assert from "node:assert/strict";
+
+const root = new URL("../../", import.meta.url);
+
+Deno.test("deno task bench: every suite completes in short mode, none reports an error", async () => {
+  const suites: string[] = [];
+  for await (const e of Deno.readDir(new URL("bench/suites/", root))) {
+    if (e.isFile && e.name.endsWith(".ts") && e.name !== "_short.ts") {
+      suites.push(e.name.slice(0, -3));
+    }
+  }
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["task", "-q", "bench"],
+    cwd: root,
+    env: { JC_BENCH_SHORT: "1", JC_BENCH_HTTP_POOL: "200", NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const err = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 0, err);
+  const report = JSON.parse(new TextDecoder().decode(out.stdout));
+  for (const s of suites) {
+    assert.ok(report[s], `suite ${s} did not run\n${err}`);
+    assert.equal(report[s].error, undefined, `suite ${s} crashed: ${report[s].error}`);
+  }
+  // the HTTP suite appended more than its pool held: it signed ahead instead of crashing
+  assert.ok(report.http.signed_during_run > 0, JSON.stringify(report.http));
+  assert.ok(report.http.closed_loop.appends > 200, JSON.stringify(report.http.closed_loop));
+  assert.equal(Object.keys(report.http.open_loop.failed_by_status).length, 0);
+});

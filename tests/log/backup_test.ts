@@ -1,0 +1,111 @@
+// `deno task backup` end to end (issue 16): a copy taken while the real service (`deno task
+// start`) appends under 16 concurrent clients; the copy opens, fsck is clean, and its latest head
+// is a signed head of the source (the source's GET /v1/log/tree-heads/{size} answers the same
+// head); restored (the service started on the copy) it serves the same head and appends again.
+// Also: --help prints the usage with exit 0; a destination that already holds a store is refused.
+import assert from "node:assert/strict";
+import { startService } from "../e2e/_service.ts";
+import { validEnvelope } from "../api/_fixtures.ts";
+
+const ROOT = new URL("../../", import.meta.url);
+
+async function task(args: string[]) {
+  const o = await new Deno.Command(Deno.execPath(), {
+    args: ["task", "-q", "backup", ...args],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return {
+    code: o.code,
+    out: new TextDecoder().decode(o.stdout),
+    err: new TextDecoder().decode(o.stderr),
+  };
+}
+
+Deno.test("deno task backup --help: usage, exit 0", async () => {
+  const r = await task(["--help"]);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /^Usage: deno task backup DATA_DIR DEST/);
+  assert.match(r.out, /Restore/);
+  const bad = await task(["only-one-arg"]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.err, /Usage: deno task backup/);
+});
+
+Deno.test("deno task backup: online copy while appending; fsck clean; its head is the source's; restore serves it", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "jc-backup-" });
+  const data = `${tmp}/data`, dest = `${tmp}/copy`;
+  const svc = await startService({ DATA_DIR: data, JC_BATCH_AGE_MS: "2" });
+  let copySize = 0, copyRoot = "";
+  try {
+    for (let i = 0; i < 50; i++) {
+      const r = await fetch(svc.url + "/v1/log/entries", {
+        method: "POST",
+        headers: { "content-type": "application/cose" },
+        body: validEnvelope(70_000 + i),
+      });
+      assert.equal(r.status, 201);
+      await r.body?.cancel();
+    }
+    let stop = false, n = 0, appended = 0;
+    const writers = Array.from({ length: 16 }, async (_, w) => {
+      while (!stop) {
+        const r = await fetch(svc.url + "/v1/log/entries", {
+          method: "POST",
+          headers: { "content-type": "application/cose" },
+          body: validEnvelope(100_000 + w * 100_000 + n++),
+        });
+        assert.equal(r.status, 201);
+        await r.body?.cancel();
+        appended++;
+      }
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    const before = appended;
+    const res = await task([data, dest]);
+    const during = appended - before;
+    stop = true;
+    await Promise.all(writers);
+    assert.equal(res.code, 0, res.err + res.out);
+    const report = JSON.parse(res.out);
+    assert.equal(report.ok, true);
+    assert.equal(report.fsck.ok, true);
+    assert.equal(report.head_in_source, true);
+    assert.ok(during > 0, "no append happened while the backup ran: not an online copy");
+    copySize = report.size;
+    copyRoot = report.root;
+    assert.ok(copySize >= 50);
+    // The copy's head is a signed head of the running source.
+    const h = await (await fetch(`${svc.url}/v1/log/tree-heads/${copySize}`)).json();
+    assert.equal(h.root, copyRoot);
+    const latest = await (await fetch(`${svc.url}/v1/log/tree-head`)).json();
+    assert.ok(latest.size > copySize, "the source went on appending past the copy");
+    // A second backup into the same destination is refused, the copy untouched.
+    const again = await task([data, dest]);
+    assert.equal(again.code, 2);
+    assert.match(again.err, /already exists/);
+    const mode = (await Deno.stat(`${dest}/log-key.hex`)).mode! & 0o777;
+    assert.equal(mode, 0o600);
+  } finally {
+    await svc.stop("SIGTERM");
+  }
+  // Restore: the service started on the copy serves the copy's head, signed by the same key.
+  const restored = await startService({ DATA_DIR: dest });
+  try {
+    assert.equal(restored.signer, svc.signer);
+    const head = await (await fetch(`${restored.url}/v1/log/tree-head`)).json();
+    assert.equal(head.size, copySize);
+    assert.equal(head.root, copyRoot);
+    const r = await fetch(restored.url + "/v1/log/entries", {
+      method: "POST",
+      headers: { "content-type": "application/cose" },
+      body: validEnvelope(9_999_999),
+    });
+    assert.equal(r.status, 201);
+    assert.equal((await r.json()).index, copySize);
+  } finally {
+    await restored.stop("SIGTERM");
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
