@@ -13,6 +13,7 @@ import { rdfRoutes } from "./routes/rdf.ts";
 import { sparqlRoutes } from "./routes/sparql.ts";
 import { vocabRoutes } from "./routes/vocab.ts";
 import { verifyRoutes } from "./routes/verify.ts";
+import { webRoutes } from "./routes/web.ts";
 
 /** Every route group of the service, one row per group. */
 export const ROUTE_GROUPS: RouteGroup[] = [
@@ -26,6 +27,7 @@ export const ROUTE_GROUPS: RouteGroup[] = [
   vocabRoutes,
   rdfRoutes,
   sparqlRoutes,
+  webRoutes,
 ];
 
 /** The flat route table. */
