@@ -18,9 +18,3 @@ export async function checkInLog(_envelope: Uint8Array, leafHash: string): Promi
     replace(body, el("p", {}, "This receipt is not in this log."));
   }
 }
-
-/** The explorer: latest checkpoint and newest entries. */
-export async function showExplorer(section: HTMLElement): Promise<void> {
-  section.hidden = false;
-  replace(section, el("h1", {}, "Explore the log"));
-}

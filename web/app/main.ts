@@ -11,10 +11,11 @@ import {
   type VerifierOptions,
   verifyEnvelope,
 } from "../../verify/mod.ts";
-import { byId, el, replace } from "./dom.ts";
+import { byId, replace } from "./dom.ts";
 import { renderReport, renderUnusable, type Verdict } from "./report_view.ts";
 import { fetchBytes, PAGE_LIMITS } from "./net.ts";
-import { checkInLog, showExplorer } from "./log_panel.ts";
+import { checkInLog } from "./log_panel.ts";
+import { showEntryViews, showExplorer } from "./explorer.ts";
 
 /** Largest input the page reads (the CLI's limit is 16 MiB; an entry is at most 65,535 bytes). */
 const MAX_INPUT = 16 * 1024 * 1024;
@@ -136,11 +137,13 @@ function main(): void {
     void showExplorer(byId("explore"));
     return;
   }
-  byId("explore").hidden = true;
+  const index = params.get("index");
+  if (index !== null && /^(0|[1-9][0-9]{0,15})$/.test(index)) {
+    void showEntryViews(byId("explore"), index, params.get("rdf"));
+  } else byId("explore").hidden = true;
   void fromLink(params);
   byId("ready").textContent = "ready";
   document.documentElement.setAttribute("data-ready", "true");
 }
 
 main();
-export { el };
