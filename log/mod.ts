@@ -7,7 +7,7 @@ import { type Log, openLog, type SequencerOptions } from "./log.ts";
 import { ed25519GenerateSecret } from "./crypto.ts";
 
 export { blake3Hasher, HASH_SIZE, type Hasher, sha256Hasher } from "./hasher.ts";
-export { verifyConsistency, verifyInclusion } from "./proof.ts";
+export { MAX_PROOF_HASHES, verifyConsistency, verifyInclusion } from "./proof.ts";
 export {
   consistencyProof,
   consistencyRanges,
@@ -52,6 +52,8 @@ export {
   type SequencerOptions,
 } from "./log.ts";
 export { fsckLog, type FsckReport } from "./fsck.ts";
+/** The C2SP formats of the static tiled publication (docs/PUBLICATION.md). */
+export * as c2sp from "./c2sp/mod.ts";
 
 /** Options of `openMemoryLog`. */
 export interface MemoryLogOptions extends SequencerOptions {

@@ -13,8 +13,15 @@ function equal(a: Uint8Array, b: Uint8Array): boolean {
 const odd = (x: number) => x % 2 === 1;
 const half = (x: number) => Math.floor(x / 2);
 const isSize = (x: number) => Number.isSafeInteger(x) && x >= 0;
+/**
+ * Longest proof accepted: a tree of at most 2^53 leaves (safe integers) has proofs of at most 53
+ * hashes (RFC 9162 §2.1.3.1, §2.1.4.1), and 64 bounds every u64 size. A longer proof is refused
+ * before any hashing (issue 18: a hostile server's 100,000-hash proof costs nothing).
+ */
+export const MAX_PROOF_HASHES = 64;
+
 const allHashes = (p: Uint8Array[]) =>
-  p.every((x) => x instanceof Uint8Array && x.length === HASH_SIZE);
+  p.length <= MAX_PROOF_HASHES && p.every((x) => x instanceof Uint8Array && x.length === HASH_SIZE);
 
 /**
  * Verifies an inclusion proof, RFC 9162 §2.1.3.2.

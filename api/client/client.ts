@@ -5,12 +5,20 @@
 // Deno, Node, browsers and Workers.
 import {
   blake3Hasher,
+  MAX_PROOF_HASHES,
   type TreeHead,
   verifyConsistency,
   verifyInclusion,
   verifyTreeHead,
 } from "../../log/mod.ts";
 import { entryLeafHash, fromHex, toHex } from "../../verify/mod.ts";
+import {
+  type BodyKind,
+  NetError,
+  type NetResponse,
+  request,
+  type RequestOptions,
+} from "../../net/mod.ts";
 
 /** A check the client made failed: the server's answer does not prove what it claims. */
 export class VerificationFailure extends Error {
@@ -53,26 +61,75 @@ function b(hex: string): Uint8Array {
   return fromHex(hex);
 }
 
-/** Client of one log at `baseUrl`, optionally pinned to a signer (did:key). */
+/**
+ * A proof path as the server sent it: an array of at most MAX_PROOF_HASHES 32-byte hex hashes,
+ * checked before any of it is decoded or hashed (a longer one cannot be valid, log/proof.ts).
+ */
+function proofPath(v: unknown, what: string): string[] {
+  if (!Array.isArray(v)) throw new VerificationFailure(`Cannot trust ${what}: it has no path`);
+  if (v.length > MAX_PROOF_HASHES) {
+    throw new VerificationFailure(
+      `Cannot trust ${what}: its path has ${v.length} hashes, more than ${MAX_PROOF_HASHES}`,
+    );
+  }
+  if (!v.every((h) => typeof h === "string" && /^[0-9a-f]{64}$/.test(h))) {
+    throw new VerificationFailure(`Cannot trust ${what}: its path is not 32-byte hex hashes`);
+  }
+  return v;
+}
+
+/** Deadlines and redirect cap of every request a LogClient sends (net/ defaults otherwise). */
+export type NetOptions = Pick<RequestOptions, "connectMs" | "totalMs" | "maxRedirects">;
+
+/** The problem+json of an error answer, or `{}` when it is none (its body is already capped). */
+function problemOf(res: NetResponse): Record<string, unknown> {
+  try {
+    const p = res.json();
+    return p && typeof p === "object" ? p as Record<string, unknown> : {};
+  } catch {
+    return {};
+  }
+}
+
+/** A JSON object answer; anything else is refused as net-bad-json. */
+function objectOf(res: NetResponse): Record<string, unknown> {
+  const v = res.json();
+  if (!v || typeof v !== "object" || Array.isArray(v)) {
+    throw new NetError("net-bad-json", res.url, "a JSON object", typeof v);
+  }
+  return v as Record<string, unknown>;
+}
+
+/**
+ * Client of one log at `baseUrl`, optionally pinned to a signer (did:key). Every request goes
+ * through net/ (deadlines, a body budget per kind of answer, a redirect cap): a hostile server
+ * costs it bounded time and memory, and a transport failure is a NetError, never a hang.
+ */
 export class LogClient {
   #signer?: string;
-  constructor(readonly baseUrl: string, signer?: string, readonly fetchFn: typeof fetch = fetch) {
+  constructor(
+    readonly baseUrl: string,
+    signer?: string,
+    readonly fetchFn: typeof fetch = fetch,
+    readonly net: NetOptions = {},
+  ) {
     this.baseUrl = baseUrl.replace(/\/+$/, "");
     this.#signer = signer;
   }
 
-  async #get(path: string): Promise<Record<string, unknown>> {
-    const res = await this.fetchFn(this.baseUrl + path, {
-      headers: { accept: "application/json" },
-    });
-    const body = await res.json().catch(() => ({}));
-    if (!res.ok) throw new HttpError(res.status, body as Record<string, unknown>);
-    return body as Record<string, unknown>;
+  #send(path: string, kind: BodyKind, init: RequestOptions = {}): Promise<NetResponse> {
+    return request(this.baseUrl + path, { ...this.net, ...init, kind, fetch: this.fetchFn });
+  }
+
+  async #get(path: string, kind: BodyKind): Promise<Record<string, unknown>> {
+    const res = await this.#send(path, kind, { headers: { accept: "application/json" } });
+    if (!res.ok) throw new HttpError(res.status, problemOf(res));
+    return objectOf(res);
   }
 
   /** The log's signer: the pinned one, or the one /v1/log/key names (then pinned). */
   async signer(): Promise<string> {
-    if (!this.#signer) this.#signer = String((await this.#get("/v1/log/key")).signer);
+    if (!this.#signer) this.#signer = String((await this.#get("/v1/log/key", "json")).signer);
     return this.#signer;
   }
 
@@ -92,13 +149,15 @@ export class LogClient {
 
   /** The latest signed head, signature checked. */
   async head(): Promise<TreeHead> {
-    return await this.checkHead((await this.#get("/v1/log/tree-head")) as unknown as TreeHead);
+    return await this.checkHead(
+      (await this.#get("/v1/log/tree-head", "checkpoint")) as unknown as TreeHead,
+    );
   }
 
   /** The signed head at `size`, signature checked. */
   async headAt(size: number): Promise<TreeHead> {
     return await this.checkHead(
-      (await this.#get(`/v1/log/tree-heads/${size}`)) as unknown as TreeHead,
+      (await this.#get(`/v1/log/tree-heads/${size}`, "checkpoint")) as unknown as TreeHead,
     );
   }
 
@@ -124,14 +183,13 @@ export class LogClient {
    * signed by the log key, and its inclusion proof closes against that head.
    */
   async submit(envelope: Uint8Array): Promise<CheckedAppend> {
-    const res = await this.fetchFn(this.baseUrl + "/v1/log/entries", {
+    const res = await this.#send("/v1/log/entries", "json", {
       method: "POST",
       headers: { "content-type": "application/cose", accept: "application/json" },
       body: envelope.slice(),
     });
-    const body = await res.json().catch(() => ({}));
-    if (res.status !== 201 && res.status !== 200) throw new HttpError(res.status, body);
-    const a = body as CheckedAppend;
+    if (res.status !== 201 && res.status !== 200) throw new HttpError(res.status, problemOf(res));
+    const a = objectOf(res) as unknown as CheckedAppend;
     const leaf = toHex(entryLeafHash(envelope));
     if (a.leaf_hash !== leaf) {
       throw new VerificationFailure(
@@ -139,7 +197,8 @@ export class LogClient {
       );
     }
     await this.checkHead(a.tree_head);
-    this.checkInclusion(a.index, leaf, a.inclusion_proof, a.tree_head);
+    const path = proofPath(a.inclusion_proof, `the append's inclusion proof`);
+    this.checkInclusion(a.index, leaf, path, a.tree_head);
     return { ...a, created: res.status === 201 };
   }
 
@@ -150,7 +209,7 @@ export class LogClient {
   async prove(target: number | string, size?: number): Promise<CheckedInclusion> {
     const head = size === undefined ? await this.head() : await this.headAt(size);
     const q = typeof target === "number" ? `index=${target}` : `leaf_hash=${target}`;
-    const p = await this.#get(`/v1/log/proof/inclusion?${q}&size=${head.size}`);
+    const p = await this.#get(`/v1/log/proof/inclusion?${q}&size=${head.size}`, "proof");
     const index = Number(p.index);
     const leaf = String(p.leaf_hash);
     if (typeof target === "string" && leaf !== target) {
@@ -159,6 +218,7 @@ export class LogClient {
     if (typeof target === "number" && index !== target) {
       throw new VerificationFailure(`Cannot trust the proof: it is for index ${index}`);
     }
+    const path = proofPath(p.path, `the inclusion proof of entry ${index}`);
     if (typeof target === "number") {
       // By index the server names the leaf: fetch the entry and hash it ourselves.
       const entry = await this.entryBytes(index);
@@ -168,18 +228,17 @@ export class LogClient {
         );
       }
     }
-    const path = p.path as string[];
     this.checkInclusion(index, leaf, path, head);
     return { index, size: head.size, leaf_hash: leaf, path, tree_head: head };
   }
 
   /** The raw envelope of entry `index` (Accept: application/cose). */
   async entryBytes(index: number): Promise<Uint8Array> {
-    const res = await this.fetchFn(`${this.baseUrl}/v1/log/entries/${index}`, {
+    const res = await this.#send(`/v1/log/entries/${index}`, "entry", {
       headers: { accept: "application/cose" },
     });
-    if (!res.ok) throw new HttpError(res.status, await res.json().catch(() => ({})));
-    return new Uint8Array(await res.arrayBuffer());
+    if (!res.ok) throw new HttpError(res.status, problemOf(res));
+    return res.bytes;
   }
 
   /**
@@ -202,12 +261,15 @@ export class LogClient {
       return;
     }
     if (older.size === 0) return; // every tree extends the empty tree
-    const p = await this.#get(`/v1/log/proof/consistency?first=${older.size}&second=${newer.size}`);
+    const p = await this.#get(
+      `/v1/log/proof/consistency?first=${older.size}&second=${newer.size}`,
+      "proof",
+    );
     const ok = verifyConsistency(
       blake3Hasher,
       older.size,
       newer.size,
-      (p.path as string[]).map(b),
+      proofPath(p.path, `the consistency proof ${older.size} → ${newer.size}`).map(b),
       b(older.root),
       b(newer.root),
     );

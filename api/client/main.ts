@@ -5,9 +5,14 @@
 //   monitor URL              poll URL, checking every new head extends the last one seen
 // Options: --url URL (or JC_URL; default http://127.0.0.1:8080), --signer DID (pin the log key),
 // monitor: --state FILE (default ./.jc-monitor.json), --interval SECONDS (default 30), --once.
-// Exit status: 0 ok, 1 usage or network error, 2 a server answer failed a check, 3 monitor alarm.
+// Exit status: 0 ok, 1 usage or network error, 2 a server answer failed a check, 3 monitor alarm,
+// 4 the server misbehaved at the transport level (net/ NetError: timeout, oversize body, redirect
+// loop, bad UTF-8/JSON, no connection; docs/CLIENTS.md). Deadlines: JC_CONNECT_TIMEOUT_MS,
+// JC_TIMEOUT_MS, JC_MAX_REDIRECTS; monitor: --max-failures N transport failures in a row → exit 4.
 import { fromHex } from "../../verify/mod.ts";
 import { HttpError, LogClient, VerificationFailure } from "./client.ts";
+import { isNetError } from "../../net/mod.ts";
+import { netOptionsFromEnv } from "./net_env.ts";
 import { emptyState, parseState, poll } from "./monitor.ts";
 import type { MonitorState } from "./monitor.ts";
 
@@ -68,12 +73,20 @@ async function saveState(path: string, state: MonitorState) {
 async function monitor(url: string, flags: Opts["flags"]): Promise<number> {
   const statePath = String(flags.state ?? "./.jc-monitor.json");
   const interval = Number(flags.interval ?? 30);
+  const maxFailures = Number(flags["max-failures"] ?? 10);
+  let failures = 0;
   for (;;) {
     const state = await loadState(statePath);
-    const r = await poll(url, state);
+    const r = await poll(url, state, fetch, netOptionsFromEnv(Deno.env.get));
+    if (r.ok) failures = 0;
     if (r.ok) {
       await saveState(statePath, state);
       out({ ok: true, url, size: r.head.size, root: r.head.root, message: r.message });
+    } else if (r.code) {
+      // Transport failure (net/): reported as such, never a silent retry, never an alarm.
+      console.error(`monitor: NET ${r.code}: ${r.alarm}`);
+      out({ ok: false, url, error: r.code, detail: r.alarm });
+      if (flags.once || ++failures >= maxFailures) return 4;
     } else if (r.transient) {
       console.error(`monitor: cannot poll ${url} now: ${r.alarm}`);
       if (flags.once) return 1;
@@ -93,7 +106,7 @@ export async function main(args: string[]): Promise<number> {
   const [cmd, arg] = positional;
   const url = String(flags.url ?? Deno.env.get("JC_URL") ?? "http://127.0.0.1:8080");
   const signer = typeof flags.signer === "string" ? flags.signer : undefined;
-  const client = new LogClient(url, signer);
+  const client = new LogClient(url, signer, fetch, netOptionsFromEnv(Deno.env.get));
   try {
     switch (cmd) {
       case "submit": {
@@ -128,6 +141,10 @@ export async function main(args: string[]): Promise<number> {
     if (e instanceof VerificationFailure) {
       console.error(`CHECK FAILED: ${e.message}`);
       return 2;
+    }
+    if (isNetError(e)) {
+      console.error(`NET ${e.code}: ${e.message}`);
+      return 4;
     }
     if (e instanceof HttpError) {
       console.error(e.message);

@@ -5,7 +5,8 @@
 // URL, so two services answering for the same key with different trees — a split view — are
 // caught as soon as one monitor sees both. Pure: the CLI loads and saves the state.
 import type { TreeHead } from "../../log/mod.ts";
-import { HttpError, LogClient, VerificationFailure } from "./client.ts";
+import { isNetError } from "../../net/mod.ts";
+import { HttpError, LogClient, type NetOptions, VerificationFailure } from "./client.ts";
 
 /** What the monitor remembers between runs. */
 export interface MonitorState {
@@ -27,19 +28,22 @@ export function emptyState(): MonitorState {
 /** Outcome of one poll. */
 export type PollResult =
   | { ok: true; head: TreeHead; previous?: TreeHead; message: string }
-  | { ok: false; alarm: string; transient: boolean };
+  | { ok: false; alarm: string; transient: boolean; code?: string };
 
 /**
  * Polls `url` once, checking its latest head against `state`, which is updated in place only
- * when the poll passes. `transient` marks failures that prove nothing (network, 5xx).
+ * when the poll passes. `transient` marks failures that prove nothing (network, 5xx); a
+ * transport failure (net/: timeout, oversize body, redirect loop, bad UTF-8/JSON, no connection)
+ * also carries its NetError `code`.
  */
 export async function poll(
   url: string,
   state: MonitorState,
   fetchFn: typeof fetch = fetch,
+  net: NetOptions = {},
 ): Promise<PollResult> {
   const known = state.urls[url];
-  const client = new LogClient(url, undefined, fetchFn);
+  const client = new LogClient(url, undefined, fetchFn, net);
   try {
     const signer = await client.signer();
     if (known && known !== signer) {
@@ -72,6 +76,7 @@ export async function poll(
     };
   } catch (e) {
     if (e instanceof VerificationFailure) return alarm(e.message);
+    if (isNetError(e)) return { ok: false, alarm: e.message, transient: true, code: e.code };
     if (e instanceof HttpError && e.status >= 400 && e.status < 500 && e.status !== 429) {
       return alarm(`the log refused a proof it owes: ${e.message}`);
     }

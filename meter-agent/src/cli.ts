@@ -3,7 +3,8 @@
 //   --once                       print one graded reading's JSON projection
 //   --server URL --key FILE      stream signed readings to URL/v1/readings, every --interval S
 // Options: --sysfs DIR (default /sys), --spool DIR, --interval S, --rungs rapl,nvml,ina3221,
-// --nvml-lib PATH, --default-power-w W, --host NAME, --reprobe S, --sample-ms MS.
+// --nvml-lib PATH, --default-power-w W, --host NAME, --reprobe S, --sample-ms MS,
+// --timeout S (deadline of one delivery batch, default 30; docs/CLIENTS.md).
 
 import { existsSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
@@ -41,6 +42,7 @@ export interface CliArgs {
   host: string;
   reprobe: number;
   sampleMs?: number;
+  timeout: number;
 }
 
 /** A usage error (exit status 2). */
@@ -64,6 +66,7 @@ export function parseArgs(argv: string[]): CliArgs {
     defaultPowerW: 100,
     host: hostname(),
     reprobe: 60,
+    timeout: 30,
   };
   let mode: CliArgs["mode"] | undefined;
   for (let i = 0; i < argv.length; i++) {
@@ -105,6 +108,9 @@ export function parseArgs(argv: string[]): CliArgs {
         break;
       case "--reprobe":
         a.reprobe = num(f, v(), 0);
+        break;
+      case "--timeout":
+        a.timeout = num(f, v(), 0.05);
         break;
       case "--sample-ms":
         a.sampleMs = num(f, v(), 10);
@@ -199,6 +205,7 @@ export async function main(
   let head = spool!.open(id.did);
   const deliverer = new Deliverer(spool!, a.server!, {
     log: (m) => console.error(`meter-agent: ${m}`),
+    timeoutMs: Math.round(a.timeout * 1000),
   });
   const delivering = deliverer.run();
   let running = true;

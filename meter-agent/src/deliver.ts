@@ -3,6 +3,7 @@
 // leaves the spool only when the service answered it with a log index; a resubmission of the same
 // bytes is answered with the existing index, so a retry after a lost answer duplicates nothing.
 
+import { request } from "../../net/mod.ts";
 import { toHex } from "../../verify/mod.ts";
 import type { Spool } from "./spool.ts";
 
@@ -20,25 +21,33 @@ export interface DeliverOptions {
   maxDelayMs?: number;
   log?: (msg: string) => void;
   fetch?: typeof fetch;
+  /** Deadline of one batch, whole request (default 30 s); net/ caps the answer's size too. */
   timeoutMs?: number;
 }
 
-/** POSTs one batch as JSON `{"envelopes": [hex]}`; throws on transport failure or a non-200. */
+/**
+ * POSTs one batch as JSON `{"envelopes": [hex]}` through net/ (a deadline per batch, the answer's
+ * size capped while streaming, redirects capped); throws on transport failure (a NetError) or a
+ * non-200. Nothing leaves the spool unless this returns.
+ */
 export async function postReadings(
   server: string,
   envelopes: Uint8Array[],
   opts: DeliverOptions = {},
 ): Promise<ReadingResult[]> {
-  const f = opts.fetch ?? fetch;
-  const res = await f(new URL("/v1/readings", server), {
+  const totalMs = opts.timeoutMs ?? 30_000;
+  const res = await request(new URL("/v1/readings", server), {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ envelopes: envelopes.map(toHex) }),
-    signal: AbortSignal.timeout(opts.timeoutMs ?? 30_000),
+    kind: "json",
+    totalMs,
+    connectMs: Math.min(totalMs, 10_000),
+    fetch: opts.fetch,
   });
-  const text = await res.text();
   if (res.status !== 200) {
-    const err = new Error(`Cannot deliver readings: HTTP ${res.status} ${text.slice(0, 200)}`) as
+    const text = new TextDecoder().decode(res.bytes.subarray(0, 200));
+    const err = new Error(`Cannot deliver readings: HTTP ${res.status} ${text}`) as
       & Error
       & {
         retryAfterMs?: number;
@@ -47,8 +56,8 @@ export async function postReadings(
     if (Number.isFinite(ra) && ra > 0) err.retryAfterMs = ra * 1000;
     throw err;
   }
-  const body = JSON.parse(text) as { results?: ReadingResult[] };
-  if (!Array.isArray(body.results)) {
+  const body = res.json() as { results?: ReadingResult[] } | null;
+  if (!body || !Array.isArray(body.results)) {
     throw new Error("Cannot deliver readings: the answer has no results array");
   }
   return body.results;
