@@ -2,7 +2,7 @@
 // entry's RDF views; every state has a link (`/?view=explore`, `/?index=N`, `/?index=N&rdf=turtle`).
 /// <reference lib="dom" />
 import { el, replace } from "./dom.ts";
-import { fetchBytes, fetchJson, PAGE_LIMITS } from "./net.ts";
+import { getBytes, getJson } from "./net.ts";
 
 interface EntrySummary {
   index: number;
@@ -43,7 +43,7 @@ export async function showExplorer(section: HTMLElement): Promise<void> {
   replace(section, head, cp, list);
   try {
     const text = new TextDecoder("utf-8", { fatal: true }).decode(
-      await fetchBytes("/log/blake3/checkpoint", PAGE_LIMITS.checkpoint),
+      await getBytes("/log/blake3/checkpoint", "checkpoint"),
     );
     cp.append(
       el("p", {}, "As signed by the log (and cosigned by its witnesses, one line each):"),
@@ -53,12 +53,12 @@ export async function showExplorer(section: HTMLElement): Promise<void> {
     cp.append(el("p", { class: "status-line" }, `No checkpoint: ${(e as Error).message}`));
   }
   try {
-    const first = await fetchJson<EntriesPage>(`/v1/log/entries?start=0&limit=1`, PAGE_LIMITS.page);
+    const first = await getJson<EntriesPage>(`/v1/log/entries?start=0&limit=1`, "page");
     const total = first["hydra:totalItems"];
     const start = Math.max(0, total - NEWEST);
-    const page = total === 0 ? first : await fetchJson<EntriesPage>(
+    const page = total === 0 ? first : await getJson<EntriesPage>(
       `/v1/log/entries?start=${start}&limit=${NEWEST}`,
-      PAGE_LIMITS.page,
+      "page",
     );
     list.append(el("p", {}, `${total} entr${total === 1 ? "y" : "ies"} in the log.`));
     const rows = [...page["hydra:member"]].reverse();
@@ -131,7 +131,7 @@ export async function showEntryViews(
   if (!view) return;
   try {
     const text = new TextDecoder().decode(
-      await fetchBytes(`/v1/log/entries/${index}`, PAGE_LIMITS.page, { accept: view.accept }),
+      await getBytes(`/v1/log/entries/${index}`, "page", view.accept),
     );
     section.append(
       el("h3", {}, view.label),

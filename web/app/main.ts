@@ -13,14 +13,16 @@ import {
 } from "../../verify/mod.ts";
 import { byId, replace } from "./dom.ts";
 import { renderReport, renderUnusable, type Verdict } from "./report_view.ts";
-import { fetchBytes, PAGE_LIMITS } from "./net.ts";
+import { getBytes, getJson } from "./net.ts";
 import { checkInLog } from "./log_panel.ts";
+import type { PolicyView } from "./policy.ts";
 import { showEntryViews, showExplorer } from "./explorer.ts";
 
 /** Largest input the page reads (the CLI's limit is 16 MiB; an entry is at most 65,535 bytes). */
 const MAX_INPUT = 16 * 1024 * 1024;
 
 let verifierOptions: VerifierOptions = {};
+const policy: PolicyView | undefined = undefined;
 
 async function readFile(f: File): Promise<Uint8Array> {
   if (f.size > MAX_INPUT) throw new Error(`the file is ${f.size} bytes, over ${MAX_INPUT}`);
@@ -42,7 +44,7 @@ export async function verifyInput(input: Uint8Array, source: string): Promise<Ve
     }
     const report = await verifyEnvelope(envelope, verifierOptions);
     const verdict = renderReport(region, report);
-    void checkInLog(envelope, report.leaf_hash);
+    void checkInLog(report.leaf_hash, policy);
     return verdict;
   } finally {
     region.removeAttribute("aria-busy");
@@ -106,23 +108,18 @@ async function fromLink(params: URLSearchParams): Promise<void> {
         renderUnusable(region, `index ${JSON.stringify(index)} is not a decimal entry index`);
         return;
       }
-      const bytes = await fetchBytes(`/v1/log/entries/${index}`, PAGE_LIMITS.entry, {
-        accept: "application/cose",
-      });
+      const bytes = await getBytes(`/v1/log/entries/${index}`, "entry", "application/cose");
       await verifyInput(bytes, `entry ${index}`);
     } else if (leaf !== null) {
       if (!/^[0-9a-f]{64}$/.test(leaf)) {
         renderUnusable(region, `leaf ${JSON.stringify(leaf)} is not 64 lowercase hex digits`);
         return;
       }
-      const found = await fetchBytes(`/v1/log/leaves/${leaf}`, PAGE_LIMITS.json);
-      const { index: i } = JSON.parse(new TextDecoder().decode(found)) as { index: number };
-      const bytes = await fetchBytes(`/v1/log/entries/${i}`, PAGE_LIMITS.entry, {
-        accept: "application/cose",
-      });
+      const { index: i } = await getJson<{ index: number }>(`/v1/log/leaves/${leaf}`);
+      const bytes = await getBytes(`/v1/log/entries/${i}`, "entry", "application/cose");
       await verifyInput(bytes, `entry ${i}`);
     } else if (url !== null) {
-      await verifyInput(await fetchBytes(url, PAGE_LIMITS.entry), url);
+      await verifyInput(await getBytes(url, "page"), url);
     }
   } catch (e) {
     renderUnusable(region, (e as Error).message);
