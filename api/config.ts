@@ -19,6 +19,11 @@ export interface ServiceConfig {
   store: "sqlite" | "memory";
   /** Log signing key (32-byte Ed25519 secret, hex); generated on first start when absent. */
   keyFile: string;
+  /**
+   * The log's name (origins `<name>/blake3`, `<name>/sha256`; docs/PUBLICATION.md): bound to
+   * the data on first start, fixed after. Undefined: the bound one, or a default from the key.
+   */
+  logName?: string;
   /** Largest request body accepted, bytes (413 above). */
   bodyLimit: number;
   rate: { read: RateSpec; write: RateSpec };
@@ -151,6 +156,17 @@ const FILE_KEYS: Record<string, (c: ServiceConfig, v: unknown) => void> = {
   host: (c, v) => c.host = str("host", v),
   data_dir: (c, v) => c.dataDir = str("data_dir", v),
   key_file: (c, v) => c.keyFile = str("key_file", v),
+  log_name: (c, v) => {
+    const name = str("log_name", v);
+    // signed-note key names: no spaces, no '+', not empty (the origin `<name>/blake3` is one).
+    if (name === "" || /[\s+]/u.test(name) || name.length > 200) {
+      fail(
+        "log_name",
+        "must be 1 to 200 characters with no space or '+' (e.g. log.example.org/jc)",
+      );
+    }
+    c.logName = name;
+  },
   store: (c, v) => {
     if (v !== "sqlite" && v !== "memory") fail("store", `must be "sqlite" or "memory"`);
     c.store = v;
@@ -202,6 +218,7 @@ export const ENV_KEYS: Record<string, string> = {
   HOST: "host",
   DATA_DIR: "data_dir",
   JC_KEY_FILE: "key_file",
+  JC_LOG_NAME: "log_name",
   JC_STORE: "store",
   JC_BODY_LIMIT: "body_limit",
   JC_RATE_READ: "rate_read",

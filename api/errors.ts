@@ -12,6 +12,15 @@ export const HTTP_CODES = {
   "empty-body": { status: 400, title: "Empty body" },
   "steward-not-allowed": { status: 403, title: "Steward not allowed" },
   "not-found": { status: 404, title: "Not found" },
+  // The tiled publication (docs/PUBLICATION.md): paths that are not canonical tlog-tiles ones
+  // (log/c2sp/tile_path.ts) and tiles the tree does not have.
+  "unknown-view": { status: 404, title: "No such view" },
+  "tile-path-malformed": { status: 404, title: "Not a tile path" },
+  "tile-path-bad-level": { status: 404, title: "Not a tile path" },
+  "tile-path-bad-index": { status: 404, title: "Not a tile path" },
+  "tile-path-bad-width": { status: 404, title: "Not a tile path" },
+  "tile-beyond-tree": { status: 404, title: "Tile not in the tree" },
+  "tile-beyond-width": { status: 404, title: "Tile not in the tree" },
   "method-not-allowed": { status: 405, title: "Method not allowed" },
   "not-acceptable": { status: 406, title: "Not acceptable" },
   "body-too-large": { status: 413, title: "Body too large" },

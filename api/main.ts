@@ -34,6 +34,7 @@ export async function startService(
     batchMax: config.batchMax,
     batchAgeMs: config.batchAgeMs,
     pendingMax: config.pendingMax,
+    logName: config.logName,
   };
   let log: Log;
   if (config.store === "memory") {

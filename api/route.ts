@@ -117,9 +117,13 @@ export function route(def: RouteDef): RouteDef {
   return def;
 }
 
-/** `/v1/log/entries/:index` → `/v1/log/entries/{index}` (RFC 6570 level 1). */
+/**
+ * `/v1/log/entries/:index` → `/v1/log/entries/{index}` (RFC 6570 level 1); a rest parameter
+ * `:path{.+}` (Hono: the rest of the path, slashes included) → `{+path}` (RFC 6570 level 2).
+ */
 export function toUriTemplate(path: string, query: string[] = []): string {
-  const p = path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}");
+  const p = path.replace(/:([A-Za-z_][A-Za-z0-9_]*)\{\.\+\}/g, "{+$1}")
+    .replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}");
   return query.length ? `${p}{?${query.join(",")}}` : p;
 }
 
@@ -130,9 +134,9 @@ export function pathParams(path: string): string[] {
 
 /** A RegExp matching concrete paths of a Hono path (for 405 detection and CORS preflight). */
 export function pathRegExp(path: string): RegExp {
-  const esc = path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(
-    /:([A-Za-z_][A-Za-z0-9_]*)/g,
-    "[^/]+",
-  );
+  const esc = path.replace(/:([A-Za-z_][A-Za-z0-9_]*)\{\.\+\}/g, ":$1{rest}")
+    .replace(/[.*+?^$()|[\]\\]/g, "\\$&")
+    .replace(/:([A-Za-z_][A-Za-z0-9_]*)\{rest\}/g, ".+")
+    .replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "[^/]+");
   return new RegExp(`^${esc}$`);
 }

@@ -8,6 +8,7 @@ import { logAppendRoutes } from "./routes/log_append.ts";
 import { logProofRoutes } from "./routes/log_proofs.ts";
 import { logReadRoutes } from "./routes/log_read.ts";
 import { opsRoutes } from "./routes/ops.ts";
+import { publicationRoutes } from "./routes/publication.ts";
 import { readingsRoutes } from "./routes/readings.ts";
 import { rdfRoutes } from "./routes/rdf.ts";
 import { sparqlRoutes } from "./routes/sparql.ts";
@@ -22,6 +23,7 @@ export const ROUTE_GROUPS: RouteGroup[] = [
   logAppendRoutes,
   logReadRoutes,
   logProofRoutes,
+  publicationRoutes,
   opsRoutes,
   readingsRoutes,
   vocabRoutes,

@@ -19,6 +19,7 @@ import {
 } from "./edge/mod.ts";
 import { LOG_OBJECT_NAME } from "./edge/durable_object.ts";
 import { ed25519PublicKey } from "../verify/mod.ts";
+import { defaultLogName } from "../log/mod.ts";
 import type { Hono } from "hono";
 
 export { LogSequencer } from "./edge/durable_object.ts";
@@ -61,7 +62,13 @@ function build(env: WorkerEnv): Built {
     );
   }
   const id = ns.idFromName(LOG_OBJECT_NAME);
-  const log = new EdgeLog(() => ns.get(id), ed25519PublicKey(secret), settings.cacheBytes);
+  const pub = ed25519PublicKey(secret);
+  const log = new EdgeLog(
+    () => ns.get(id),
+    pub,
+    settings.cacheBytes,
+    config.logName ?? defaultLogName(pub),
+  );
   const app = createApp({
     log,
     config,

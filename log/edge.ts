@@ -14,7 +14,9 @@ import {
   TILE_WIDTH,
   tileHashes,
   type TileLoader,
+  TileNodeReader,
 } from "./tiles.ts";
+import { treeRoot } from "./tree.ts";
 
 /** The in-memory right edge of a tree of `size` leaves. */
 export class TreeEdge {
@@ -60,6 +62,13 @@ export class TreeEdge {
     if (!row || row.length === 0) return undefined;
     if (Math.floor(levelCount(this.#size, level) / TILE_WIDTH) !== index) return undefined;
     return joinHashes(row);
+  }
+
+  /** RFC 6962 §2.1 MTH of the tree (every node of its root lies in the edge). */
+  root(): Promise<Uint8Array> {
+    if (this.#size === 0) return Promise.resolve(this.#h.empty());
+    const reader = new TileNodeReader(this.#h, (t, i) => Promise.resolve(this.tile(t, i)));
+    return treeRoot(this.#h, this.#size, reader.read);
   }
 
   /** A copy of this edge (a batch works on a copy and adopts it only once committed). */

@@ -2,9 +2,9 @@
 // the leaf index, every tile rebuilt from the leaves, every signed head's signature under the log
 // key, its root against the stored nodes, and each head's consistency with the one before
 // (RFC 9162 §2.1.4.2). Reports what is wrong instead of stopping at the first fault.
-import { blake3Hasher, type Hasher } from "./hasher.ts";
+import { blake3Hasher, type Hasher, sha256Hasher } from "./hasher.ts";
 import { toHex } from "./crypto.ts";
-import type { LogStorage, StoredHead } from "./storage.ts";
+import type { LogStorage, StoredHead, TreeView } from "./storage.ts";
 import { TreeEdge } from "./edge.ts";
 import { TILE_WIDTH, TileNodeReader } from "./tiles.ts";
 import { consistencyProof, treeRoot } from "./tree.ts";
@@ -50,13 +50,20 @@ export async function fsckLog(
   const edge = TreeEdge.empty(h);
   const seen = new Map<string, number>();
   let tiles = 0;
-  const compareTile = async (level: number, index: number, want: Uint8Array) => {
+  const shaEdge = TreeEdge.empty(sha256Hasher);
+  const compareTile = async (
+    level: number,
+    index: number,
+    want: Uint8Array,
+    view: TreeView = "blake3",
+  ) => {
     tiles++;
-    const got = await s.tile(level, index);
-    if (got === undefined) problem(`tile ${level}/${index}: missing`);
+    const got = await s.tile(level, index, view);
+    const at = `${view === "sha256" ? "sha256 " : ""}tile ${level}/${index}`;
+    if (got === undefined) problem(`${at}: missing`);
     else if (toHex(got) !== toHex(want)) {
       problem(
-        `tile ${level}/${index}: stored hashes differ from the ones rebuilt from the entries`,
+        `${at}: stored hashes differ from the ones rebuilt from the entries`,
       );
     }
   };
@@ -79,6 +86,11 @@ export async function fsckLog(
     for (const t of edge.append(leaves)) {
       if (t.hashes.length === TILE_WIDTH * 32) await compareTile(t.level, t.index, t.hashes);
     }
+    for (const t of shaEdge.append(page.map((e) => sha256Hasher.leaf(e)))) {
+      if (t.hashes.length === TILE_WIDTH * 32) {
+        await compareTile(t.level, t.index, t.hashes, "sha256");
+      }
+    }
     n += page.length;
     if (page.length < PAGE) break;
   }
@@ -87,9 +99,12 @@ export async function fsckLog(
     const index = Math.floor(Math.floor(n / 16 ** level) / TILE_WIDTH);
     const want = edge.tile(level, index);
     if (want) await compareTile(level, index, want);
+    const wantSha = shaEdge.tile(level, index);
+    if (wantSha) await compareTile(level, index, wantSha, "sha256");
   }
   // 2. Heads: signature, root against the stored nodes, consistency with the previous head.
   const reader = new TileNodeReader(h, (t, i) => s.tile(t, i));
+  const shaReader = new TileNodeReader(sha256Hasher, (t, i) => s.tile(t, i, "sha256"));
   let heads = 0;
   let prev: StoredHead | undefined;
   let latestSize = -1;
@@ -114,6 +129,20 @@ export async function fsckLog(
       }
       if (root && toHex(root) !== toHex(head.root)) {
         problem(`${at}: root differs from the stored tree's`);
+      }
+      // PUBLICATION.md P1: the SHA-256 view's root at the same size, from its stored tiles.
+      if (head.sha256Root === undefined) problem(`${at}: no SHA-256 view root (not migrated)`);
+      else {
+        try {
+          const sr = head.size === 0
+            ? sha256Hasher.empty()
+            : await treeRoot(sha256Hasher, head.size, shaReader.read);
+          if (toHex(sr) !== toHex(head.sha256Root)) {
+            problem(`${at}: SHA-256 root differs from the stored SHA-256 tree's`);
+          }
+        } catch (e) {
+          problem(`${at}: cannot rebuild its SHA-256 root (${(e as Error).message})`);
+        }
       }
       if (prev) {
         if (head.timestamp < prev.timestamp) {

@@ -5,13 +5,13 @@
 // (exactly-once, also within one batch). A full queue pushes back. Before signing a head the
 // sequencer proves it consistent with the previous one (RFC 9162 §2.1.4.2). Pure: storage is
 // injected (log/storage.ts), so this runs in Deno, Node and workerd alike.
-import { blake3Hasher, HASH_SIZE } from "./hasher.ts";
+import { blake3Hasher, HASH_SIZE, sha256Hasher } from "./hasher.ts";
 import { didKeyFromPublicKey, ed25519PublicKey, ed25519Sign, toHex } from "./crypto.ts";
 import { type TreeHead, treeHeadBytes } from "./head.ts";
 import { LogInputError, LogIntegrityError, LogStorageError, PushbackError } from "./errors.ts";
 import type { EntryWrite, LogStorage, StoredHead } from "./storage.ts";
 import { TreeEdge } from "./edge.ts";
-import { TileCache, TileNodeReader } from "./tiles.ts";
+import { type Tile, TileCache, TileNodeReader } from "./tiles.ts";
 import {
   consistencyProof,
   hashRanges,
@@ -23,7 +23,13 @@ import {
 } from "./tree.ts";
 import { BatchTree } from "./batch_tree.ts";
 import { verifyConsistency } from "./proof.ts";
-import { recover } from "./recover.ts";
+import { recover, type Recovered } from "./recover.ts";
+import { backfillSha256View } from "./view_backfill.ts";
+import type { TreeView } from "./storage.ts";
+import { PUBLISHED_WIDTH, readPublishedTile } from "./published_tiles.ts";
+import { encodeBundle, ENTRIES, isKeyName, signCheckpoint, tileWithin } from "./c2sp/mod.ts";
+import { encodeVkey, SIG_ED25519 } from "./c2sp/mod.ts";
+import { sha256 } from "@noble/hashes/sha2.js";
 
 /** Largest entry, bytes (ARCHITECTURE Decision 5). */
 export const MAX_ENTRY_BYTES = 65_535;
@@ -55,6 +61,27 @@ export interface Log {
   leafHashAt?(index: number): Promise<Uint8Array | undefined>;
   publicKey(): Uint8Array;
   signer(): string;
+  /** The log's name: the views' origins are `<name>/blake3` and `<name>/sha256` (PUBLICATION.md). */
+  logName(): string;
+  /** Both views' C2SP vkeys (`<origin>+<key ID>+<base64(0x01 || public key)>`). */
+  vkeys(): Record<TreeView, string>;
+  /**
+   * The latest signed checkpoint of a view (C2SP tlog-checkpoint note, signed by the log key),
+   * at the latest head's size, with the root of that view's tree.
+   */
+  checkpoint(view: TreeView): Promise<string>;
+  /**
+   * A C2SP tlog-tiles hash tile (height 8) of a view in the tree of the latest head: `width`
+   * hashes (256 full, 1..255 partial), or undefined when that tree has no such tile.
+   */
+  tile(
+    view: TreeView,
+    level: number,
+    index: number,
+    width: number,
+  ): Promise<Uint8Array | undefined>;
+  /** An entry bundle (uint16-prefixed entries, the same under both views), or undefined. */
+  bundle(index: number, width: number): Promise<Uint8Array | undefined>;
   /** Health: the store is readable and the log is not broken. */
   check(): Promise<void>;
   /** Drains the sequencer, then closes the store. */
@@ -71,15 +98,40 @@ export interface SequencerOptions {
   pendingMax?: number;
   /** Full tiles kept in memory (with the nodes folded from them) for proofs; default 4096. */
   tileCacheTiles?: number;
+  /**
+   * Benchmarks only (`deno task bench log`: the "before" CPU figure): false skips the SHA-256
+   * view's work. Its heads carry the empty tree's SHA-256 root and no SHA-256 tiles are written,
+   * so such a store does not open again (recovery refuses it). Default true.
+   */
+  sha256View?: boolean;
 }
 
 /** Everything `openLog` needs besides the store. */
 export interface LogOptions extends SequencerOptions {
+  /**
+   * The log's name (PUBLICATION.md P1; docs/CONFIG.md `log_name`): bound to the store on first
+   * open and fixed after (another name is refused). Absent: the bound name, or on a new store
+   * `defaultLogName(public key)`.
+   */
+  logName?: string;
   /** The log key: a 32-byte Ed25519 secret. */
   secretKey: Uint8Array;
   /** Clock, ms since the epoch (tests inject one). */
   now?: () => number;
 }
+
+/**
+ * The name a log gets when none is configured (docs/DECISIONS.md): `jouleclaw.invalid/` and the
+ * first 16 hex digits of SHA-256 of the log's public key — stable for the key, unique in
+ * practice, and plainly not a URL anyone serves (RFC 2606 `.invalid`), so a public log sets its
+ * own before its first start.
+ */
+export function defaultLogName(publicKey: Uint8Array): string {
+  return `jouleclaw.invalid/${toHex(sha256(publicKey)).slice(0, 16)}`;
+}
+
+/** Full published tiles each log keeps in memory (8 KiB each). */
+const PUBLISHED_CACHE_TILES = 2048;
 
 /** Defaults sized for ≥ 20,000 appends/s with one durable commit per batch. */
 export const SEQUENCER_DEFAULTS = { batchMax: 4096, batchAgeMs: 5, pendingMax: 65_536 } as const;
@@ -155,6 +207,8 @@ class SequencedLog implements Log {
   readonly #batchAgeMs: number;
   readonly #pendingMax: number;
   #edge: TreeEdge;
+  /** The SHA-256 view's right edge (PUBLICATION.md P1), always at `#edge.size`. */
+  #sha: TreeEdge;
   #head: StoredHead;
   #headJson: TreeHead;
   #queue: Pending[] = [];
@@ -165,10 +219,31 @@ class SequencedLog implements Log {
   #broken: Error | undefined;
   #closed = false;
   readonly #cache: TileCache;
+  readonly #name: string;
+  readonly #shaOn: boolean;
+  readonly #vkeys: Record<TreeView, string>;
+  /** Both views' checkpoints at `#head`, signed in the step that signed it. */
+  #checkpoints: Record<TreeView, string>;
+  /** Full published tiles (immutable), least recently used out first. */
+  readonly #published = new Map<string, Uint8Array>();
   /** Hashes of the right-border ranges of the latest head's tree, shared by its proofs. */
   #border: { size: number; memo: RangeMemo } = { size: -1, memo: new Map() };
 
-  constructor(s: LogStorage, o: LogOptions, edge: TreeEdge, head: StoredHead) {
+  constructor(
+    s: LogStorage,
+    o: LogOptions,
+    r: Recovered & { sha256Edge: TreeEdge },
+    name: string,
+  ) {
+    const { edge, head } = r;
+    this.#sha = r.sha256Edge;
+    this.#name = name;
+    this.#shaOn = o.sha256View !== false;
+    this.#vkeys = {
+      blake3: encodeVkey(`${name}/blake3`, SIG_ED25519, ed25519PublicKey(o.secretKey)),
+      sha256: encodeVkey(`${name}/sha256`, SIG_ED25519, ed25519PublicKey(o.secretKey)),
+    };
+    this.#checkpoints = this.#checkpointsOf(head, o.secretKey);
     this.#s = s;
     this.#secret = o.secretKey;
     this.#pub = ed25519PublicKey(o.secretKey);
@@ -277,14 +352,39 @@ class SequencedLog implements Log {
         const tiles = edge.append(leaves, (level, index) => t.node(level, index));
         const overlay = new Map(tiles.map((t) => [`${t.level}/${t.index}`, t.hashes]));
         reader = this.#reader(edge, overlay);
-        head = await this.#signNext(edge.size, reader, t.root());
+        // The SHA-256 view advances in the same batch, over the same entries (PUBLICATION.md P1).
+        const sha = this.#sha.clone();
+        let sha256Tiles: Tile[] = [];
+        let shaRoot = sha256Hasher.empty();
+        if (this.#shaOn) {
+          const shaOld: Uint8Array[] = [];
+          const shaIds = rootNodes(base);
+          const shaReader = new TileNodeReader(
+            sha256Hasher,
+            (t, i) => Promise.resolve(sha.tile(t, i)),
+          );
+          (await shaReader.read(shaIds)).forEach((x, k) => shaOld[shaIds[k].level] = x);
+          const shaLeaves = fresh.map((p) => sha256Hasher.leaf(p.entry));
+          const shaTree = new BatchTree(sha256Hasher, base, shaOld, shaLeaves);
+          sha256Tiles = sha.append(shaLeaves, (level, index) => shaTree.node(level, index));
+          shaRoot = shaTree.root();
+        }
+        head = await this.#signNext(
+          edge.size,
+          reader,
+          t.root(),
+          this.#shaOn ? sha : undefined,
+          shaRoot,
+        );
+        // Both views' checkpoints, signed in the same step as the §22.2 head (PUBLICATION.md P1).
+        const checkpoints = this.#checkpointsOf(head, this.#secret);
         const entries: EntryWrite[] = fresh.map((p, i) => ({
           index: base + i,
           leafHash: p.leafHash,
           bytes: p.entry,
         }));
         try {
-          await this.#s.commitBatch({ entries, tiles, head });
+          await this.#s.commitBatch({ entries, tiles, sha256Tiles, head });
         } catch (e) {
           this.#reload = true; // the store may or may not hold the batch: re-prove it first
           throw new LogStorageError(
@@ -296,7 +396,9 @@ class SequencedLog implements Log {
           );
         }
         this.#edge = edge;
+        this.#sha = sha;
         this.#head = head;
+        this.#checkpoints = checkpoints;
         this.#headJson = headJson(head, this.#signer);
       }
       const treeHead = this.#headJson;
@@ -339,10 +441,20 @@ class SequencedLog implements Log {
     }
   }
 
-  /** Signs the head of the grown tree after proving it consistent with the previous head. */
-  async #signNext(size: number, reader: TileNodeReader, expect: Uint8Array): Promise<StoredHead> {
+  /**
+   * Signs the head of the grown tree after proving it consistent with the previous head, and
+   * the SHA-256 view's root at the same size against its tiles.
+   */
+  async #signNext(
+    size: number,
+    reader: TileNodeReader,
+    expect: Uint8Array,
+    sha: TreeEdge | undefined,
+    shaExpect: Uint8Array,
+  ): Promise<StoredHead> {
     const root = await treeRoot(h, size, reader.read);
-    if (!same(root, expect)) {
+    const sha256Root = sha ? await sha.root() : shaExpect;
+    if (!same(root, expect) || !same(sha256Root, shaExpect) || (sha && sha.size !== size)) {
       // The tiles about to be stored and the proofs about to be answered must agree.
       throw this.#fail(
         new LogIntegrityError(
@@ -364,7 +476,28 @@ class SequencedLog implements Log {
     }
     const timestamp = Math.max(Math.floor(this.#now()), prev.timestamp); // never goes back
     const signature = ed25519Sign(treeHeadBytes(size, root, timestamp), this.#secret);
-    return { size, root, timestamp, signature };
+    return { size, root, timestamp, signature, sha256Root };
+  }
+
+  /**
+   * The two views' checkpoints of a head (C2SP tlog-checkpoint; key name = origin, PUBLICATION.md
+   * P2). Ed25519 signatures are deterministic, so the same head always gives the same bytes:
+   * they are not stored, only re-signed from the stored head on open.
+   */
+  #checkpointsOf(head: StoredHead, secret: Uint8Array): Record<TreeView, string> {
+    if (head.sha256Root === undefined) {
+      throw new LogIntegrityError(`Cannot sign checkpoints: head ${head.size} has no SHA-256 root`);
+    }
+    return {
+      blake3: signCheckpoint(
+        { origin: `${this.#name}/blake3`, size: head.size, root: head.root },
+        secret,
+      ),
+      sha256: signCheckpoint(
+        { origin: `${this.#name}/sha256`, size: head.size, root: head.sha256Root },
+        secret,
+      ),
+    };
   }
 
   #fail(e: Error): Error {
@@ -376,7 +509,12 @@ class SequencedLog implements Log {
     try {
       const r = await recover(this.#s, h, this.#pub);
       if (!r) throw new LogIntegrityError("Cannot reload log: the store lost its tree heads");
+      if (!r.sha256Edge) {
+        throw new LogIntegrityError("Cannot reload log: the store lost its SHA-256 view");
+      }
       this.#edge = r.edge;
+      this.#sha = r.sha256Edge;
+      this.#checkpoints = this.#checkpointsOf(r.head, this.#secret);
       this.#head = r.head;
       this.#headJson = headJson(r.head, this.#signer);
       this.#reload = false;
@@ -500,6 +638,67 @@ class SequencedLog implements Log {
     return this.#pub.slice();
   }
 
+  logName(): string {
+    return this.#name;
+  }
+
+  vkeys(): Record<TreeView, string> {
+    return { ...this.#vkeys };
+  }
+
+  checkpoint(view: TreeView): Promise<string> {
+    const c = this.#checkpoints[view];
+    if (c === undefined) {
+      return Promise.reject(
+        new LogInputError("bad-view", `Cannot read checkpoint: no view ${view}`),
+      );
+    }
+    return Promise.resolve(c);
+  }
+
+  async tile(
+    view: TreeView,
+    level: number,
+    index: number,
+    width: number,
+  ): Promise<Uint8Array | undefined> {
+    if (view !== "blake3" && view !== "sha256") {
+      throw new LogInputError("bad-view", `Cannot read tile: no view ${view}`);
+    }
+    // tlog-tiles: a tile of this tree, or a partial one a smaller tree had (its hashes are the
+    // same); never an empty one.
+    if (!tileWithin(this.#head.size, { level, index, width })) return undefined;
+    const key = `${view}/${level}/${index}`;
+    if (width === PUBLISHED_WIDTH) {
+      const hit = this.#published.get(key);
+      if (hit) {
+        this.#published.delete(key);
+        this.#published.set(key, hit);
+        return hit.slice();
+      }
+    }
+    const bytes = await readPublishedTile((t, i) => this.#s.tile(t, i, view), level, index, width);
+    if (bytes === undefined) {
+      throw new LogIntegrityError(`Cannot read tile ${view} ${level}/${index}: the store lacks it`);
+    }
+    if (width === PUBLISHED_WIDTH) {
+      if (this.#published.size >= PUBLISHED_CACHE_TILES) {
+        this.#published.delete(this.#published.keys().next().value!);
+      }
+      this.#published.set(key, bytes.slice());
+    }
+    return bytes;
+  }
+
+  async bundle(index: number, width: number): Promise<Uint8Array | undefined> {
+    if (!tileWithin(this.#head.size, { level: ENTRIES, index, width })) return undefined;
+    const entries = await this.#s.entries(index * PUBLISHED_WIDTH, width);
+    if (entries.length !== width) {
+      throw new LogIntegrityError(`Cannot read bundle ${index}: the store lacks its entries`);
+    }
+    return encodeBundle(entries);
+  }
+
   signer(): string {
     return this.#signer;
   }
@@ -538,8 +737,18 @@ export async function openLog(s: LogStorage, o: LogOptions): Promise<Log> {
     throw new RangeError("Cannot open log: the log key must be a 32-byte Ed25519 secret");
   }
   const pub = ed25519PublicKey(o.secretKey);
-  const r = await recover(s, h, pub);
-  if (r) return new SequencedLog(s, o, r.edge, r.head);
+  const name = await bindLogName(s, o.logName, pub);
+  let r = await recover(s, h, pub);
+  if (r && !r.sha256Edge) {
+    // A store written before the SHA-256 view: migrate it (docs/STORAGE.md "Migration"), then
+    // prove it again, both views this time.
+    await backfillSha256View(s, r.head.size);
+    r = await recover(s, h, pub);
+    if (!r?.sha256Edge) {
+      throw new LogIntegrityError("Cannot open log: migrating the SHA-256 view failed");
+    }
+  }
+  if (r) return new SequencedLog(s, o, { ...r, sha256Edge: r.sha256Edge! }, name);
   const now = Math.floor((o.now ?? Date.now)());
   const root = h.empty(); // RFC 6962 §2.1: the empty tree's hash, BLAKE3("") (SPEC §22.1)
   const head = {
@@ -547,7 +756,42 @@ export async function openLog(s: LogStorage, o: LogOptions): Promise<Log> {
     root,
     timestamp: now,
     signature: ed25519Sign(treeHeadBytes(0, root, now), o.secretKey),
+    sha256Root: sha256Hasher.empty(),
   };
-  await s.commitBatch({ entries: [], tiles: [], head });
-  return new SequencedLog(s, o, TreeEdge.empty(h), head);
+  await s.commitBatch({ entries: [], tiles: [], sha256Tiles: [], head });
+  return new SequencedLog(s, o, {
+    head,
+    edge: TreeEdge.empty(h),
+    sha256Edge: TreeEdge.empty(sha256Hasher),
+  }, name);
+}
+
+/**
+ * The log's name: the configured one (checked, and bound to the store on first open), else the
+ * store's, else the default. A configured name other than the store's is refused.
+ */
+async function bindLogName(
+  s: LogStorage,
+  configured: string | undefined,
+  pub: Uint8Array,
+): Promise<string> {
+  if (configured !== undefined && !isKeyName(`${configured}/blake3`)) {
+    throw new LogInputError(
+      "bad-log-name",
+      `Cannot open log: log name ${JSON.stringify(configured)} is empty or has a space or '+'` +
+        " (signed-note key names)",
+    );
+  }
+  const stored = await s.logName();
+  if (stored !== undefined && configured !== undefined && stored !== configured) {
+    throw new LogInputError(
+      "log-name-changed",
+      `Cannot open log: it is named ${stored}, the configuration says ${configured}; a log's ` +
+        "name is fixed for the life of its data (its checkpoints' origins and vkeys depend on " +
+        `it): set log_name / JC_LOG_NAME to ${stored}, or remove it`,
+    );
+  }
+  const name = stored ?? configured ?? defaultLogName(pub);
+  if (stored === undefined) await s.setLogName(name);
+  return name;
 }

@@ -8,6 +8,8 @@ import {
   type LogStorage,
   StorageConflictError,
   type StoredHead,
+  type TreeView,
+  type ViewBackfill,
 } from "./storage.ts";
 import { LogStorageError } from "./errors.ts";
 import { toHex } from "./crypto.ts";
@@ -32,13 +34,17 @@ export function createMemoryStore(): MemoryStore {
   const tiles = new Map<string, Uint8Array>();
   const leaves = new Map<string, number>();
   let latest: StoredHead | undefined;
+  let name: string | undefined;
   let nextFault: CommitFault | undefined;
   let commits = 0;
   const copyHead = (h: StoredHead): StoredHead => ({
     ...h,
     root: h.root.slice(),
     signature: h.signature.slice(),
+    sha256Root: h.sha256Root?.slice(),
   });
+  const tileKey = (view: TreeView | undefined, level: number, index: number) =>
+    `${view ?? "blake3"}/${level}/${index}`;
   const store: MemoryStore = {
     get commits() {
       return commits;
@@ -59,7 +65,7 @@ export function createMemoryStore(): MemoryStore {
     entry: (index) => Promise.resolve(entries[index]?.slice()),
     entries: (start, limit) =>
       Promise.resolve(entries.slice(start, start + limit).map((e) => e.slice())),
-    tile: (level, index) => Promise.resolve(tiles.get(`${level}/${index}`)?.slice()),
+    tile: (level, index, view) => Promise.resolve(tiles.get(tileKey(view, level, index))?.slice()),
     leafCandidates: (leafHash) => {
       const i = leaves.get(toHex(leafHash));
       return Promise.resolve(i === undefined ? [] : [i]);
@@ -97,7 +103,10 @@ export function createMemoryStore(): MemoryStore {
         entries[e.index] = e.bytes.slice();
         leaves.set(toHex(e.leafHash), e.index);
       }
-      for (const t of batch.tiles) tiles.set(`${t.level}/${t.index}`, t.hashes.slice());
+      for (const t of batch.tiles) tiles.set(tileKey("blake3", t.level, t.index), t.hashes.slice());
+      for (const t of batch.sha256Tiles) {
+        tiles.set(tileKey("sha256", t.level, t.index), t.hashes.slice());
+      }
       latest = copyHead(batch.head);
       heads.set(latest.size, latest);
       if (fault === "fail-and-persist") {
@@ -105,6 +114,26 @@ export function createMemoryStore(): MemoryStore {
           new LogStorageError("storage-fault", "Cannot commit batch: injected fault (persisted)"),
         );
       }
+      return Promise.resolve();
+    },
+    commitViewBackfill(b: ViewBackfill) {
+      for (const r of b.roots) {
+        const h = heads.get(r.size);
+        if (h) h.sha256Root = r.sha256Root.slice();
+      }
+      for (const t of b.sha256Tiles) {
+        tiles.set(tileKey("sha256", t.level, t.index), t.hashes.slice());
+      }
+      return Promise.resolve();
+    },
+    logName: () => Promise.resolve(name),
+    setLogName(n: string) {
+      if (name !== undefined && name !== n) {
+        return Promise.reject(
+          new StorageConflictError(`Cannot name the log ${n}: it is named ${name}`),
+        );
+      }
+      name = n;
       return Promise.resolve();
     },
     close: () => Promise.resolve(),

@@ -39,11 +39,15 @@ export {
   type LogStorage,
   StorageConflictError,
   type StoredHead,
+  TREE_VIEWS,
+  type TreeView,
+  type ViewBackfill,
 } from "./storage.ts";
 export { type CommitFault, createMemoryStore, type MemoryStore } from "./memory.ts";
 export { type Tile, TILE_HEIGHT, TILE_WIDTH } from "./tiles.ts";
 export {
   type AppendResult,
+  defaultLogName,
   type Log,
   type LogOptions,
   MAX_ENTRY_BYTES,
@@ -61,6 +65,8 @@ export interface MemoryLogOptions extends SequencerOptions {
   store?: MemoryStore;
   /** The log key; a fresh one when absent. */
   secretKey?: Uint8Array;
+  /** The log's name (LogOptions.logName). */
+  logName?: string;
   now?: () => number;
 }
 

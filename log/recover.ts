@@ -6,15 +6,21 @@ import type { Hasher } from "./hasher.ts";
 import { ed25519Verify, toHex } from "./crypto.ts";
 import { treeHeadBytes } from "./head.ts";
 import { LogIntegrityError } from "./errors.ts";
-import type { LogStorage, StoredHead } from "./storage.ts";
+import type { LogStorage, StoredHead, TreeView } from "./storage.ts";
+import { sha256Hasher } from "./hasher.ts";
 import { TreeEdge } from "./edge.ts";
 import { treeRoot } from "./tree.ts";
 import { TILE_WIDTH, tileHashes, TileNodeReader } from "./tiles.ts";
 
-/** The proven state of a store: its latest head and the tree's right edge. */
+/** The proven state of a store: its latest head and both views' right edges. */
 export interface Recovered {
   head: StoredHead;
   edge: TreeEdge;
+  /**
+   * The SHA-256 view's right edge (PUBLICATION.md P1), proven against `head.sha256Root`;
+   * undefined when the store predates the view and needs its migration (log/view_backfill.ts).
+   */
+  sha256Edge: TreeEdge | undefined;
 }
 
 function broken(why: string, cause?: unknown): never {
@@ -64,20 +70,52 @@ export async function recover(
       `the stored tree nodes give root ${toHex(root)}, the latest head says ${toHex(head.root)}`,
     );
   }
-  if (n > 0) {
-    const last = Math.floor((n - 1) / TILE_WIDTH);
-    const tile = edge.tile(0, last) ?? (await s.tile(0, last));
-    const entries = await s.entries(last * TILE_WIDTH, n - last * TILE_WIDTH);
-    const hashes = tile ? tileHashes(tile) : [];
-    if (entries.length !== n - last * TILE_WIDTH || hashes.length < entries.length) {
-      broken(`entries ${last * TILE_WIDTH}..${n - 1} are not all stored`);
-    }
-    entries.forEach((e, i) => {
-      if (toHex(h.leaf(e)) !== toHex(hashes[i])) {
-        broken(`entry ${last * TILE_WIDTH + i} does not hash to its stored leaf hash`);
-      }
-    });
-  }
+  const last = Math.floor((n - 1) / TILE_WIDTH);
+  const entries = n > 0 ? await s.entries(last * TILE_WIDTH, n - last * TILE_WIDTH) : [];
+  if (n > 0) await checkLastLeaves(s, h, edge, "blake3", n, entries);
   if ((await s.entry(n)) !== undefined) broken(`an entry is stored past the head's size ${n}`);
-  return { head, edge };
+  if (head.sha256Root === undefined) return { head, edge, sha256Edge: undefined };
+  // The SHA-256 view: the same proof against the head's SHA-256 root (PUBLICATION.md P1).
+  let sha256Edge: TreeEdge;
+  try {
+    sha256Edge = await TreeEdge.load(sha256Hasher, n, (t, i) => s.tile(t, i, "sha256"));
+  } catch (e) {
+    broken(`the SHA-256 view's tree nodes at the right edge of size ${n} are missing or short`, e);
+  }
+  const shaRoot = await sha256Edge.root();
+  if (toHex(shaRoot) !== toHex(head.sha256Root)) {
+    broken(
+      `the stored SHA-256 view gives root ${toHex(shaRoot)}, the latest head says ${
+        toHex(head.sha256Root)
+      }`,
+    );
+  }
+  if (n > 0) await checkLastLeaves(s, sha256Hasher, sha256Edge, "sha256", n, entries);
+  return { head, edge, sha256Edge };
+}
+
+/** The last level-0 tile of a view against the last entries rehashed. */
+async function checkLastLeaves(
+  s: LogStorage,
+  h: Hasher,
+  edge: TreeEdge,
+  view: TreeView,
+  n: number,
+  entries: Uint8Array[],
+): Promise<void> {
+  const last = Math.floor((n - 1) / TILE_WIDTH);
+  const tile = edge.tile(0, last) ?? (await s.tile(0, last, view));
+  const hashes = tile ? tileHashes(tile) : [];
+  if (entries.length !== n - last * TILE_WIDTH || hashes.length < entries.length) {
+    broken(`entries ${last * TILE_WIDTH}..${n - 1} are not all stored`);
+  }
+  entries.forEach((e, i) => {
+    if (toHex(h.leaf(e)) !== toHex(hashes[i])) {
+      broken(
+        `entry ${last * TILE_WIDTH + i} does not hash to its stored leaf hash${
+          view === "sha256" ? " (SHA-256 view)" : ""
+        }`,
+      );
+    }
+  });
 }

@@ -5,12 +5,27 @@
 // resolve. The shared contract tests are log/storage_contract_tests.ts.
 import type { Tile } from "./tiles.ts";
 
+/**
+ * The two Merkle views of the one entry sequence (PUBLICATION.md Decision P1): `blake3` is the
+ * JouleClaw tree (SPEC §22.1), `sha256` the RFC 6962 tree C2SP clients and witnesses read.
+ */
+export type TreeView = "blake3" | "sha256";
+
+/** Both views, in the order the service lists them. */
+export const TREE_VIEWS: readonly TreeView[] = ["blake3", "sha256"];
+
 /** A signed tree head as stored (raw bytes; the JSON form is `TreeHead`). */
 export interface StoredHead {
   size: number;
   root: Uint8Array; // 32 bytes
   timestamp: number; // ms since the epoch
   signature: Uint8Array; // 64 bytes, Ed25519 over treeHeadBytes(size, root, timestamp)
+  /**
+   * The SHA-256 view's root (RFC 6962 over the same entries) at `size`. Every head committed by
+   * this schema has it; a head of a store written before the SHA-256 view existed gets it from
+   * the migration (`commitViewBackfill`), which `openLog` runs before serving.
+   */
+  sha256Root?: Uint8Array;
 }
 
 /** One entry to append: its index, its leaf hash (for the leaf index) and its exact bytes. */
@@ -24,10 +39,19 @@ export interface EntryWrite {
 export interface Batch {
   /** Consecutive indices from the previous head's size (may be empty only for the first head). */
   entries: EntryWrite[];
-  /** Tiles that changed; a tile at an existing (level, index) replaces the old one. */
+  /** BLAKE3-view tiles that changed; a tile at an existing (level, index) replaces the old one. */
   tiles: Tile[];
+  /** The SHA-256 view's tiles that changed (same layout as `tiles`). */
+  sha256Tiles: Tile[];
   /** The new signed head; head.size = previous size + entries.length. */
   head: StoredHead;
+}
+
+/** One step of the SHA-256 view's migration (`LogStorage.commitViewBackfill`). */
+export interface ViewBackfill {
+  sha256Tiles: Tile[];
+  /** SHA-256 roots of existing heads, by the head's size. */
+  roots: { size: number; sha256Root: Uint8Array }[];
 }
 
 /** The storage contract (docs/STORAGE.md). */
@@ -42,8 +66,8 @@ export interface LogStorage {
   entry(index: number): Promise<Uint8Array | undefined>;
   /** Up to `limit` consecutive entries from `start` (fewer at the end of the log). */
   entries(start: number, limit: number): Promise<Uint8Array[]>;
-  /** Tile (level, index): 1..16 concatenated 32-byte hashes. */
-  tile(level: number, index: number): Promise<Uint8Array | undefined>;
+  /** Tile (level, index) of a view (default `blake3`): 1..16 concatenated 32-byte hashes. */
+  tile(level: number, index: number, view?: TreeView): Promise<Uint8Array | undefined>;
   /**
    * Indices whose leaf hash may equal `leafHash`: must include the true one when present; may
    * include others (a backend may index a prefix). Callers confirm against the level-0 tile.
@@ -61,6 +85,25 @@ export interface LogStorage {
    * latest head's size or whose head size does not follow from it (a second writer).
    */
   commitBatch(batch: Batch): Promise<void>;
+  /**
+   * Migration of a store written before the SHA-256 view (docs/STORAGE.md "Migration"): writes
+   * SHA-256-view tiles and sets `sha256Root` of existing heads (by size), atomically per call.
+   * Idempotent (a tile rewritten with the same bytes, a root set again), so an interrupted
+   * migration is simply run again; `openLog` calls it while the latest head has no
+   * `sha256Root`. Writes nothing else.
+   */
+  commitViewBackfill(b: ViewBackfill): Promise<void>;
+  /**
+   * The log's name (origins `<name>/blake3`, `<name>/sha256`; PUBLICATION.md P1) bound to this
+   * store, or undefined before it is bound.
+   */
+  logName(): Promise<string | undefined>;
+  /**
+   * Binds the log's name to the store, once and durably: the same name again is a no-op, another
+   * name is refused (`StorageConflictError`, nothing written). A name is stable for the life of
+   * the store (its checkpoints' origins and the vkeys clients pinned depend on it).
+   */
+  setLogName(name: string): Promise<void>;
   /** Releases the store. */
   close(): Promise<void>;
 }
@@ -76,6 +119,9 @@ export class StorageConflictError extends Error {
 
 /** Checks a batch against the stored head size; every backend calls this inside its transaction. */
 export function checkBatchExtends(batch: Batch, storedSize: number | undefined): void {
+  if (batch.head.sha256Root?.length !== 32) {
+    throw new RangeError("Cannot commit batch: its head has no 32-byte SHA-256 view root");
+  }
   const base = storedSize ?? 0;
   const first = batch.entries.length ? batch.entries[0].index : base;
   if (storedSize !== undefined && batch.entries.length === 0) {

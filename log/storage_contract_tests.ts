@@ -5,10 +5,10 @@
 import assert from "node:assert/strict";
 import type { Batch, LogStorage, StoredHead } from "./storage.ts";
 import { leafPrefix, StorageConflictError } from "./storage.ts";
-import { blake3Hasher } from "./hasher.ts";
+import { blake3Hasher, sha256Hasher } from "./hasher.ts";
 import { TreeEdge } from "./edge.ts";
 import { TileNodeReader } from "./tiles.ts";
-import { treeRoot } from "./tree.ts";
+import { referenceRoot, treeRoot } from "./tree.ts";
 import { fsckLog } from "./fsck.ts";
 import { openLog } from "./log.ts";
 import { ed25519PublicKey, ed25519Sign } from "./crypto.ts";
@@ -20,14 +20,30 @@ export type MakeBackend = () => Promise<{ storage: LogStorage; cleanup?: () => P
 const SECRET = new Uint8Array(32).fill(3);
 const enc = (s: string) => new TextEncoder().encode(s);
 
-/** Builds the next valid batch for `entries` on top of a store holding `edge` and `prev`. */
+/** Both views' right edges of the tree a test has committed so far. */
+class Edges {
+  constructor(
+    readonly b3 = TreeEdge.empty(blake3Hasher),
+    readonly sha = TreeEdge.empty(sha256Hasher),
+  ) {}
+  get size(): number {
+    return this.b3.size;
+  }
+  clone(): Edges {
+    return new Edges(this.b3.clone(), this.sha.clone());
+  }
+}
+
+/** Builds the next valid batch for `entries` on top of a store holding `edges`. */
 async function nextBatch(
-  edge: TreeEdge,
+  edges: Edges,
   entries: Uint8Array[],
   timestamp: number,
 ): Promise<Batch> {
+  const edge = edges.b3;
   const base = edge.size;
   const leaves = entries.map((e) => blake3Hasher.leaf(e));
+  const sha256Tiles = edges.sha.append(entries.map((e) => sha256Hasher.leaf(e)));
   const tiles = edge.append(leaves);
   const overlay = new Map(tiles.map((t) => [`${t.level}/${t.index}`, t.hashes]));
   const reader = new TileNodeReader(
@@ -40,10 +56,12 @@ async function nextBatch(
     root,
     timestamp,
     signature: ed25519Sign(treeHeadBytes(edge.size, root, timestamp), SECRET),
+    sha256Root: await edges.sha.root(),
   };
   return {
     entries: entries.map((bytes, i) => ({ index: base + i, leafHash: leaves[i], bytes })),
     tiles,
+    sha256Tiles,
     head,
   };
 }
@@ -83,7 +101,7 @@ export function runStorageContractTests(name: string, makeBackend: MakeBackend):
   });
 
   withStore("committed batches read back byte-exact", async (s) => {
-    const edge = TreeEdge.empty(blake3Hasher);
+    const edge = new Edges();
     await s.commitBatch(await nextBatch(edge, [], 1));
     const sizes = [1, 15, 1, 16, 240, 3];
     const all: Uint8Array[] = [];
@@ -138,15 +156,52 @@ export function runStorageContractTests(name: string, makeBackend: MakeBackend):
         `root ${h.size}`,
       );
     }
+    // ... and the SHA-256 view's tiles every head's SHA-256 root, RFC 6962 over the same entries.
+    const shaReader = new TileNodeReader(sha256Hasher, (l, i) => s.tile(l, i, "sha256"));
+    for (const h of heads) {
+      const want = h.size === 0
+        ? sha256Hasher.empty()
+        : referenceRoot(sha256Hasher, all.slice(0, h.size).map(sha256Hasher.leaf));
+      assert.equal(hex(h.sha256Root), hex(want), `SHA-256 root ${h.size}`);
+      if (h.size) {
+        assert.equal(hex(await treeRoot(sha256Hasher, h.size, shaReader.read)), hex(want));
+      }
+    }
+    assert.equal(hex(await s.tile(0, 0, "sha256")).length, 16 * 64);
+    assert.notEqual(hex(await s.tile(0, 0, "sha256")), hex(await s.tile(0, 0)));
     const report = await fsckLog(s, ed25519PublicKey(SECRET));
     assert.deepEqual(report.problems, []);
     assert.equal(report.entries, all.length);
   });
 
+  withStore("the SHA-256 view's migration writes its tiles and roots, idempotently", async (s) => {
+    const edge = new Edges();
+    await s.commitBatch(await nextBatch(edge, [], 1));
+    const b = await nextBatch(edge, [enc("a"), enc("b"), enc("c")], 2);
+    await s.commitBatch(b);
+    const fake = { ...b.sha256Tiles[0], hashes: new Uint8Array(96).fill(9) };
+    await s.commitViewBackfill({
+      sha256Tiles: [fake],
+      roots: [{ size: 3, sha256Root: fake.hashes.subarray(0, 32) }],
+    });
+    assert.equal(hex(await s.tile(0, 0, "sha256")), hex(fake.hashes));
+    assert.equal(hex((await s.latestHead())?.sha256Root), hex(fake.hashes.subarray(0, 32)));
+    for (let k = 0; k < 2; k++) {
+      await s.commitViewBackfill({
+        sha256Tiles: b.sha256Tiles,
+        roots: [{ size: 3, sha256Root: b.head.sha256Root! }],
+      });
+    }
+    assert.equal(hex(await s.tile(0, 0, "sha256")), hex(b.sha256Tiles[0].hashes));
+    assert.equal(hex((await s.head(3))?.sha256Root), hex(b.head.sha256Root));
+    assert.equal(hex((await s.head(0))?.sha256Root), hex(sha256Hasher.empty()));
+    assert.equal(hex(await s.tile(0, 0)), hex(b.tiles[0].hashes)); // the BLAKE3 view untouched
+  });
+
   withStore(
     "a batch that does not extend the stored head is refused and writes nothing",
     async (s) => {
-      const edge = TreeEdge.empty(blake3Hasher);
+      const edge = new Edges();
       await s.commitBatch(await nextBatch(edge, [], 1));
       const good = await nextBatch(edge.clone(), [enc("a"), enc("b")], 2);
       const gap = { ...good, entries: good.entries.map((e) => ({ ...e, index: e.index + 1 })) };
@@ -154,7 +209,7 @@ export function runStorageContractTests(name: string, makeBackend: MakeBackend):
       const badHead = { ...good, head: { ...good.head, size: 5 } };
       await assert.rejects(s.commitBatch(badHead), StorageConflictError);
       await assert.rejects(
-        s.commitBatch({ entries: [], tiles: [], head: { ...good.head, size: 0 } }),
+        s.commitBatch({ entries: [], tiles: [], sha256Tiles: [], head: { ...good.head, size: 0 } }),
         StorageConflictError,
       );
       assert.equal((await s.latestHead())?.size, 0);
@@ -167,7 +222,7 @@ export function runStorageContractTests(name: string, makeBackend: MakeBackend):
   );
 
   withStore("the leaf index is unique: a stored leaf hash refuses the batch", async (s) => {
-    const edge = TreeEdge.empty(blake3Hasher);
+    const edge = new Edges();
     await s.commitBatch(await nextBatch(edge, [], 1));
     await s.commitBatch(await nextBatch(edge, [enc("a")], 2));
     const before = edge.clone();
@@ -183,7 +238,7 @@ export function runStorageContractTests(name: string, makeBackend: MakeBackend):
   withStore("a leaf-prefix collision still finds the right index", async (s) => {
     // Two leaf hashes sharing 8 leading bytes cannot be made by hashing; probe the lookup with a
     // forged hash: the candidates may include false positives, never miss the true index.
-    const edge = TreeEdge.empty(blake3Hasher);
+    const edge = new Edges();
     await s.commitBatch(await nextBatch(edge, [], 1));
     await s.commitBatch(await nextBatch(edge, [enc("a"), enc("b")], 2));
     const lh = blake3Hasher.leaf(enc("b"));
@@ -197,6 +252,15 @@ export function runStorageContractTests(name: string, makeBackend: MakeBackend):
       assert.ok(m.every((i) => i === 1), `candidates ${m}`);
       assert.ok(t.includes(1));
     }
+  });
+
+  withStore("the log name is bound once; another name is refused", async (s) => {
+    assert.equal(await s.logName(), undefined);
+    await s.setLogName("log.example.org/jc");
+    await s.setLogName("log.example.org/jc");
+    assert.equal(await s.logName(), "log.example.org/jc");
+    await assert.rejects(s.setLogName("other.example/jc"), StorageConflictError);
+    assert.equal(await s.logName(), "log.example.org/jc");
   });
 
   withStore("a log over the backend survives reopening", async (s) => {

@@ -14,6 +14,14 @@ import { HttpError, LogClient, VerificationFailure } from "./client.ts";
 import { isNetError } from "../../net/mod.ts";
 import { netOptionsFromEnv } from "./net_env.ts";
 import { emptyState, parseState, poll } from "./monitor.ts";
+import {
+  mirrorCommand,
+  monitorTiles,
+  openTileClient,
+  proveFromTiles,
+  verifyProofCommand,
+} from "./tile_commands.ts";
+import { TileClient } from "./tiles.ts";
 import type { MonitorState } from "./monitor.ts";
 
 const USAGE = `usage: deno task client <command> [options]
@@ -21,7 +29,11 @@ const USAGE = `usage: deno task client <command> [options]
   prove INDEX|LEAF_HASH    check an inclusion proof against the latest signed head
   head                     check and print the latest signed head
   monitor URL              watch a log; alarm (exit 3) on any inconsistency
-options: --url URL  --signer DID  --state FILE  --interval SECONDS  --once`;
+  mirror URL DIR           copy both views' checkpoints, tiles and bundles, each verified
+  verify-proof RECEIPT PROOF --log-key VKEY   check a c2sp.org/tlog-proof@v1 offline
+options: --url URL  --signer DID  --state FILE  --interval SECONDS  --once
+  --log-key VKEY (or JC_LOG_KEY)  --source auto|tiles|api (prove, monitor; auto: tiles when published)
+  --tlog-proof FILE --view blake3|sha256 (prove)  --witness VKEY[,VKEY] --quorum K (verify-proof)`;
 
 interface Opts {
   positional: string[];
@@ -72,6 +84,15 @@ async function saveState(path: string, state: MonitorState) {
 
 async function monitor(url: string, flags: Opts["flags"]): Promise<number> {
   const statePath = String(flags.state ?? "./.jc-monitor.json");
+  const tc = await tileClient(url, flags);
+  if (tc) {
+    return await monitorTiles(
+      tc,
+      flags,
+      () => loadState(statePath),
+      (s) => saveState(statePath, s),
+    );
+  }
   const interval = Number(flags.interval ?? 30);
   const maxFailures = Number(flags["max-failures"] ?? 10);
   let failures = 0;
@@ -100,6 +121,11 @@ async function monitor(url: string, flags: Opts["flags"]): Promise<number> {
   }
 }
 
+/** The client of the log's tiles at `url`, or undefined to use the API (--source). */
+function tileClient(url: string, flags: Opts["flags"]): Promise<TileClient | undefined> {
+  return openTileClient(url, flags, Deno.env.get, netOptionsFromEnv(Deno.env.get));
+}
+
 /** Runs the CLI with `args`; returns the exit status. */
 export async function main(args: string[]): Promise<number> {
   const { positional, flags } = parseArgs(args);
@@ -123,6 +149,8 @@ export async function main(args: string[]): Promise<number> {
       }
       case "prove": {
         if (!arg) break;
+        const tc = await tileClient(url, flags);
+        if (tc) return await proveFromTiles(tc, arg, flags);
         const target = /^\d+$/.test(arg) ? Number(arg) : arg;
         const p = await client.prove(target);
         out({ index: p.index, size: p.size, leaf_hash: p.leaf_hash, path: p.path, verified: true });
@@ -134,6 +162,15 @@ export async function main(args: string[]): Promise<number> {
       case "monitor":
         if (!arg) break;
         return await monitor(arg, flags);
+      case "mirror":
+        if (!arg || !positional[2]) break;
+        return await mirrorCommand(
+          (await tileClient(arg, { ...flags, source: "tiles" }))!,
+          positional[2],
+        );
+      case "verify-proof":
+        if (!arg || !positional[2]) break;
+        return await verifyProofCommand(arg, positional[2], flags);
     }
     console.error(USAGE);
     return 1;

@@ -6,7 +6,7 @@
 // after the storage writes before it are durable: an append is acknowledged only once stored and
 // covered by a signed head (Decision 7). Loaded only inside workerd (imports cloudflare:workers).
 import { DurableObject } from "cloudflare:workers";
-import type { AppendResult, TreeHead } from "../../log/mod.ts";
+import type { AppendResult, TreeHead, TreeView } from "../../log/mod.ts";
 import { openDurableStorage } from "../../log/durable/mod.ts";
 import type { DurableSqlStorage } from "../../log/durable/mod.ts";
 import { openEdgeLog, SequencerCore } from "./sequencer.ts";
@@ -44,6 +44,20 @@ export class LogSequencer extends DurableObject {
   }
   consistencyProof(first: number, second: number): Promise<Outcome<Uint8Array[]>> {
     return this.#core.consistencyProof(first, second);
+  }
+  checkpoint(view: TreeView): Promise<Outcome<string>> {
+    return this.#core.checkpoint(view);
+  }
+  tile(
+    view: TreeView,
+    level: number,
+    index: number,
+    width: number,
+  ): Promise<Outcome<Uint8Array | undefined>> {
+    return this.#core.tile(view, level, index, width);
+  }
+  bundle(index: number, width: number): Promise<Outcome<Uint8Array | undefined>> {
+    return this.#core.bundle(index, width);
   }
   check(): Promise<Outcome<void>> {
     return this.#core.check();

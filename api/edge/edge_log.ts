@@ -4,7 +4,8 @@
 // index) from a bounded per-isolate cache without touching the sequencer. A transparency log
 // never changes what it has published (SPEC §22.3), so such an answer stays right for ever;
 // whatever can still change (the latest head, absent entries, errors) is never cached.
-import type { AppendResult, Log, TreeHead } from "../../log/mod.ts";
+import type { AppendResult, Log, TreeHead, TreeView } from "../../log/mod.ts";
+import { encodeVkey, SIG_ED25519 } from "../../log/c2sp/mod.ts";
 import { didKeyFromPublicKey, toHex } from "../../verify/mod.ts";
 import { type Outcome, unwrap } from "./wire.ts";
 
@@ -17,6 +18,14 @@ export interface SequencerRpc {
   headAt(size: number): Promise<Outcome<TreeHead | undefined>>;
   inclusionProof(index: number, size: number): Promise<Outcome<Uint8Array[]>>;
   consistencyProof(first: number, second: number): Promise<Outcome<Uint8Array[]>>;
+  checkpoint(view: TreeView): Promise<Outcome<string>>;
+  tile(
+    view: TreeView,
+    level: number,
+    index: number,
+    width: number,
+  ): Promise<Outcome<Uint8Array | undefined>>;
+  bundle(index: number, width: number): Promise<Outcome<Uint8Array | undefined>>;
   check(): Promise<Outcome<void>>;
 }
 
@@ -75,15 +84,23 @@ export class EdgeLog implements Log {
   readonly #rpc: () => SequencerRpc;
   readonly #pub: Uint8Array;
   readonly #signer: string;
+  readonly #name: string;
   readonly cache: ImmutableCache;
 
   /**
    * `rpc` returns the sequencer's stub (cheap to create; called per operation so a broken stub
    * is never reused); `publicKey` is the log key's public half, known to the Worker from its
-   * secret so that `publicKey()` and `signer()` need no round trip.
+   * secret so that `publicKey()` and `signer()` need no round trip; `logName` likewise (the
+   * Durable Object refuses to open a log bound to another name, so the two cannot differ).
    */
-  constructor(rpc: () => SequencerRpc, publicKey: Uint8Array, cacheBytes = 8 * 1024 * 1024) {
+  constructor(
+    rpc: () => SequencerRpc,
+    publicKey: Uint8Array,
+    cacheBytes = 8 * 1024 * 1024,
+    logName = "",
+  ) {
     this.#rpc = rpc;
+    this.#name = logName;
     this.#pub = publicKey.slice();
     this.#signer = didKeyFromPublicKey(publicKey);
     this.cache = new ImmutableCache(cacheBytes);
@@ -147,6 +164,40 @@ export class EdgeLog implements Log {
       (p) => 32 * p.length + 16,
     );
     return p.map((x) => x.slice());
+  }
+  logName(): string {
+    return this.#name;
+  }
+  vkeys(): Record<TreeView, string> {
+    return {
+      blake3: encodeVkey(`${this.#name}/blake3`, SIG_ED25519, this.#pub),
+      sha256: encodeVkey(`${this.#name}/sha256`, SIG_ED25519, this.#pub),
+    };
+  }
+  async checkpoint(view: TreeView): Promise<string> {
+    return unwrap(await this.#rpc().checkpoint(view)); // changes with every batch: never cached
+  }
+  async tile(
+    view: TreeView,
+    level: number,
+    index: number,
+    width: number,
+  ): Promise<Uint8Array | undefined> {
+    // A tile that exists never changes (tlog-tiles: immutable); an absent one is not cached.
+    const t = await this.#memo(
+      `t:${view}/${level}/${index}/${width}`,
+      async () => unwrap(await this.#rpc().tile(view, level, index, width)),
+      (b) => b?.length ?? 0,
+    );
+    return t?.slice();
+  }
+  async bundle(index: number, width: number): Promise<Uint8Array | undefined> {
+    const b = await this.#memo(
+      `b:${index}/${width}`,
+      async () => unwrap(await this.#rpc().bundle(index, width)),
+      (b) => b?.length ?? 0,
+    );
+    return b?.slice();
   }
   publicKey(): Uint8Array {
     return this.#pub.slice();

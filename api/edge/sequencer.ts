@@ -9,6 +9,7 @@ import {
   type LogStorage,
   openLog,
   type TreeHead,
+  type TreeView,
 } from "../../log/mod.ts";
 import { fromHex } from "../../verify/mod.ts";
 import { EdgeConfigError } from "./errors.ts";
@@ -43,6 +44,7 @@ export function openEdgeLog(storage: LogStorage, env: Record<string, unknown>): 
     batchMax: config.batchMax,
     batchAgeMs: config.batchAgeMs,
     pendingMax: config.pendingMax,
+    logName: config.logName,
   });
 }
 
@@ -90,6 +92,20 @@ export class SequencerCore {
   }
   consistencyProof(first: number, second: number): Promise<Outcome<Uint8Array[]>> {
     return capture(async () => (await this.log()).consistencyProof(first, second));
+  }
+  checkpoint(view: TreeView): Promise<Outcome<string>> {
+    return capture(async () => (await this.log()).checkpoint(view));
+  }
+  tile(
+    view: TreeView,
+    level: number,
+    index: number,
+    width: number,
+  ): Promise<Outcome<Uint8Array | undefined>> {
+    return capture(async () => (await this.log()).tile(view, level, index, width));
+  }
+  bundle(index: number, width: number): Promise<Outcome<Uint8Array | undefined>> {
+    return capture(async () => (await this.log()).bundle(index, width));
   }
   check(): Promise<Outcome<void>> {
     return capture(async () => (await this.log()).check());

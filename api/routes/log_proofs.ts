@@ -9,6 +9,7 @@ import { hashParam, intParam, optIntParam } from "../params.ts";
 import type { AppEnv, RouteGroup } from "../route.ts";
 import type { Context } from "hono";
 import { IMMUTABLE } from "./log_read.ts";
+import { headReader } from "../tile_readers.ts";
 
 const JSON_TYPE = { "content-type": "application/json" };
 
@@ -107,7 +108,10 @@ export const logProofRoutes: RouteGroup = {
         const cache = proofCacheOf(log);
         let body = cache.get(key);
         if (body === undefined) {
-          body = inclusionProofJson(index, size, leaf, await log.inclusionProof(index, size));
+          // From the published BLAKE3 tiles, each checked against the signed head's root
+          // (log/c2sp/tile_proofs.ts: the one implementation the CLI and the Worker use too).
+          const proof = await (await headReader(log, size)).inclusionProof(index);
+          body = inclusionProofJson(index, size, leaf, proof);
           cache.set(key, body);
         }
         return proofResponse(c, body, explicitSize !== undefined);
@@ -146,7 +150,7 @@ export const logProofRoutes: RouteGroup = {
             `Cannot prove consistency: need 1 <= first (${first}) <= second (${second}) <= latest (${latest})`,
           );
         }
-        const path = (await log.consistencyProof(first, second)).map(toHex);
+        const path = (await (await headReader(log, second)).consistencyProof(first)).map(toHex);
         c.header("cache-control", IMMUTABLE);
         return c.json({ first, second, path });
       },

@@ -190,7 +190,8 @@ export const logReadRoutes: RouteGroup = {
       class: { id: "jc:LogKey", title: "Log key", description: "The key that signs tree heads." },
       operation: {
         title: "Get the log key",
-        description: "{signer (did:key), public_key (hex)}.",
+        description: "{signer (did:key), public_key (hex), log_name, vkeys: {blake3, sha256} " +
+          "(C2SP vkeys of the two views' checkpoints)}.",
         expects: "owl:Nothing",
         returns: "jc:LogKey",
         possibleStatus: [{ status: 200, description: "The key." }],
@@ -199,7 +200,12 @@ export const logReadRoutes: RouteGroup = {
       },
       handler: (c) => {
         const log = c.get("deps").log;
-        return c.json({ signer: log.signer(), public_key: toHex(log.publicKey()) });
+        return c.json({
+          signer: log.signer(),
+          public_key: toHex(log.publicKey()),
+          log_name: log.logName(),
+          vkeys: log.vkeys(),
+        });
       },
     },
   ],

@@ -194,8 +194,13 @@ function cpuMeter(pid: number) {
  * log) answering every GET with a constant ~700-byte JSON body (an inclusion proof's size), driven
  * by the same client for `ms`. What no route can beat on this machine in the same run.
  */
-async function bareDenoServe(ms: number) {
-  const code = `const body = JSON.stringify({ index: 1, size: 2, leaf_hash: "a".repeat(64),
+async function bareDenoServe(ms: number, tileBody = false) {
+  const code = tileBody
+    // A full tile's size (8,192 bytes), as application/octet-stream.
+    ? `const body = new Uint8Array(8192).fill(7);
+    Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: (a) => console.log(a.port) },
+      () => new Response(body, { headers: { "content-type": "application/octet-stream" } }));`
+    : `const body = JSON.stringify({ index: 1, size: 2, leaf_hash: "a".repeat(64),
       path: Array.from({ length: 10 }, () => "b".repeat(64)) });
     Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: (a) => console.log(a.port) },
       () => new Response(body, { headers: { "content-type": "application/json" } }));`;
@@ -241,7 +246,87 @@ async function bareDenoServe(ms: number) {
   }
 }
 
+/**
+ * Tiles served per second by the embedded server (PUBLICATION.md; API.md "Publication"): a data
+ * directory filled through the log itself (BENCH_TILES_SIZE entries of 300 bytes, default 10^5;
+ * 10^6 for the issue's figure), the real service started over it, random immutable full tiles of
+ * both views (levels 0 and 1) fetched by the same raw keep-alive client, beside a bare
+ * Deno.serve answering an 8 KiB body in the same run (goal: at least half of it).
+ */
+async function tilesServed(ms: number) {
+  const n = Number(Deno.env.get("BENCH_TILES_SIZE") ?? 100_000);
+  const dataDir = await Deno.makeTempDir({ prefix: "jc-bench-tiles-" });
+  try {
+    const { openSqliteLog } = await import("../../log/sqlite/mod.ts");
+    const log = await openSqliteLog({ dir: dataDir, logName: "bench.example/jc" });
+    const e = new Uint8Array(300);
+    for (let k = 0; k < n; k += 4096) {
+      const ps = [];
+      for (let i = k; i < Math.min(n, k + 4096); i++) {
+        const x = e.slice();
+        utf8.encodeInto(`tile bench entry ${i} `, x);
+        ps.push(log.append(x));
+      }
+      await Promise.all(ps);
+    }
+    await log.close();
+    const bare = await bareDenoServe(ms, true);
+    const svc = await startService({ DATA_DIR: dataDir });
+    const port = Number(new URL(svc.url).port);
+    const conns = await Promise.all(Array.from({ length: CONCURRENCY }, () => Conn.open(port)));
+    try {
+      const tileIndex = (i: number) => {
+        let s = String(i % 1000).padStart(3, "0");
+        for (let r = Math.floor(i / 1000); r > 0; r = Math.floor(r / 1000)) {
+          s = `x${String(r % 1000).padStart(3, "0")}/${s}`;
+        }
+        return s;
+      };
+      const full0 = Math.floor(n / 256), full1 = Math.floor(n / 65536);
+      const gets = Array.from({ length: 8192 }, (_, j) => {
+        const view = j % 2 ? "sha256" : "blake3";
+        const level = full1 > 0 && j % 16 === 0 ? 1 : 0;
+        const index = Math.floor(Math.random() * (level ? full1 : full0));
+        return utf8.encode(
+          `GET /log/${view}/tile/${level}/${tileIndex(index)} HTTP/1.1\r\nhost: bench\r\n\r\n`,
+        );
+      });
+      let served = 0;
+      const cpu = cpuMeter(svc.pid);
+      const t0 = performance.now();
+      await Promise.all(conns.map(async (conn, k) => {
+        for (let j = k; performance.now() - t0 < ms; j += conns.length) {
+          const r = await conn.send(gets[j % gets.length]);
+          if (r.status !== 200 || r.body.length !== 8192) {
+            throw new Error(`Cannot bench tiles: ${r.status}, ${r.body.length} bytes`);
+          }
+          served++;
+        }
+      }));
+      const used = cpu();
+      const perS = Math.round(served / ((performance.now() - t0) / 1000));
+      return {
+        tree_size: n,
+        tiles_served_per_s: perS,
+        bare_deno_serve_8kib_per_s: bare.requests_per_s,
+        ratio_to_bare: Math.round((perS / bare.requests_per_s) * 1000) / 1000,
+        goal_ratio: 0.5,
+        ...used,
+        server_cpu_us_per_tile: Math.round((used.server_cpu_s * 1e6) / served),
+        bare_server_cpu_us_per_request: bare.server_cpu_us_per_request,
+        note: "random full tiles of both views (1 in 16 at level 1 where the tree has one)",
+      };
+    } finally {
+      for (const c of conns) c.close();
+      await svc.stop("SIGTERM");
+    }
+  } finally {
+    await Deno.remove(dataDir, { recursive: true });
+  }
+}
+
 export default async () => {
+  if (Deno.env.get("BENCH_HTTP_TILES_ONLY") === "1") return { tiles: await tilesServed(4000) };
   const raw = await rawWebCryptoVerifiesPerSecond(2000);
   const bare = await bareDenoServe(2000);
   let next = 0;
@@ -425,6 +510,7 @@ export default async () => {
       inclusion_proofs: { goal_per_s: 10_000, ...repeated },
       inclusion_proofs_distinct_uncached: distinct,
       bare_deno_serve_same_client: bare,
+      tiles: await tilesServed(4000),
       presign_webcrypto_envelopes_per_s: Math.round(pool.length / (signMs / 1000)),
       note:
         "client and server share the machine's 2 cores; server is `deno task start` (SQLite); " +

@@ -50,7 +50,7 @@ function counting(s: LogStorage) {
   const c = { reads: 0 };
   const wrapped: LogStorage = {
     ...s,
-    tile: (l, i) => (c.reads++, s.tile(l, i)),
+    tile: (l, i, v) => (c.reads++, s.tile(l, i, v)),
     entry: (i) => (c.reads++, s.entry(i)),
     leafCandidates: (h) => (c.reads++, s.leafCandidates(h)),
   };
@@ -78,6 +78,47 @@ function fullGc(): () => void {
   return vm.runInNewContext("gc") as () => void;
 }
 
+/**
+ * Appends/s and CPU µs per append of a fresh durable log, `n` entries in flight windows of 4,096,
+ * with the SHA-256 view (PUBLICATION.md P1) or without it (the "before" figure: `sha256View:
+ * false`, a benchmark-only switch).
+ */
+async function pairedRun(path: string, n: number, sha256View: boolean) {
+  const store = openSqliteStorage(path);
+  const log = await openLog(store, { secretKey: new Uint8Array(32).fill(6), sha256View });
+  const t0 = performance.now();
+  const c0 = cpuUs();
+  for (let k = 0; k < n; k += 4096) {
+    const ps = [];
+    for (let i = k; i < Math.min(n, k + 4096); i++) ps.push(log.append(entryOf(i)));
+    await Promise.all(ps);
+  }
+  const out = {
+    appends: n,
+    appends_per_s: Math.round(n / ((performance.now() - t0) / 1000)),
+    cpu_us_per_append: Math.round((cpuUs() - c0) / n * 10) / 10,
+  };
+  await log.close();
+  return out;
+}
+
+/** Before/after in one run: BLAKE3 view only, then both views, each twice (the second kept). */
+async function viewsCost(dir: string) {
+  const n = Number(Deno.env.get("BENCH_LOG_PAIRED") ?? 20_000);
+  const runs: Record<string, Awaited<ReturnType<typeof pairedRun>>> = {};
+  for (const round of [0, 1]) {
+    runs.blake3_only = await pairedRun(`${dir}/b3-${round}.sqlite`, n, false);
+    runs.both_views = await pairedRun(`${dir}/both-${round}.sqlite`, n, true);
+  }
+  return {
+    ...runs,
+    added_cpu_us_per_append: Math.round(
+      (runs.both_views.cpu_us_per_append - runs.blake3_only.cpu_us_per_append) * 10,
+    ) / 10,
+    note: "fresh durable logs of the same entries, second of two alternating rounds each",
+  };
+}
+
 export default async function (): Promise<Record<string, unknown>> {
   const large = Deno.env.get("BENCH_LOG_LARGE") === "1";
   const max = Number(Deno.env.get("BENCH_LOG_MAX") ?? (large ? 1_000_000 : 100_000));
@@ -88,6 +129,7 @@ export default async function (): Promise<Record<string, unknown>> {
       raw_sqlite_durable_commits_per_s: rawCommitRate(`${dir}/raw.sqlite`),
       raw_blake3_node_hashes_per_s: rawNodeHashRate(),
     };
+    const views = await viewsCost(dir);
     // BENCH_LOG_LAG: the SQLite leaf index's lag (0 = flushed with every batch, the old layout).
     const lagEnv = Deno.env.get("BENCH_LOG_LAG");
     const leafIndexLag = lagEnv === undefined ? undefined : Number(lagEnv);
@@ -213,8 +255,10 @@ export default async function (): Promise<Record<string, unknown>> {
         overall_cpu_us_per_append: Math.round(appendCpuUs / n * 10) / 10,
         appends_total: n,
         in_flight: window,
-        note: "durable + signed head before each append resolves; no receipt verification",
+        note: "both views (BLAKE3 and SHA-256, PUBLICATION.md P1) advanced and their heads and " +
+          "checkpoints signed; durable before each append resolves; no receipt verification",
       },
+      sha256_view_cost: views,
       sizes,
       rss_mb_by_entries: rss,
       // RSS growth from the empty log: at the end of the run, as measured before the GC figures

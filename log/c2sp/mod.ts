@@ -84,6 +84,8 @@ export {
   buildTileLevels,
   bundleBytes,
   fullTileHash,
+  staticLogFiles,
+  type StaticLogOptions,
   tileBytes,
   type TileLevels,
 } from "./tile_build.ts";

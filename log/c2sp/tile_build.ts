@@ -7,7 +7,9 @@ import { HASH_SIZE } from "../hasher.ts";
 import { foldPerfect } from "../tiles.ts";
 import { encodeBundle } from "./bundle.ts";
 import { C2spError } from "./errors.ts";
-import { ENTRIES, TILE_WIDTH, type TileId, tileOfSize } from "./tile_path.ts";
+import { ENTRIES, newTiles, TILE_WIDTH, type TileId, tileOfSize, tilePath } from "./tile_path.ts";
+import { signCheckpoint } from "./checkpoint.ts";
+import { foldRange, rootNodes } from "../tree.ts";
 
 /** The hashes of every tile level of a tree, contiguous: `levels[L]` holds tree level 8L. */
 export interface TileLevels {
@@ -67,4 +69,65 @@ function fits(t: TileLevels, id: TileId): boolean {
 /** The bundle of entries [256·n, 256·n + width). */
 export function bundleBytes(entries: Uint8Array[], n: number, width: number): Uint8Array {
   return encodeBundle(entries.slice(n * TILE_WIDTH, n * TILE_WIDTH + width));
+}
+
+/** What `staticLogFiles` builds. */
+export interface StaticLogOptions {
+  /** The log name: origins `<name>/blake3` and `<name>/sha256`. */
+  name: string;
+  /** The log's Ed25519 secret seed. */
+  secret: Uint8Array;
+  entries: Uint8Array[];
+  /** The sizes the log made checkpoints at, ascending (their partial tiles are kept, as a log
+   * may); the last one is the current checkpoint. Default: the number of entries. */
+  sizes?: number[];
+}
+
+const STATIC_VIEWS: [string, "blake3" | "sha256"][] = [["blake3", "blake3"], ["sha256", "sha256"]];
+
+/**
+ * Every file of a complete static tiled log with both views (docs/PUBLICATION.md layout):
+ * `log/<view>/checkpoint`, `log/<view>/tile/<L>/<N>[.p/<W>]`, `log/<view>/tile/entries/...`;
+ * path → bytes, deterministic (the checkpoint signatures are Ed25519, deterministic too).
+ */
+export function staticLogFiles(
+  hashers: Record<"blake3" | "sha256", Hasher>,
+  o: StaticLogOptions,
+): Map<string, Uint8Array> {
+  const sizes = o.sizes ?? [o.entries.length];
+  const size = sizes[sizes.length - 1];
+  const out = new Map<string, Uint8Array>();
+  for (const [dir, view] of STATIC_VIEWS) {
+    const h = hashers[view];
+    const levels = buildTileLevels(h, o.entries.slice(0, size).map((e) => h.leaf(e)));
+    let prev = 0;
+    for (const s of sizes) {
+      for (const t of newTiles(prev, s)) {
+        const bytes = t.level === ENTRIES
+          ? bundleBytes(o.entries, t.index, t.width)
+          : tileBytes(levels, t).slice();
+        out.set(`log/${dir}/${tilePath(t)}`, bytes);
+      }
+      prev = s;
+    }
+    const root = size === 0 ? h.empty() : rootOfLevels(h, levels);
+    const note = signCheckpoint({ origin: `${o.name}/${view}`, size, root }, o.secret);
+    out.set(`log/${dir}/checkpoint`, new TextEncoder().encode(note));
+  }
+  return out;
+}
+
+// The tree root from its tile levels: the partial tiles' complete subtrees, folded (tree.ts).
+function rootOfLevels(h: Hasher, t: TileLevels): Uint8Array {
+  const nodes = rootNodes(t.size).map((id) => {
+    const l = Math.floor(id.level / 8);
+    const s = id.level % 8;
+    const row = t.levels[l];
+    const hashes: Uint8Array[] = [];
+    for (let k = id.index * 2 ** s; k < (id.index + 1) * 2 ** s; k++) {
+      hashes.push(row.subarray(k * HASH_SIZE, (k + 1) * HASH_SIZE));
+    }
+    return foldPerfect(h, hashes);
+  });
+  return foldRange(h, nodes);
 }

@@ -144,6 +144,20 @@ export class TileHashReader {
     return x;
   }
 
+  /**
+   * The bytes of hash tile (level, index) of this tree (full, or partial at this size), checked
+   * against the signed root: what a mirror stores.
+   */
+  async tile(level: number, index: number): Promise<Uint8Array> {
+    const ok = Number.isSafeInteger(level) && level >= 0 && Number.isSafeInteger(index) &&
+      index >= 0 && tileWidthAt(this.tree.size, level, index) > 0;
+    if (!ok) {
+      throw new C2spError("tile-beyond-tree", `Cannot read tile ${level}/${index}: not in the tree`);
+    }
+    await this.#ensure([[level, index]]);
+    return this.#pyramid(level, index)[0].slice();
+  }
+
   /** Checks the signed root against the rightmost partial tiles (idempotent). */
   async checkRoot(): Promise<void> {
     await this.#ensure([]);

@@ -10,11 +10,13 @@ import {
   LogStorageError,
   StorageConflictError,
   type StoredHead,
+  type Tile,
+  type ViewBackfill,
 } from "../mod.ts";
 import type { DurableSqlStorage, SqlValue } from "./sql_types.ts";
 
 /** Schema version this backend writes; a store of another version is refused, never guessed at. */
-export const DURABLE_SCHEMA_VERSION = 1;
+export const DURABLE_SCHEMA_VERSION = 2;
 
 const schema = (p: string) => [
   `CREATE TABLE IF NOT EXISTS ${p}meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)`,
@@ -23,12 +25,15 @@ const schema = (p: string) => [
   ` bytes BLOB NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS ${p}tiles (level INTEGER NOT NULL, idx INTEGER NOT NULL,` +
   ` hashes BLOB NOT NULL, PRIMARY KEY (level, idx)) WITHOUT ROWID`,
+  // The SHA-256 view's tiles (PUBLICATION.md P1), same layout.
+  `CREATE TABLE IF NOT EXISTS ${p}tiles256 (level INTEGER NOT NULL, idx INTEGER NOT NULL,` +
+  ` hashes BLOB NOT NULL, PRIMARY KEY (level, idx)) WITHOUT ROWID`,
   `CREATE TABLE IF NOT EXISTS ${p}heads (size INTEGER PRIMARY KEY, root BLOB NOT NULL,` +
-  ` ts INTEGER NOT NULL, sig BLOB NOT NULL)`,
+  ` ts INTEGER NOT NULL, sig BLOB NOT NULL, sha_root BLOB)`,
 ];
 
 type HeadRow =
-  & { size: number; root: ArrayBuffer; ts: number; sig: ArrayBuffer }
+  & { size: number; root: ArrayBuffer; ts: number; sig: ArrayBuffer; sha_root: ArrayBuffer | null }
   & Record<
     string,
     SqlValue
@@ -49,6 +54,7 @@ const toHead = (r: HeadRow): StoredHead => ({
   root: bytes(r.root),
   timestamp: r.ts,
   signature: bytes(r.sig),
+  sha256Root: r.sha_root === null || r.sha_root === undefined ? undefined : bytes(r.sha_root),
 });
 
 function operational<T>(what: string, fn: () => T): T {
@@ -107,6 +113,14 @@ export function openDurableStorage(
           `INSERT INTO ${p}meta (k, v) VALUES ('schema', ?)`,
           String(DURABLE_SCHEMA_VERSION),
         );
+      } else if (row.v === "1") {
+        // 1 → 2: the SHA-256 view (its tiles and roots are backfilled by openLog). A schema-1
+        // store's heads table predates the column (CREATE ... IF NOT EXISTS kept it).
+        sql.exec(`ALTER TABLE ${p}heads ADD COLUMN sha_root BLOB`);
+        sql.exec(
+          `UPDATE ${p}meta SET v = ? WHERE k = 'schema'`,
+          String(DURABLE_SCHEMA_VERSION),
+        );
       } else if (row.v !== String(DURABLE_SCHEMA_VERSION)) {
         throw new LogStorageError(
           "storage-schema",
@@ -131,6 +145,17 @@ export function openDurableStorage(
   const latestSize = (): number | undefined =>
     sql.exec<{ size: number }>(`SELECT size FROM ${p}heads ORDER BY size DESC LIMIT 1`).toArray()[0]
       ?.size;
+
+  const putTiles = (table: "tiles" | "tiles256", tiles: Tile[]): void => {
+    for (const t of tiles) {
+      sql.exec(
+        `INSERT OR REPLACE INTO ${p}${table} (level, idx, hashes) VALUES (?, ?, ?)`,
+        t.level,
+        t.index,
+        t.hashes,
+      );
+    }
+  };
 
   return {
     latestHead: () =>
@@ -165,10 +190,12 @@ export function openDurableStorage(
           start,
           limit,
         ).toArray().map((r) => bytes(r.bytes))),
-    tile: (level, index) =>
+    tile: (level, index, view) =>
       read("read a tile", () => {
         const r = sql.exec<{ hashes: ArrayBuffer }>(
-          `SELECT hashes FROM ${p}tiles WHERE level = ? AND idx = ?`,
+          `SELECT hashes FROM ${p}${
+            view === "sha256" ? "tiles256" : "tiles"
+          } WHERE level = ? AND idx = ?`,
           level,
           index,
         ).toArray()[0];
@@ -202,23 +229,44 @@ export function openDurableStorage(
               e.bytes,
             );
           }
-          for (const t of batch.tiles) {
-            sql.exec(
-              `INSERT OR REPLACE INTO ${p}tiles (level, idx, hashes) VALUES (?, ?, ?)`,
-              t.level,
-              t.index,
-              t.hashes,
-            );
-          }
+          putTiles("tiles", batch.tiles);
+          putTiles("tiles256", batch.sha256Tiles);
           const h = batch.head;
           sql.exec(
-            `INSERT INTO ${p}heads (size, root, ts, sig) VALUES (?, ?, ?, ?)`,
+            `INSERT INTO ${p}heads (size, root, ts, sig, sha_root) VALUES (?, ?, ?, ?, ?)`,
             h.size,
             h.root,
             h.timestamp,
             h.signature,
+            h.sha256Root ?? null,
           );
           opts.beforeCommitEnd?.(batch);
+        })),
+    commitViewBackfill: (b: ViewBackfill) =>
+      read("migrate the SHA-256 view", () =>
+        storage.transactionSync(() => {
+          putTiles("tiles256", b.sha256Tiles);
+          for (const r of b.roots) {
+            sql.exec(`UPDATE ${p}heads SET sha_root = ? WHERE size = ?`, r.sha256Root, r.size);
+          }
+        })),
+    logName: () =>
+      read(
+        "read the log name",
+        () =>
+          sql.exec<{ v: string }>(`SELECT v FROM ${p}meta WHERE k = 'log_name'`).toArray()[0]?.v,
+      ),
+    setLogName: (name: string) =>
+      read("name the log", () =>
+        storage.transactionSync(() => {
+          const old = sql.exec<{ v: string }>(`SELECT v FROM ${p}meta WHERE k = 'log_name'`)
+            .toArray()[0]?.v;
+          if (old !== undefined && old !== name) {
+            throw new StorageConflictError(`Cannot name the log ${name}: it is named ${old}`);
+          }
+          if (old === undefined) {
+            sql.exec(`INSERT INTO ${p}meta (k, v) VALUES ('log_name', ?)`, name);
+          }
         })),
     close: () => {
       closed = true;

@@ -124,9 +124,9 @@ Deno.test("lagging leaf index: a schema-1 store is migrated, a newer schema refu
     assert.equal((await log.append(enc("new"))).index, 20);
     await log.close();
     db = new DatabaseSync(path);
-    db.exec("UPDATE meta SET v = '3' WHERE k = 'schema'");
+    db.exec("UPDATE meta SET v = '4' WHERE k = 'schema'");
     db.close();
-    assert.throws(() => openSqliteStorage(path), /storage|schema version 3/);
+    assert.throws(() => openSqliteStorage(path), /storage|schema version 4/);
     assert.throws(() => openSqliteStorage(`${dir}/x.sqlite`, { leafIndexLag: -1 }), RangeError);
   } finally {
     await Deno.remove(dir, { recursive: true });

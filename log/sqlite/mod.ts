@@ -35,6 +35,8 @@ export interface SqliteLogOptions extends SequencerOptions, SqliteStorageOptions
   keyFile?: string;
   /** A log key given directly (configuration), instead of a file. */
   secretKey?: Uint8Array;
+  /** The log's name (LogOptions.logName), bound to the store on first open. */
+  logName?: string;
   now?: () => number;
 }
 

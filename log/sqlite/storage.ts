@@ -15,11 +15,12 @@ import {
   LogStorageError,
   StorageConflictError,
   type StoredHead,
+  type ViewBackfill,
 } from "../mod.ts";
 import { LeafTail } from "./leaf_tail.ts";
 
 /** Schema version written to `meta`; another version is refused, never guessed at. */
-export const SQLITE_SCHEMA_VERSION = "2";
+export const SQLITE_SCHEMA_VERSION = "3";
 
 /** Default of `leafIndexLag`: entries held in memory before the leaf index is flushed. */
 export const LEAF_INDEX_LAG = 65_536;
@@ -41,8 +42,39 @@ CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS entries (idx INTEGER PRIMARY KEY, bytes BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS leaves (lp INTEGER NOT NULL, idx INTEGER NOT NULL, PRIMARY KEY (lp, idx)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS tiles (id INTEGER PRIMARY KEY, hashes BLOB NOT NULL);
-CREATE TABLE IF NOT EXISTS heads (size INTEGER PRIMARY KEY, root BLOB NOT NULL, ts INTEGER NOT NULL, sig BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS tiles256 (id INTEGER PRIMARY KEY, hashes BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS heads (size INTEGER PRIMARY KEY, root BLOB NOT NULL, ts INTEGER NOT NULL, sig BLOB NOT NULL, sha_root BLOB);
 `;
+
+/**
+ * Schema migrations on open, each in one transaction (docs/STORAGE.md "Migration"): 1 → 2 adds
+ * `leaves_upto` (the lagging leaf index; schema 1 had every entry in `leaves`); 2 → 3 adds the
+ * SHA-256 view (`tiles256`, `heads.sha_root`), whose tiles and roots `openLog` then backfills
+ * from the entries (log/view_backfill.ts). A new store is written at the current version.
+ */
+function migrate(db: DatabaseSync, from: string | undefined): void {
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    if (from === undefined || from === "1") {
+      db.exec(
+        "INSERT OR REPLACE INTO meta (k, v) SELECT 'leaves_upto', coalesce(max(idx) + 1, 0) FROM entries",
+      );
+    }
+    if (from !== undefined) {
+      const cols = db.prepare("SELECT name FROM pragma_table_info('heads')").all() as Row[];
+      if (!cols.some((c) => c.name === "sha_root")) {
+        db.exec("ALTER TABLE heads ADD COLUMN sha_root BLOB");
+      }
+    }
+    db.prepare("INSERT OR REPLACE INTO meta (k, v) VALUES ('schema', ?)").run(
+      SQLITE_SCHEMA_VERSION,
+    );
+    db.exec("COMMIT");
+  } catch (err) {
+    db.exec("ROLLBACK");
+    throw err;
+  }
+}
 
 /** Tile (level, index) as one integer key: level·2^48 + index (exact below 2^53). */
 const tileId = (level: number, index: number) => level * 2 ** 48 + index;
@@ -64,6 +96,7 @@ const toHead = (r: Row): StoredHead => ({
   root: r.root as Uint8Array,
   timestamp: r.ts as number,
   signature: r.sig as Uint8Array,
+  sha256Root: (r.sha_root as Uint8Array | null) ?? undefined,
 });
 
 function operational<T>(what: string, fn: () => T): Promise<T> {
@@ -117,17 +150,19 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
     );
   }
   const version = db.prepare("SELECT v FROM meta WHERE k = 'schema'").get() as Row | undefined;
-  if (version === undefined || version.v === "1") {
-    // A new store, or schema 1 (every entry in `leaves`): `leaves_upto` says how far `leaves`
-    // reaches; schema 2 so that a build without the lagging index refuses the store.
-    db.exec("BEGIN IMMEDIATE");
-    db.exec(
-      "INSERT OR REPLACE INTO meta (k, v) SELECT 'leaves_upto', coalesce(max(idx) + 1, 0) FROM entries",
-    );
-    db.prepare("INSERT OR REPLACE INTO meta (k, v) VALUES ('schema', ?)").run(
-      SQLITE_SCHEMA_VERSION,
-    );
-    db.exec("COMMIT");
+  if (version === undefined || version.v === "1" || version.v === "2") {
+    try {
+      migrate(db, version?.v as string | undefined);
+    } catch (err) {
+      db.close();
+      throw new LogStorageError(
+        "storage-schema",
+        `Cannot open log store ${path}: migrating schema ${version?.v} failed: ${
+          (err as Error).message
+        }`,
+        { cause: err },
+      );
+    }
   } else if (version.v !== SQLITE_SCHEMA_VERSION) {
     db.close();
     throw new LogStorageError(
@@ -137,12 +172,15 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
   }
   const q = (sql: string): StatementSync => db.prepare(sql);
   const s = {
-    latest: q("SELECT size, root, ts, sig FROM heads ORDER BY size DESC LIMIT 1"),
-    head: q("SELECT size, root, ts, sig FROM heads WHERE size = ?"),
-    heads: q("SELECT size, root, ts, sig FROM heads WHERE size >= ? ORDER BY size LIMIT ?"),
+    latest: q("SELECT size, root, ts, sig, sha_root FROM heads ORDER BY size DESC LIMIT 1"),
+    head: q("SELECT size, root, ts, sig, sha_root FROM heads WHERE size = ?"),
+    heads: q(
+      "SELECT size, root, ts, sig, sha_root FROM heads WHERE size >= ? ORDER BY size LIMIT ?",
+    ),
     entry: q("SELECT bytes FROM entries WHERE idx = ?"),
     entries: q("SELECT bytes FROM entries WHERE idx >= ? ORDER BY idx LIMIT ?"),
     tile: q("SELECT hashes FROM tiles WHERE id = ?"),
+    tile256: q("SELECT hashes FROM tiles256 WHERE id = ?"),
     leaf: q("SELECT idx FROM leaves WHERE lp = ?"),
     // One statement for a whole batch: the prefixes as a JSON array, answered by index lookups.
     leafMany: q(
@@ -161,7 +199,11 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
     setUpto: q("UPDATE meta SET v = ? WHERE k = 'leaves_upto'"),
     leafTiles: q("SELECT id, hashes FROM tiles WHERE id >= ? AND id <= ? ORDER BY id"),
     putTile: q("INSERT OR REPLACE INTO tiles (id, hashes) VALUES (?, ?)"),
-    insHead: q("INSERT INTO heads (size, root, ts, sig) VALUES (?, ?, ?, ?)"),
+    putTile256: q("INSERT OR REPLACE INTO tiles256 (id, hashes) VALUES (?, ?)"),
+    insHead: q("INSERT INTO heads (size, root, ts, sig, sha_root) VALUES (?, ?, ?, ?, ?)"),
+    setShaRoot: q("UPDATE heads SET sha_root = ? WHERE size = ?"),
+    getName: q("SELECT v FROM meta WHERE k = 'log_name'"),
+    setName: q("INSERT INTO meta (k, v) VALUES ('log_name', ?)"),
   };
   let closed = false;
   const tail = new LeafTail(0);
@@ -240,11 +282,12 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
         "read entries",
         () => (s.entries.all(start, limit) as Row[]).map((r) => r.bytes as Uint8Array),
       ),
-    tile: (level, index) =>
+    tile: (level, index, view) =>
       operational(
         "read tile",
         () =>
-          (s.tile.get(tileId(level, index)) as Row | undefined)?.hashes as Uint8Array | undefined,
+          ((view === "sha256" ? s.tile256 : s.tile).get(tileId(level, index)) as Row | undefined)
+            ?.hashes as Uint8Array | undefined,
       ),
     leafCandidates: (leafHash) =>
       operational("read leaf index", () => {
@@ -297,8 +340,9 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
           }
           insertPairs(s.insEntries, s.insEntry, rowArgs);
           for (const t of batch.tiles) s.putTile.run(tileId(t.level, t.index), t.hashes);
+          for (const t of batch.sha256Tiles) s.putTile256.run(tileId(t.level, t.index), t.hashes);
           const h = batch.head;
-          s.insHead.run(h.size, h.root, h.timestamp, h.signature);
+          s.insHead.run(h.size, h.root, h.timestamp, h.signature, h.sha256Root ?? null);
           // Lagging leaf index: once the tail would exceed `lag`, the tail and this batch go to
           // `leaves` in key order (each index page written once), in this same transaction.
           const flush = tail.size + batch.entries.length > lag;
@@ -314,6 +358,35 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
           db.exec("COMMIT");
           if (flush) tail.reset(h.size);
           else for (const lp of prefixes) tail.push(lp);
+        } catch (err) {
+          db.exec("ROLLBACK");
+          throw err;
+        }
+      }),
+    commitViewBackfill: (b: ViewBackfill) =>
+      operational("migrate the SHA-256 view", () => {
+        db.exec("BEGIN IMMEDIATE");
+        try {
+          for (const t of b.sha256Tiles) s.putTile256.run(tileId(t.level, t.index), t.hashes);
+          for (const r of b.roots) s.setShaRoot.run(r.sha256Root, r.size);
+          db.exec("COMMIT");
+        } catch (err) {
+          db.exec("ROLLBACK");
+          throw err;
+        }
+      }),
+    logName: () =>
+      operational("read the log name", () => (s.getName.get() as Row | undefined)?.v as string),
+    setLogName: (name: string) =>
+      operational("name the log", () => {
+        db.exec("BEGIN IMMEDIATE");
+        try {
+          const old = (s.getName.get() as Row | undefined)?.v as string | undefined;
+          if (old !== undefined && old !== name) {
+            throw new StorageConflictError(`Cannot name the log ${name}: it is named ${old}`);
+          }
+          if (old === undefined) s.setName.run(name);
+          db.exec("COMMIT");
         } catch (err) {
           db.exec("ROLLBACK");
           throw err;

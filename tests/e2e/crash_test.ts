@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { emptyState, LogClient, poll } from "../../api/client/mod.ts";
 import { steward, validEnvelope } from "../api/_fixtures.ts";
 import { runClient, startService } from "./_service.ts";
+import { checkViews, httpPublication, viewStates } from "../log/_views.ts";
 
 const CLIENTS = 8;
 
@@ -48,6 +49,8 @@ Deno.test({
       const mid = await runClient(["monitor", svc.url, "--state", cliState, "--once"]);
       assert.equal(mid.code, 0, mid.stderr);
       assert.ok(JSON.parse(mid.stdout).size >= 100, "the CLI monitor saw a non-empty head");
+      // Both views' checkpoints as a C2SP client saw them before the crash.
+      const before = await viewStates(await httpPublication(svc.url));
       while (acked.length < 200) await new Promise((r) => setTimeout(r, 20));
       killedAt = acked.length;
       const st = await svc.stop("SIGKILL");
@@ -64,6 +67,14 @@ Deno.test({
         assert.equal(p.index, index, `acknowledged leaf ${leaf} moved`);
       }
       assert.ok(head.size >= new Set(acked.map((a) => a.leaf)).size);
+      // Both published views, over HTTP: consistent with each other, with the head, with every
+      // acknowledged entry and with the checkpoints seen before the crash (PUBLICATION.md P1).
+      await checkViews(
+        await httpPublication(svc.url),
+        new Map(acked.map((a) => [a.index, a.leaf])),
+        before,
+        head,
+      );
       const r = await poll(svc.url, monitorState);
       assert.equal(r.ok, true, `monitor after restart: ${JSON.stringify(r)}`);
       // the monitor CLI, which saw the log before the crash, sees no inconsistency after it

@@ -172,6 +172,14 @@ function script(): Step[] {
     { name: "export N-Quads", path: "/v1/log/export?start=0&end=3" },
     { name: "health", path: "/healthz" },
     { name: "key", path: "/v1/log/key" },
+    // The tiled publication (PUBLICATION.md): same checkpoints, tiles, bundles and tlog-proofs.
+    ...(["blake3", "sha256"] as const).flatMap((v): Step[] => [
+      { name: `${v} checkpoint`, path: `/log/${v}/checkpoint` },
+      { name: `${v} level-0 tile`, path: `/log/${v}/tile/0/000.p/10` },
+      { name: `${v} narrower partial tile`, path: `/log/${v}/tile/0/000.p/3` },
+      { name: `${v} bundle`, path: `/log/${v}/tile/entries/000.p/10` },
+      { name: `${v} tlog-proof`, path: `/v1/log/proof/tlog-proof?index=5&view=${v}` },
+    ]),
     // problem+json answers
     { name: "bad index", path: "/v1/log/entries/abc" },
     { name: "absent index", path: "/v1/log/entries/999" },
@@ -182,6 +190,11 @@ function script(): Step[] {
     { name: "proof index past size", path: "/v1/log/proof/inclusion?index=9&size=5" },
     { name: "consistency reversed", path: "/v1/log/proof/consistency?first=9&second=3" },
     { name: "unknown route", path: "/v1/nope" },
+    { name: "tile wider than the tree", path: "/log/sha256/tile/0/000" },
+    { name: "tile beyond the tree", path: "/log/blake3/tile/1/000.p/1" },
+    { name: "non-canonical tile path", path: "/log/sha256/tile/0/x000/000.p/10" },
+    { name: "tile width 0", path: "/log/sha256/tile/entries/000.p/0" },
+    { name: "unknown view", path: "/log/md5/checkpoint" },
     { name: "wrong method", method: "DELETE", path: "/v1/log/tree-head" },
     { name: "verify no body", method: "POST", path: "/v1/verify", headers: cose },
     {
@@ -216,9 +229,11 @@ Deno.test({
       DATA_DIR: dataDir,
       JC_KEY_FILE: `${dataDir}/log-key.hex`,
       JC_OPERATOR_CONFIG: opConfig,
+      JC_LOG_NAME: "parity.example/jc",
     });
     const worker = await startWorker(state, {
       JC_OPERATOR_CONFIG: await Deno.readTextFile(opConfig),
+      JC_LOG_NAME: "parity.example/jc",
     });
     try {
       const wBase = worker.url.href.replace(/\/$/, "");

@@ -12,7 +12,10 @@ import {
   verifyTreeHead,
 } from "../../log/mod.ts";
 import { openSqliteLog, openSqliteStorage } from "../../log/sqlite/mod.ts";
-import { fromHex } from "../../verify/mod.ts";
+import { fromHex, toHex } from "../../verify/mod.ts";
+import { checkViews, type ViewState } from "./_views.ts";
+import { ENTRIES } from "../../log/c2sp/mod.ts";
+import type { TreeView } from "../../log/mod.ts";
 
 const KILLS = 50;
 const child = new URL("./crash_child.ts", import.meta.url).pathname;
@@ -78,6 +81,7 @@ Deno.test({
     const dir = await Deno.makeTempDir({ prefix: "jc-crash-" });
     const indexOf = new Map<number, number>(); // k -> acknowledged index
     const heads: TreeHead[] = [];
+    let views: Record<TreeView, ViewState> | undefined;
     let maxK = -1;
     let seed = 12345;
     const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
@@ -126,6 +130,26 @@ Deno.test({
             );
           }
         }
+        // Both views' checkpoints, tiles and bundles agree with each other, with the head, with
+        // every acknowledged entry, and with the checkpoints seen before the kill.
+        const acked = new Map(
+          [...indexOf].map((
+            [k, index],
+          ) => [index, toHex(blake3Hasher.leaf(enc.encode(`entry-${k}`)))]),
+        );
+        views = await checkViews(
+          {
+            vkeys: log.vkeys(),
+            checkpoint: (v) => log.checkpoint(v),
+            tile: async (v, t) =>
+              (t.level === -1
+                ? await log.bundle(t.index, t.width)
+                : await log.tile(v, t.level, t.index, t.width))!,
+          },
+          acked,
+          views,
+          head,
+        );
         await log.close();
         const store = openSqliteStorage(`${dir}/log.sqlite`);
         const report = await fsckLog(store, log.publicKey());
