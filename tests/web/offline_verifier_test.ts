@@ -2,19 +2,17 @@
 // every network request blocked, it verifies a receipt and its c2sp.org/tlog-proof@v1 against the
 // pasted log key; a wrong key or a proof for another entry is refused.
 import assert from "node:assert/strict";
-import { fromHex, toHex } from "../../verify/mod.ts";
+import { toHex } from "../../verify/mod.ts";
 import { launchChromium } from "./_browser.ts";
-import { ROOT, startService } from "../e2e/_service.ts";
+import { startService } from "../e2e/_service.ts";
+import { defaultValidPositives } from "./_vectors.ts";
 
 Deno.test("verifier.html from file:// verifies a receipt and its tlog-proof with no network", async () => {
   const svc = await startService({ JC_STORE: "memory", JC_LOG_NAME: "offline.test/log" });
   const browser = await launchChromium();
   const dir = await Deno.makeTempDir({ prefix: "jc-offline-" });
   try {
-    const doc = JSON.parse(await Deno.readTextFile(`${ROOT}conformance/vectors/jcr1.json`));
-    const envs: Uint8Array[] = doc.vectors.slice(0, 3).map((v: { cose_sign1_hex: string }) =>
-      fromHex(v.cose_sign1_hex)
-    );
+    const envs = (await defaultValidPositives()).slice(0, 3);
     for (const e of envs) {
       const r = await fetch(`${svc.url}/v1/log/entries`, {
         method: "POST",
@@ -58,15 +56,15 @@ Deno.test("verifier.html from file:// verifies a receipt and its tlog-proof with
       await page.fill("#trust", trust);
       await page.click("#run");
       await page.waitForSelector("#log-panel[data-inclusion]", { state: "attached" });
+      const why = await page.textContent("#log-body");
       return {
         verdict: await page.getAttribute("#result", "data-verdict"),
-        inclusion: await page.getAttribute("#log-panel", "data-inclusion"),
+        inclusion: `${await page.getAttribute("#log-panel", "data-inclusion")}`,
+        why,
       };
     };
-    assert.deepEqual(await run(toHex(envs[1]), proof, vkey), {
-      verdict: "valid",
-      inclusion: "verified",
-    });
+    const ok = await run(toHex(envs[1]), proof, vkey);
+    assert.deepEqual([ok.verdict, ok.inclusion], ["valid", "verified"], ok.why ?? "");
     // The proof of entry 1 does not prove entry 0.
     assert.equal((await run(toHex(envs[0]), proof, vkey)).inclusion, "failed");
     // Another key does not verify the checkpoint.

@@ -7,17 +7,9 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import type { Page } from "playwright-core";
-import { fromHex } from "../../verify/mod.ts";
 import { launchChromium } from "./_browser.ts";
-import { ROOT, type Service, startService } from "../e2e/_service.ts";
-
-async function positives(): Promise<Uint8Array[]> {
-  const doc = JSON.parse(await Deno.readTextFile(`${ROOT}conformance/vectors/jcr1.json`));
-  const cfgFree = doc.vectors.filter((v: { name: string }) =>
-    !/gateway|tool-receipt|reference|drift/.test(v.name)
-  );
-  return cfgFree.map((v: { cose_sign1_hex: string }) => fromHex(v.cose_sign1_hex));
-}
+import { type Service, startService } from "../e2e/_service.ts";
+import { defaultValidPositives } from "./_vectors.ts";
 
 async function append(svc: Service, env: Uint8Array): Promise<number> {
   const r = await fetch(`${svc.url}/v1/log/entries`, {
@@ -60,7 +52,7 @@ Deno.test("page log panel: verified, corrupted tile, split view warning, absent"
   const env = { JC_KEY_FILE: key, JC_LOG_NAME: "page.test/log" };
   const a = await startService({ ...env, DATA_DIR: `${dir}/a` });
   const browser = await launchChromium();
-  const [r0, r1, r2, r3] = await positives();
+  const [r0, r1, r2, r3] = await defaultValidPositives();
   let b: Service | undefined;
   try {
     await append(a, r0);

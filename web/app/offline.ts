@@ -13,8 +13,9 @@ import { renderReport, renderUnusable } from "./report_view.ts";
 async function fileOrText(fileId: string, textId: string): Promise<Uint8Array | undefined> {
   const f = byId<HTMLInputElement>(fileId).files?.[0];
   if (f) return new Uint8Array(await f.arrayBuffer());
-  const t = byId<HTMLTextAreaElement>(textId).value.trim();
-  return t ? new TextEncoder().encode(t) : undefined;
+  // Kept as typed: a note's text ends with its newline (signed-note), so it is never trimmed.
+  const t = byId<HTMLTextAreaElement>(textId).value;
+  return t.trim() ? new TextEncoder().encode(t) : undefined;
 }
 
 /** The view's tree hash, named by the checkpoint's origin. */
