@@ -1,7 +1,10 @@
 // Debian's Chromium driven by playwright-core (issue 13; design/TEST-SETUPS.md). A test that needs
 // the browser fails loudly when /usr/bin/chromium is missing (`.ci/run` installs it): it never
 // passes silently.
-import { type Browser, chromium } from "playwright-core";
+import assert from "node:assert/strict";
+import { type Browser, chromium, type Page } from "playwright-core";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
 
 /** Where Debian puts Chromium. */
 export const CHROMIUM = "/usr/bin/chromium";
@@ -28,4 +31,18 @@ export async function launchChromium(): Promise<Browser> {
       "--disable-sync",
     ],
   });
+}
+
+/**
+ * Takes a full-page screenshot of a state. Always taken (and checked not to be blank); written to
+ * docs/screenshots/ (the committed ones) only with JC_WRITE_SCREENSHOTS=1, else to a temp dir.
+ */
+export async function shot(page: Page, name: string): Promise<void> {
+  const dir = Deno.env.get("JC_WRITE_SCREENSHOTS") === "1"
+    ? `${ROOT}docs/screenshots`
+    : await Deno.makeTempDir({ prefix: "jc-shots-" });
+  await Deno.mkdir(dir, { recursive: true });
+  const png = await page.screenshot({ fullPage: true });
+  assert.ok(png.length > 5_000, `screenshot ${name} is empty`);
+  await Deno.writeFile(`${dir}/${name}.png`, png);
 }

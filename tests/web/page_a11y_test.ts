@@ -7,7 +7,7 @@ import { Buffer } from "node:buffer";
 import axe from "axe-core";
 import type { Page } from "playwright-core";
 import { fromHex } from "../../verify/mod.ts";
-import { launchChromium } from "./_browser.ts";
+import { launchChromium, shot } from "./_browser.ts";
 import { ROOT, startService } from "../e2e/_service.ts";
 
 const AXE_SOURCE = (axe as unknown as { source: string }).source;
@@ -34,16 +34,6 @@ async function violations(page: Page): Promise<string[]> {
     );
   });
   return res as string[];
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  const dir = Deno.env.get("JC_WRITE_SCREENSHOTS") === "1"
-    ? `${ROOT}docs/screenshots`
-    : await Deno.makeTempDir({ prefix: "jc-shots-" });
-  await Deno.mkdir(dir, { recursive: true });
-  const png = await page.screenshot({ fullPage: true });
-  assert.ok(png.length > 5_000, `screenshot ${name} is empty`);
-  await Deno.writeFile(`${dir}/${name}.png`, png);
 }
 
 Deno.test("page: no axe violation on the verify, result, failure and explorer states, light and dark; keyboard; 360 px", async () => {

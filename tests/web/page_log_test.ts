@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import type { Page } from "playwright-core";
-import { launchChromium } from "./_browser.ts";
+import { launchChromium, shot } from "./_browser.ts";
 import { type Service, startService } from "../e2e/_service.ts";
 import { defaultValidPositives } from "./_vectors.ts";
 
@@ -118,6 +118,7 @@ Deno.test("page log panel: verified, corrupted tile, split view warning, absent"
     assert.match(evidence.before, /^page\.test\/log\/blake3\n3\n/);
     assert.match(evidence.now, /^page\.test\/log\/blake3\n3\n/);
     assert.notEqual(evidence.before, evidence.now);
+    await shot(pageB, "security-warning");
     const [download] = await Promise.all([
       pageB.waitForEvent("download"),
       pageB.click("[data-action=download-evidence]"),

@@ -285,7 +285,7 @@ export async function checkInLog(leafHash: string, policy: PolicyView | undefine
             "p",
             {},
             el("strong", {}, "✓ Logged"),
-            ` at index ${found.index}: inclusion proof of ${proof.length} hashes verified against the signed checkpoint. `,
+            ` at index ${found.index}: inclusion proof of ${proof.length} hash${proof.length === 1 ? "" : "es"} verified against the signed checkpoint. `,
             el("a", { href: `/?index=${found.index}` }, "Link to this entry"),
           )
           : el(
