@@ -3,6 +3,13 @@
 // so the Worker entry can build the same ServiceConfig from its bindings. Documented for users in
 // docs/CONFIG.md; every key there is parsed here and nowhere else.
 import { SEQUENCER_DEFAULTS } from "../log/mod.ts";
+import {
+  type CollectorWitnessSetting,
+  parseCollectorWitnesses,
+  parseWitnessLogsEnv,
+  parseWitnessRole,
+  type WitnessRoleSetting,
+} from "./witness_config.ts";
 
 /** A token bucket's refill rate and capacity; perSecond 0 disables the limit. */
 export interface RateSpec {
@@ -58,6 +65,10 @@ export interface ServiceConfig {
    * loop's thread; "auto" is one per CPU core but one, at least 1 and at most 4.
    */
   verifyWorkers: number | "auto";
+  /** The witness role (docs/WITNESS.md): absent unless configured. */
+  witness?: WitnessRoleSetting;
+  /** Witnesses that cosign our own SHA-256 checkpoints (docs/WITNESS.md). */
+  witnesses: CollectorWitnessSetting[];
 }
 
 /** Thrown for a configuration that cannot be used. */
@@ -92,6 +103,7 @@ export function defaultConfig(): ServiceConfig {
     // Measured: a pool fed one message per event-loop turn costs the event loop ~40% less per
     // append than verifying in place (docs/DECISIONS.md §3).
     verifyWorkers: "auto",
+    witnesses: [],
   };
 }
 
@@ -212,6 +224,27 @@ const FILE_KEYS: Record<string, (c: ServiceConfig, v: unknown) => void> = {
   },
 };
 
+// Witnessing (api/witness_config.ts); the witness key's default path is resolved at the end.
+function witnessRole(c: ServiceConfig): WitnessRoleSetting {
+  return c.witness ??= parseWitnessRole({});
+}
+const WITNESS_KEYS: Record<string, (c: ServiceConfig, v: unknown) => void> = {
+  witness: (c, v) => c.witness = parseWitnessRole(v),
+  witness_logs: (c, v) => witnessRole(c).logs = parseWitnessLogsEnv(str("JC_WITNESS_LOGS", v)),
+  witness_name: (c, v) => witnessRole(c).name = str("JC_WITNESS_NAME", v),
+  witness_key_file: (c, v) => witnessRole(c).keyFile = str("JC_WITNESS_KEY_FILE", v),
+  witnesses: (c, v) => c.witnesses = parseCollectorWitnesses(v),
+};
+for (const [k, set] of Object.entries(WITNESS_KEYS)) {
+  FILE_KEYS[k] = (c, v) => {
+    try {
+      set(c, v);
+    } catch (e) {
+      throw e instanceof ConfigError ? e : new ConfigError((e as Error).message);
+    }
+  };
+}
+
 /** Environment variable → config-file key. */
 export const ENV_KEYS: Record<string, string> = {
   PORT: "port",
@@ -235,6 +268,10 @@ export const ENV_KEYS: Record<string, string> = {
   JC_PAGE_MAX: "page_max",
   JC_AGENTS: "agents",
   JC_VERIFY_WORKERS: "verify_workers",
+  JC_WITNESS_KEY_FILE: "witness_key_file",
+  JC_WITNESS_NAME: "witness_name",
+  JC_WITNESS_LOGS: "witness_logs",
+  JC_WITNESSES: "witnesses",
 };
 
 /**
@@ -266,6 +303,9 @@ export function resolveConfig(
     if (v !== undefined && v !== "") FILE_KEYS[key](c, v);
   }
   if (!c.keyFile) c.keyFile = `${c.dataDir.replace(/\/+$/, "")}/log-key.hex`;
+  if (c.witness && !c.witness.keyFile) {
+    c.witness.keyFile = `${c.dataDir.replace(/\/+$/, "")}/witness-key.hex`;
+  }
   if (c.appends === "listed" && c.stewards.length === 0) {
     fail("appends", `is "listed" but stewards is empty: nothing could be appended`);
   }

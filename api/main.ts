@@ -9,6 +9,7 @@ import { createApp, Metrics, verifierOptions } from "./mod.ts";
 import type { ServiceConfig } from "./config.ts";
 import { loadConfig } from "./config_load.ts";
 import { VerifierPool } from "./verify_pool.ts";
+import { openWitnessing, type Witnessing } from "./witnessing.ts";
 
 /** The verifier pool size `config.verifyWorkers` asks for on this machine (0: none). */
 export function verifyWorkerCount(config: ServiceConfig): number {
@@ -48,13 +49,23 @@ export async function startService(
   }
   const workers = verifyWorkerCount(config);
   let pool: VerifierPool | undefined;
+  const metrics = new Metrics();
+  let witnessing: Witnessing;
   try {
-    pool = workers > 0 ? await VerifierPool.start(config, workers) : undefined;
+    witnessing = await openWitnessing(config, log, metrics);
   } catch (e) {
     await log.close();
     throw e;
   }
-  const app = createApp({ log, config, verifier, verify: pool?.verify, metrics: new Metrics() });
+  try {
+    pool = workers > 0 ? await VerifierPool.start(config, workers) : undefined;
+  } catch (e) {
+    await witnessing.close();
+    await log.close();
+    throw e;
+  }
+  const extra: Record<string, unknown> = { ...witnessing.extra };
+  const app = createApp({ log, config, verifier, verify: pool?.verify, metrics, extra });
   let resolveListen: (a: Deno.NetAddr) => void;
   const listening = new Promise<Deno.NetAddr>((r) => resolveListen = r);
   const server = Deno.serve(
@@ -74,6 +85,7 @@ export async function startService(
     shutdown: () =>
       stopping ??= (async () => {
         await server.shutdown(); // stops accepting; waits for the requests in flight
+        await witnessing.close(); // stops the collector, closes the witness state
         await log.close(); // drains the sequencer, then closes the store
         pool?.close(); // nothing is in flight once the server has drained
       })(),

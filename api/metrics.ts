@@ -50,6 +50,7 @@ export class Metrics {
   #help = new Map<string, [string, string]>();
   #hist = new Map<string, Histogram>();
   #gauges = new Map<string, number>();
+  #labeledGauges = new Map<string, Map<string, number>>();
   #keys = new WeakMap<Labels, string>();
   #codeLabels = new Map<string, Labels>();
   #lastBatchSize = -1;
@@ -131,6 +132,21 @@ export class Metrics {
     this.#gauges.set(name, v);
   }
 
+  /** Sets a gauge with labels (e.g. one per witness), declaring it with `help` on first use. */
+  setLabeled(name: string, labels: Labels, v: number, help = name) {
+    let m = this.#labeledGauges.get(name);
+    if (!m) {
+      this.#labeledGauges.set(name, m = new Map());
+      if (!this.#help.has(name)) this.#describe(name, "gauge", help);
+    }
+    m.set(labelKey(labels), v);
+  }
+
+  /** Declares a counter's help text (counters are otherwise declared on first use). */
+  describeCounter(name: string, help: string) {
+    if (!this.#help.has(name)) this.#describe(name, "counter", help);
+  }
+
   /** Renders the exposition text. */
   render(): string {
     const lines: string[] = [];
@@ -143,6 +159,10 @@ export class Metrics {
         if (!m || m.size === 0) lines.push(`${name} 0`);
         else {
           for (const [k, v] of [...m].sort()) lines.push(`${name}${k ? `{${k}}` : ""} ${fmt(v)}`);
+        }
+      } else if (type === "gauge" && this.#labeledGauges.has(name)) {
+        for (const [k, v] of [...this.#labeledGauges.get(name)!].sort()) {
+          lines.push(`${name}{${k}} ${fmt(v)}`);
         }
       } else if (type === "gauge") {
         lines.push(`${name} ${fmt(this.#gauges.get(name) ?? 0)}`);

@@ -15,6 +15,7 @@ import { sparqlRoutes } from "./routes/sparql.ts";
 import { vocabRoutes } from "./routes/vocab.ts";
 import { verifyRoutes } from "./routes/verify.ts";
 import { webRoutes } from "./routes/web.ts";
+import { witnessRoutes } from "./routes/witness.ts";
 
 /** Every route group of the service, one row per group. */
 export const ROUTE_GROUPS: RouteGroup[] = [
@@ -30,6 +31,7 @@ export const ROUTE_GROUPS: RouteGroup[] = [
   rdfRoutes,
   sparqlRoutes,
   webRoutes,
+  witnessRoutes,
 ];
 
 /** The flat route table. */

@@ -20,6 +20,7 @@ import {
   type TreeView,
 } from "../log/mod.ts";
 import { fromHex } from "../verify/mod.ts";
+import { checkpointToServe } from "./witness_collector.ts";
 
 /** Readers kept per log. */
 const READERS = 16;
@@ -79,8 +80,10 @@ export async function headReader(log: Log, size: number): Promise<TileHashReader
 export async function latestCheckpoint(
   log: Log,
   view: TreeView,
+  extra?: Record<string, unknown>,
 ): Promise<{ note: string; size: number; reader: TileHashReader }> {
-  const note = await log.checkpoint(view);
+  // docs/WITNESS.md: with witnesses configured, the newest cosigned SHA-256 checkpoint.
+  const note = await checkpointToServe(extra, view, await log.checkpoint(view));
   const c = parseCheckpoint(parseNote(note).text);
   return { note, size: c.size, reader: tileReader(log, view, c.size, c.root) };
 }

@@ -18,7 +18,15 @@ import {
   serveCached,
 } from "./edge/mod.ts";
 import { LOG_OBJECT_NAME } from "./edge/durable_object.ts";
-import { ed25519PublicKey } from "../verify/mod.ts";
+import { bytesEqual, ed25519PublicKey } from "../verify/mod.ts";
+import { createWitness } from "../log/c2sp/witness_role.ts";
+import {
+  rpcCollector,
+  rpcWitnessState,
+  witnessKeyFromEnv,
+  type WitnessRpc,
+} from "./edge/witness_rpc.ts";
+import { defaultWitnessName } from "./witness_name.ts";
 import { defaultLogName } from "../log/mod.ts";
 import type { Hono } from "hono";
 
@@ -27,7 +35,7 @@ export { LogSequencer } from "./edge/durable_object.ts";
 /** The Durable Object namespace binding (the slice used here). */
 interface SequencerNamespace {
   idFromName(name: string): unknown;
-  get(id: unknown): SequencerRpc;
+  get(id: unknown): SequencerRpc & WitnessRpc;
 }
 
 /** The Worker's bindings (wrangler.toml): the sequencer namespace, the log key, the vars. */
@@ -76,10 +84,34 @@ function build(env: WorkerEnv): Built {
     metrics: new Metrics(),
     // SPARQL is refused at the edge (501 sparql-unavailable, docs/EDGE.md): its in-memory store
     // holds the whole log's RDF, which neither fits a Worker's 128 MB nor can be kept per isolate.
-    extra: { sparql: null },
+    extra: {
+      sparql: null,
+      witness: edgeWitness(env, config, log, () => ns.get(id)),
+      ...(config.witnesses.length ? { collector: rpcCollector(() => ns.get(id)) } : {}),
+    },
   });
   built = { app, settings };
   return built;
+}
+
+/** The witness role on the Worker (docs/WITNESS.md), when JC_WITNESS_LOGS configures it. */
+function edgeWitness(
+  env: WorkerEnv,
+  config: ReturnType<typeof edgeConfig>,
+  log: EdgeLog,
+  rpc: () => WitnessRpc,
+) {
+  if (!config.witness) return undefined;
+  const secret = witnessKeyFromEnv(env);
+  if (bytesEqual(ed25519PublicKey(secret), log.publicKey())) {
+    throw new EdgeConfigError("Cannot start the witness: JC_WITNESS_KEY is the log key");
+  }
+  return createWitness({
+    name: config.witness.name || defaultWitnessName(log.logName()),
+    secret,
+    logs: config.witness.logs,
+    state: rpcWitnessState(rpc),
+  });
 }
 
 /** Cloudflare's Cache API where the runtime has one (workerd does; other hosts may not). */

@@ -677,7 +677,15 @@ class SequencedLog implements Log {
         return hit.slice();
       }
     }
-    const bytes = await readPublishedTile((t, i) => this.#s.tile(t, i, view), level, index, width);
+    const s = this.#s;
+    const bytes = await readPublishedTile(
+      s.tileRange
+        ? { range: (t, i, n) => s.tileRange!(t, i, n, view) }
+        : (t, i) => s.tile(t, i, view),
+      level,
+      index,
+      width,
+    );
     if (bytes === undefined) {
       throw new LogIntegrityError(`Cannot read tile ${view} ${level}/${index}: the store lacks it`);
     }

@@ -6,6 +6,11 @@
 import { HASH_SIZE } from "./hasher.ts";
 import { TILE_HEIGHT, TILE_WIDTH, type TileLoader } from "./tiles.ts";
 
+/** Reads `count` consecutive stored tiles of one level at once (`[k]`: index `start + k`). */
+export interface TileRangeLoader {
+  range(level: number, start: number, count: number): Promise<(Uint8Array | undefined)[]>;
+}
+
 /** Hashes in a published (C2SP, height 8) tile. */
 export const PUBLISHED_WIDTH = 256;
 /** Stored tiles per published tile (256 / 16). */
@@ -18,15 +23,17 @@ const LEVELS = 8 / TILE_HEIGHT;
  * stored tiles do not hold that many hashes there.
  */
 export async function readPublishedTile(
-  load: TileLoader,
+  load: TileLoader | TileRangeLoader,
   level: number,
   index: number,
   width: number,
 ): Promise<Uint8Array | undefined> {
   const n = Math.ceil(width / TILE_WIDTH);
-  const parts = await Promise.all(
-    Array.from({ length: n }, (_, k) => load(LEVELS * level, PARTS * index + k)),
-  );
+  const parts = "range" in load
+    ? await load.range(LEVELS * level, PARTS * index, n)
+    : await Promise.all(
+      Array.from({ length: n }, (_, k) => load(LEVELS * level, PARTS * index + k)),
+    );
   const out = new Uint8Array(width * HASH_SIZE);
   for (let k = 0; k < n; k++) {
     const want = Math.min(TILE_WIDTH, width - k * TILE_WIDTH) * HASH_SIZE;

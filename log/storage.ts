@@ -69,6 +69,17 @@ export interface LogStorage {
   /** Tile (level, index) of a view (default `blake3`): 1..16 concatenated 32-byte hashes. */
   tile(level: number, index: number, view?: TreeView): Promise<Uint8Array | undefined>;
   /**
+   * Optional: tiles (level, start) .. (level, start + count - 1) of a view in one read, `[k]` for
+   * index `start + k` (undefined where absent). The published (height-8) tile reader uses it when
+   * present: one range read instead of up to 16 point reads.
+   */
+  tileRange?(
+    level: number,
+    start: number,
+    count: number,
+    view?: TreeView,
+  ): Promise<(Uint8Array | undefined)[]>;
+  /**
    * Indices whose leaf hash may equal `leafHash`: must include the true one when present; may
    * include others (a backend may index a prefix). Callers confirm against the level-0 tile.
    */

@@ -168,6 +168,22 @@ export function runStorageContractTests(name: string, makeBackend: MakeBackend):
       }
     }
     assert.equal(hex(await s.tile(0, 0, "sha256")).length, 16 * 64);
+    if (s.tileRange) {
+      // The optional range read answers as the point reads do, absent tiles included.
+      for (const view of ["blake3", "sha256"] as const) {
+        for (const [level, start, count] of [[0, 0, 16], [0, 14, 5], [1, 0, 3], [2, 0, 1]]) {
+          const got = await s.tileRange(level, start, count, view);
+          assert.equal(got.length, count);
+          for (let k = 0; k < count; k++) {
+            assert.equal(
+              hex(got[k]),
+              hex(await s.tile(level, start + k, view)),
+              `${view} ${level}/${start + k}`,
+            );
+          }
+        }
+      }
+    }
     assert.notEqual(hex(await s.tile(0, 0, "sha256")), hex(await s.tile(0, 0)));
     const report = await fsckLog(s, ed25519PublicKey(SECRET));
     assert.deepEqual(report.problems, []);

@@ -200,11 +200,14 @@ export const logReadRoutes: RouteGroup = {
       },
       handler: (c) => {
         const log = c.get("deps").log;
+        // docs/WITNESS.md: the witness role's own cosignature/v1 vkey, when configured.
+        const witness = (c.get("deps").extra?.witness as { vkey?: string } | undefined)?.vkey;
         return c.json({
           signer: log.signer(),
           public_key: toHex(log.publicKey()),
           log_name: log.logName(),
           vkeys: log.vkeys(),
+          ...(witness ? { witness_vkey: witness } : {}),
         });
       },
     },

@@ -2,6 +2,7 @@
 // Prometheus text format. Exempt from rate limiting so probes and scrapers always get through.
 import { ApiError } from "../errors.ts";
 import type { RouteGroup } from "../route.ts";
+import type { CosignedCheckpoints } from "../witness_collector.ts";
 
 /** The operations route group. */
 export const opsRoutes: RouteGroup = {
@@ -36,6 +37,14 @@ export const opsRoutes: RouteGroup = {
           });
         }
         c.header("cache-control", "no-store");
+        // docs/WITNESS.md: per witness of our checkpoints, its cosigned size, lag, failures and
+        // any alarm (a 422: the witness holds a history of this log that this log does not).
+        const collector = c.get("deps").extra?.collector as CosignedCheckpoints | undefined;
+        if (collector) {
+          const witnesses = await collector.status();
+          const alarm = witnesses.some((w) => w.alarm !== undefined);
+          return c.json({ status: "ok", tree_size: size, witness_alarm: alarm, witnesses });
+        }
         return c.json({ status: "ok", tree_size: size });
       },
     },

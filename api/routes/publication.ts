@@ -20,6 +20,7 @@ import { ApiError } from "../errors.ts";
 import { hashParam, intParam } from "../params.ts";
 import type { AppEnv, RouteGroup } from "../route.ts";
 import { latestCheckpoint } from "../tile_readers.ts";
+import { checkpointToServe } from "../witness_collector.ts";
 import { IMMUTABLE } from "./log_read.ts";
 
 /** The views and their path segment. */
@@ -47,7 +48,10 @@ function missingCode(size: number, t: TileId): string {
 
 async function serveTile(c: Context<AppEnv>, log: Log, view: TreeView): Promise<Response> {
   // The raw path (not Hono's decoded parameter): `%30%30%30` must not alias `000`.
-  const raw = new URL(c.req.url).pathname;
+  const url = c.req.url;
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  const q = url.indexOf("?", start);
+  const raw = url.slice(start, q < 0 ? undefined : q);
   const prefix = `/log/${view}/`;
   let t: TileId;
   try {
@@ -106,7 +110,9 @@ export const publicationRoutes: RouteGroup = {
       },
       handler: async (c) => {
         const view = viewOf(c);
-        const note = await c.get("deps").log.checkpoint(view);
+        const deps = c.get("deps");
+        // docs/WITNESS.md: the SHA-256 view's newest cosigned checkpoint, with its cosignatures.
+        const note = await checkpointToServe(deps.extra, view, await deps.log.checkpoint(view));
         return c.body(note, 200, {
           "content-type": "text/plain; charset=utf-8",
           "cache-control": "no-cache",
@@ -183,7 +189,7 @@ export const publicationRoutes: RouteGroup = {
             "Cannot make a tlog-proof: give exactly one of index and leaf_hash",
           );
         }
-        const { note, size, reader } = await latestCheckpoint(log, rawView);
+        const { note, size, reader } = await latestCheckpoint(log, rawView, c.get("deps").extra);
         let index: number;
         if (rawLeaf !== undefined) {
           const leaf = hashParam("leaf_hash", rawLeaf);

@@ -28,7 +28,7 @@ import {
 import { rawWebCryptoVerifiesPerSecond } from "./_limits.ts";
 
 /** `n` valid JCR-1 envelopes, signed with WebCrypto Ed25519 (deterministic, RFC 8032). */
-async function presign(n: number): Promise<Uint8Array<ArrayBuffer>[]> {
+export async function presign(n: number): Promise<Uint8Array<ArrayBuffer>[]> {
   const pair = await crypto.subtle.generateKey({ name: "Ed25519" }, true, [
     "sign",
     "verify",
@@ -74,7 +74,7 @@ function pct(xs: number[], p: number): number {
 }
 
 /** One keep-alive HTTP/1.1 connection: sends pre-built requests, one at a time. */
-class Conn {
+export class Conn {
   #buf = new Uint8Array(1 << 16);
   #len = 0;
   private constructor(readonly c: Deno.TcpConn) {}
@@ -135,7 +135,7 @@ function headEnd(b: Uint8Array, len: number): number {
 }
 
 /** The bytes of a POST of `envelope` as application/cose. */
-function appendRequest(envelope: Uint8Array): Uint8Array {
+export function appendRequest(envelope: Uint8Array): Uint8Array {
   const head = utf8.encode(
     "POST /v1/log/entries HTTP/1.1\r\nhost: bench\r\ncontent-type: application/cose\r\n" +
       `content-length: ${envelope.length}\r\n\r\n`,
@@ -158,18 +158,18 @@ const selfCpu = () => {
   return (u.user + u.system) / 1e6;
 };
 
-interface Answer {
+export interface Answer {
   envelope: Uint8Array;
   body: { index: number; leaf_hash: string; tree_head: never; inclusion_proof: string[] };
 }
 
 /** A pre-signed envelope and the request that appends it. */
-interface Prepared {
+export interface Prepared {
   envelope: Uint8Array;
   req: Uint8Array;
 }
 
-async function post(conn: Conn, p: Prepared): Promise<Answer> {
+export async function post(conn: Conn, p: Prepared): Promise<Answer> {
   const { status, body } = await conn.send(p.req);
   const json = JSON.parse(new TextDecoder().decode(body));
   if (status !== 201) throw new Error(`Cannot append: ${status} ${JSON.stringify(json)}`);

@@ -2,7 +2,8 @@
 // deterministically: BLAKE3 roots for sizes 0..64 over fixed leaves, every inclusion and every
 // consistency proof up to size 64 plus a sample at large sizes, each happy case with corrupted
 // variants in the transparency-dev/merkle testdata style (`want_err`), and signed tree heads with
-// a fixed test key plus refused ones (other key, bad root length, altered field).
+// a fixed test key plus refused ones (other key, bad root length, altered field); tiles, bundles
+// and C2SP checkpoints of both views around tile edges (gen_tiles.ts).
 // `deno task conformance:tlog` rewrites the files; tlog_test.ts fails if regenerating changes a byte.
 import {
   blake3Hasher as h,
@@ -16,6 +17,7 @@ import {
   verifyInclusion,
 } from "../../log/mod.ts";
 import { ed25519PublicKey, toHex } from "../../verify/mod.ts";
+import { generateTileVectors } from "./gen_tiles.ts";
 
 /** The fixed test key of the signed-head vectors (never a production key). */
 export const TEST_LOG_SECRET = new Uint8Array(32).map((_, i) => 0x40 + i);
@@ -335,6 +337,7 @@ export async function generateTlogVectors(): Promise<Record<string, string>> {
       vectors: cons,
     }),
     "heads.json": json(headsDoc),
+    "tiles.json": json(generateTileVectors(TEST_LOG_SECRET, entryOf)),
   };
 }
 

@@ -39,6 +39,7 @@ export {
 export {
   type Checkpoint,
   formatCheckpoint,
+  MAX_CHECKPOINT_EXTENSIONS,
   openCheckpoint,
   type OpenedCheckpoint,
   parseCheckpoint,
@@ -89,3 +90,43 @@ export {
   tileBytes,
   type TileLevels,
 } from "./tile_build.ts";
+// Witnessing (docs/WITNESS.md): tlog-policy, tlog-witness's add-checkpoint rules, the witness role
+// and its state contract.
+export {
+  parsePolicy,
+  PolicyFileError,
+  type PolicyGroup,
+  type PolicyLog,
+  type PolicyWitness,
+  quorumMet,
+  type TlogPolicy,
+} from "./policy.ts";
+export {
+  openCheckpointWithPolicy,
+  type PolicyCheckpoint,
+  verifyTlogProofWithPolicy,
+} from "./quorum.ts";
+export {
+  type AddCheckpointRequest,
+  checkAdvance,
+  formatAddCheckpoint,
+  MAX_ADD_CHECKPOINT_BYTES,
+  MAX_PROOF_LINES,
+  parseAddCheckpoint,
+  WITNESS_CODES,
+  type WitnessCode,
+  type WitnessedHead,
+  WitnessRefusal,
+} from "./witness.ts";
+export {
+  createWitness,
+  type Witness,
+  type WitnessedLog,
+  type WitnessOptions,
+} from "./witness_role.ts";
+export {
+  type CollectorRecord,
+  type CosignedRecord,
+  memoryWitnessState,
+  type WitnessStateStore,
+} from "./witness_state.ts";

@@ -201,6 +201,19 @@ export function openDurableStorage(
         ).toArray()[0];
         return r && bytes(r.hashes);
       }),
+    tileRange: (level, start, count, view) =>
+      read("read tiles", () => {
+        const out: (Uint8Array | undefined)[] = new Array(count).fill(undefined);
+        const rows = sql.exec<{ idx: number; hashes: ArrayBuffer }>(
+          `SELECT idx, hashes FROM ${p}${view === "sha256" ? "tiles256" : "tiles"}` +
+            " WHERE level = ? AND idx >= ? AND idx < ?",
+          level,
+          start,
+          start + count,
+        ).toArray();
+        for (const r of rows) out[r.idx - start] = bytes(r.hashes);
+        return out;
+      }),
     leafCandidates: (leafHash) =>
       read(
         "look up a leaf hash",

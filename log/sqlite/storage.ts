@@ -181,6 +181,8 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
     entries: q("SELECT bytes FROM entries WHERE idx >= ? ORDER BY idx LIMIT ?"),
     tile: q("SELECT hashes FROM tiles WHERE id = ?"),
     tile256: q("SELECT hashes FROM tiles256 WHERE id = ?"),
+    tileRange: q("SELECT id, hashes FROM tiles WHERE id >= ? AND id < ?"),
+    tileRange256: q("SELECT id, hashes FROM tiles256 WHERE id >= ? AND id < ?"),
     leaf: q("SELECT idx FROM leaves WHERE lp = ?"),
     // One statement for a whole batch: the prefixes as a JSON array, answered by index lookups.
     leafMany: q(
@@ -289,6 +291,15 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
           ((view === "sha256" ? s.tile256 : s.tile).get(tileId(level, index)) as Row | undefined)
             ?.hashes as Uint8Array | undefined,
       ),
+    tileRange: (level, start, count, view) =>
+      operational("read tiles", () => {
+        const out: (Uint8Array | undefined)[] = new Array(count).fill(undefined);
+        const first = tileId(level, start);
+        const rows = (view === "sha256" ? s.tileRange256 : s.tileRange)
+          .all(first, first + count) as Row[];
+        for (const r of rows) out[(r.id as number) - first] = r.hashes as Uint8Array;
+        return out;
+      }),
     leafCandidates: (leafHash) =>
       operational("read leaf index", () => {
         syncTail();

@@ -91,3 +91,15 @@ export async function runClient(args: string[]) {
   const dec = new TextDecoder();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
 }
+
+/**
+ * The size the monitor CLI reports: `size` when it read the /v1 API, the BLAKE3 view's when it
+ * checked the published tiles (`sizes: {blake3, sha256}`; while appends run, the two
+ * checkpoints it fetched one after the other may be at different sizes).
+ */
+export function monitoredSize(stdout: string): number {
+  const o = JSON.parse(stdout);
+  const size = o.size ?? o.sizes?.blake3;
+  if (typeof size !== "number") throw new Error(`Cannot read the monitor's size: ${stdout}`);
+  return size;
+}

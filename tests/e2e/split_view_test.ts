@@ -3,7 +3,7 @@
 // (exit 3). Also exercises the client CLI's submit, prove and head against the real service.
 import assert from "node:assert/strict";
 import { steward, validEnvelope } from "../api/_fixtures.ts";
-import { runClient, startService } from "./_service.ts";
+import { monitoredSize, runClient, startService } from "./_service.ts";
 import { entryLeafHash, toHex } from "../../verify/mod.ts";
 
 Deno.test({
@@ -54,7 +54,7 @@ Deno.test({
       assert.equal((await runClient(["submit", `${tmp}/a3.cose`, "--url", a.url])).code, 0);
       const m2 = await runClient(["monitor", a.url, "--state", state, "--once"]);
       assert.equal(m2.code, 0, m2.stderr);
-      assert.equal(JSON.parse(m2.stdout).size, 4);
+      assert.equal(monitoredSize(m2.stdout), 4);
       // same key, different tree: ALARM
       const m3 = await runClient(["monitor", b.url, "--state", state, "--once"]);
       assert.equal(m3.code, 3, `monitor must alarm on the split view: ${m3.stdout} ${m3.stderr}`);

@@ -61,6 +61,54 @@ function durableCases(storage: DurableSqlStorage): Case[] {
       },
     },
     {
+      name: "durable: a schema-1 store (before the SHA-256 view) is migrated on open",
+      async fn() {
+        const secretKey = new Uint8Array(32).fill(9);
+        const src = fresh();
+        const log = await openLog(openDurableStorage(storage, { prefix: src }), {
+          secretKey,
+          batchAgeMs: 0,
+          batchMax: 7,
+        });
+        await Promise.all(Array.from({ length: 40 }, (_, i) => log.append(enc(`m${i}`))));
+        const head = await log.latestHead();
+        // The tables as the schema-1 build created them (heads without sha_root), its rows.
+        const p = fresh();
+        const sql = storage.sql;
+        sql.exec(`CREATE TABLE ${p}meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)`);
+        sql.exec(
+          `CREATE TABLE ${p}entries (idx INTEGER PRIMARY KEY, leaf BLOB NOT NULL UNIQUE,` +
+            ` bytes BLOB NOT NULL)`,
+        );
+        sql.exec(
+          `CREATE TABLE ${p}tiles (level INTEGER NOT NULL, idx INTEGER NOT NULL,` +
+            ` hashes BLOB NOT NULL, PRIMARY KEY (level, idx)) WITHOUT ROWID`,
+        );
+        sql.exec(
+          `CREATE TABLE ${p}heads (size INTEGER PRIMARY KEY, root BLOB NOT NULL,` +
+            ` ts INTEGER NOT NULL, sig BLOB NOT NULL)`,
+        );
+        sql.exec(`INSERT INTO ${p}meta (k, v) VALUES ('schema', '1')`);
+        sql.exec(`INSERT INTO ${p}entries SELECT * FROM ${src}entries`);
+        sql.exec(`INSERT INTO ${p}tiles SELECT * FROM ${src}tiles`);
+        sql.exec(`INSERT INTO ${p}heads SELECT size, root, ts, sig FROM ${src}heads`);
+        const migrated = await openLog(openDurableStorage(storage, { prefix: p }), { secretKey });
+        assert.deepEqual(await migrated.latestHead(), head);
+        assert.equal(
+          sql.exec<{ v: string }>(`SELECT v FROM ${p}meta WHERE k = 'schema'`).one().v,
+          String(DURABLE_SCHEMA_VERSION),
+        );
+        const want = await openDurableStorage(storage, { prefix: src }).heads(0, 100);
+        const got = await openDurableStorage(storage, { prefix: p }).heads(0, 100);
+        assert.equal(got.length, want.length);
+        got.forEach((h, k) => assert.deepEqual(h.sha256Root, want[k].sha256Root, `head ${h.size}`));
+        assert.equal(await migrated.checkpoint("sha256"), await log.checkpoint("sha256"));
+        const report = await fsckLog(openDurableStorage(storage, { prefix: p }), log.publicKey());
+        assert.ok(report.ok, report.problems.join("; "));
+        assert.equal((await migrated.append(enc("after"))).index, 40);
+      },
+    },
+    {
       name: "durable: a store written by another schema version is refused",
       fn() {
         const prefix = fresh();

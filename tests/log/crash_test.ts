@@ -142,7 +142,7 @@ Deno.test({
             vkeys: log.vkeys(),
             checkpoint: (v) => log.checkpoint(v),
             tile: async (v, t) =>
-              (t.level === -1
+              (t.level === ENTRIES
                 ? await log.bundle(t.index, t.width)
                 : await log.tile(v, t.level, t.index, t.width))!,
           },

@@ -227,5 +227,17 @@ def check_file(doc, cfg, name):
         for v in vs:
             ok, code = check_head(v["head"], signer)
             yield (v["name"], *_agree(v, ok, code))
+    elif t == "tiles":
+        from . import tiles
+
+        def entry_of(i):
+            return f"JouleClaw C-TLOG leaf {i}".encode()
+
+        for v in vs:
+            ok, code = tiles.check_vector(doc, v, entry_of)
+            if not v.get("want_err") and not ok:
+                yield v["name"], False, f"refused: {code}"
+            else:
+                yield (v["name"], *_agree(v, ok and not v.get("want_err"), code))
     else:
         yield name, False, f"unknown C-TLOG vector type {t!r}"
