@@ -7,6 +7,7 @@ import { discoveryRoutes } from "./routes/discovery.ts";
 import { logAppendRoutes } from "./routes/log_append.ts";
 import { logProofRoutes } from "./routes/log_proofs.ts";
 import { logReadRoutes } from "./routes/log_read.ts";
+import { logPolicyRoutes } from "./routes/log_policy.ts";
 import { opsRoutes } from "./routes/ops.ts";
 import { publicationRoutes } from "./routes/publication.ts";
 import { readingsRoutes } from "./routes/readings.ts";
@@ -24,6 +25,7 @@ export const ROUTE_GROUPS: RouteGroup[] = [
   logAppendRoutes,
   logReadRoutes,
   logProofRoutes,
+  logPolicyRoutes,
   publicationRoutes,
   opsRoutes,
   readingsRoutes,

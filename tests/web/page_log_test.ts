@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import type { Page } from "playwright-core";
+import { c2sp } from "../../log/mod.ts";
 import { launchChromium, shot } from "./_browser.ts";
 import { type Service, startService } from "../e2e/_service.ts";
 import { defaultValidPositives } from "./_vectors.ts";
@@ -41,6 +42,7 @@ async function verifyOnPage(page: Page, env: Uint8Array): Promise<Record<string,
       verdict: document.getElementById("result")!.getAttribute("data-verdict"),
       inclusion: p.getAttribute("data-inclusion"),
       consistency: p.getAttribute("data-consistency"),
+      quorum: p.getAttribute("data-quorum"),
       warning: p.querySelector("[data-warning]") ? "shown" : null,
     };
   });
@@ -62,10 +64,12 @@ Deno.test("page log panel: verified, corrupted tile, split view warning, absent"
     await page.goto(a.url + "/");
     await page.waitForSelector("html[data-ready=true]", { state: "attached" });
     let s = await verifyOnPage(page, r1);
+    // The operator's default policy with no witness configured is `quorum none`: met.
     assert.deepEqual(s, {
       verdict: "valid",
       inclusion: "verified",
       consistency: "first-seen",
+      quorum: "met",
       warning: null,
     });
 
@@ -76,8 +80,27 @@ Deno.test("page log panel: verified, corrupted tile, split view warning, absent"
       verdict: "valid",
       inclusion: "verified",
       consistency: "verified",
+      quorum: "met",
       warning: null,
     });
+
+    // A policy whose quorum is not met (a witness that never cosigned): shown as such.
+    const logKey = await (await fetch(`${a.url}/v1/log/key`)).json();
+    const witness = c2sp.cosignatureVkey("witness.example/w1", new Uint8Array(32).fill(9));
+    const policy = `log ${logKey.vkeys.sha256}\nwitness W1 ${witness}\nquorum W1\n`;
+    await page.setInputFiles("#policy", {
+      name: "strict.policy",
+      mimeType: "text/plain",
+      buffer: Buffer.from(policy),
+    });
+    await page.waitForFunction(() =>
+      document.getElementById("policy-status")?.textContent?.startsWith("Using policy")
+    );
+    s = await verifyOnPage(page, r0);
+    assert.equal(s.quorum, "not-met");
+    assert.equal(s.inclusion, "verified"); // the entry is proven; the checkpoint lacks the quorum
+    assert.match(await page.textContent("[data-field=quorum]") ?? "", /NOT met/);
+    await page.setInputFiles("#policy", []);
 
     // Never logged: absent (and still consistent).
     s = await verifyOnPage(page, r3);

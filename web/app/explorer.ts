@@ -33,7 +33,7 @@ export async function showExplorer(section: HTMLElement): Promise<void> {
   const cp = el(
     "section",
     { "aria-labelledby": "cp-h", class: "panel" },
-    el("h2", { id: "cp-h" }, "Latest checkpoint"),
+    el("h2", { id: "cp-h" }, "Latest checkpoints"),
   );
   const list = el(
     "section",
@@ -41,16 +41,27 @@ export async function showExplorer(section: HTMLElement): Promise<void> {
     el("h2", { id: "new-h" }, "Newest entries"),
   );
   replace(section, head, cp, list);
-  try {
-    const text = new TextDecoder("utf-8", { fatal: true }).decode(
-      await getBytes("/log/blake3/checkpoint", "checkpoint"),
-    );
-    cp.append(
-      el("p", {}, "As signed by the log (and cosigned by its witnesses, one line each):"),
-      el("pre", { "data-field": "checkpoint" }, text),
-    );
-  } catch (e) {
-    cp.append(el("p", { class: "status-line" }, `No checkpoint: ${(e as Error).message}`));
+  for (
+    const [view, what] of [
+      ["sha256", "SHA-256 view (the one witnesses cosign: one cosignature line per witness)"],
+      ["blake3", "BLAKE3 view (JouleClaw, SPEC §22)"],
+    ]
+  ) {
+    try {
+      const text = new TextDecoder("utf-8", { fatal: true }).decode(
+        await getBytes(`/log/${view}/checkpoint`, "checkpoint"),
+      );
+      const sigs = text.split("\n\n")[1]?.split("\n").filter((l) => l.startsWith("\u2014 ")) ?? [];
+      cp.append(
+        el("h3", {}, what),
+        el("p", {}, `As served, ${sigs.length} signature line${sigs.length === 1 ? "" : "s"}:`),
+        el("pre", { "data-field": `checkpoint-${view}` }, text),
+      );
+    } catch (e) {
+      cp.append(
+        el("p", { class: "status-line" }, `No ${view} checkpoint: ${(e as Error).message}`),
+      );
+    }
   }
   try {
     const first = await getJson<EntriesPage>(`/v1/log/entries?start=0&limit=1`, "page");

@@ -8,8 +8,9 @@
 // for download. Hooks: `data-inclusion="verified|absent|failed"`,
 // `data-consistency="verified|first-seen|failed"`, `data-quorum="met|not-met|none"`.
 /// <reference lib="dom" />
-import { blake3Hasher, verifyConsistency, verifyInclusion } from "../../log/mod.ts";
+import { blake3Hasher, sha256Hasher, verifyConsistency, verifyInclusion } from "../../log/mod.ts";
 import {
+  ed25519NoteVerifier,
   openCheckpoint,
   type OpenedCheckpoint,
   parseVkey,
@@ -201,8 +202,68 @@ async function consistency(
   };
 }
 
+/**
+ * The SHA-256 view (PUBLICATION.md Decision P3): its checkpoint must be signed by the same log key
+ * (under the `…/sha256` origin), meet the policy's quorum, and include the envelope's SHA-256 leaf
+ * at the same index.
+ */
+async function witnessedView(
+  envelope: Uint8Array,
+  index: number,
+  pinnedVkey: string,
+  policy: PolicyView | undefined,
+): Promise<{ quorum: "met" | "not-met" | "none"; included: boolean; lines: Child[] }> {
+  const lines: Child[] = [];
+  const pinned = parseVkey(pinnedVkey);
+  const origin = pinned.name.replace(/\/blake3$/, "/sha256");
+  const note = new TextDecoder("utf-8", { fatal: true }).decode(
+    await getBytes("/log/sha256/checkpoint", "checkpoint"),
+  );
+  let opened: OpenedCheckpoint;
+  try {
+    opened = await openCheckpoint(note, ed25519NoteVerifier(origin, pinned.publicKey));
+  } catch (e) {
+    lines.push(el("p", {}, `The SHA-256 checkpoint does not verify: ${(e as Error).message}`));
+    return { quorum: "not-met", included: false, lines };
+  }
+  const q = await policyVerdict(policy, note);
+  lines.push(el("p", { "data-field": "quorum" }, q.line));
+  const cp = opened.checkpoint;
+  let included = false;
+  if (index < cp.size) {
+    try {
+      const reader = new TileHashReader(sha256Hasher, cp, fetchTile("/log/sha256"));
+      const proof = await reader.inclusionProof(index);
+      included = verifyInclusion(
+        sha256Hasher,
+        index,
+        cp.size,
+        sha256Hasher.leaf(envelope),
+        proof,
+        cp.root,
+      );
+    } catch {
+      included = false;
+    }
+  }
+  lines.push(
+    el(
+      "p",
+      { "data-field": "witnessed-inclusion" },
+      included
+        ? `Also proven in the witnessed SHA-256 view (size ${cp.size}) at index ${index}.`
+        : `Not proven in the witnessed SHA-256 view (size ${cp.size}) at index ${index}.`,
+    ),
+  );
+  return { quorum: q.state, included, lines };
+}
+
 /** Looks a verified envelope up in the log and checks everything the log says about it. */
-export async function checkInLog(leafHash: string, policy: PolicyView | undefined): Promise<void> {
+export async function checkInLog(
+  envelope: Uint8Array,
+  leafHash: string,
+  policy: PolicyView | undefined,
+): Promise<void> {
   const panel = document.getElementById("log-panel")!;
   const body = document.getElementById("log-body")!;
   panel.hidden = false;
@@ -238,10 +299,6 @@ export async function checkInLog(leafHash: string, policy: PolicyView | undefine
         ".",
       ),
     );
-    const q = await policyVerdict(policy, opened);
-    panel.setAttribute("data-quorum", q.state);
-    lines.push(el("p", { "data-field": "quorum" }, q.line));
-
     const reader = new TileHashReader(
       blake3Hasher,
       { size: cp.size, root: cp.root },
@@ -278,14 +335,23 @@ export async function checkInLog(leafHash: string, policy: PolicyView | undefine
         proof,
         cp.root,
       );
-      panel.setAttribute("data-inclusion", ok ? "verified" : "failed");
+      // The witnessed view: the same entry at the same index under the SHA-256 checkpoint that
+      // witnesses cosign, and the policy's quorum on it.
+      const w = ok ? await witnessedView(envelope, found.index, pin.vkey, policy) : undefined;
+      if (w) {
+        panel.setAttribute("data-quorum", w.quorum);
+        lines.push(...w.lines);
+      }
+      panel.setAttribute("data-inclusion", ok && w?.included ? "verified" : "failed");
       lines.push(
         ok
           ? el(
             "p",
             {},
             el("strong", {}, "✓ Logged"),
-            ` at index ${found.index}: inclusion proof of ${proof.length} hash${proof.length === 1 ? "" : "es"} verified against the signed checkpoint. `,
+            ` at index ${found.index}: inclusion proof of ${proof.length} hash${
+              proof.length === 1 ? "" : "es"
+            } verified against the signed checkpoint. `,
             el("a", { href: `/?index=${found.index}` }, "Link to this entry"),
           )
           : el(

@@ -15,14 +15,27 @@ import { byId, replace } from "./dom.ts";
 import { renderReport, renderUnusable, type Verdict } from "./report_view.ts";
 import { getBytes, getJson } from "./net.ts";
 import { checkInLog } from "./log_panel.ts";
-import type { PolicyView } from "./policy.ts";
+import { type PolicyView, readPolicy } from "./policy.ts";
 import { showEntryViews, showExplorer } from "./explorer.ts";
 
 /** Largest input the page reads (the CLI's limit is 16 MiB; an entry is at most 65,535 bytes). */
 const MAX_INPUT = 16 * 1024 * 1024;
 
 let verifierOptions: VerifierOptions = {};
-const policy: PolicyView | undefined = undefined;
+let loadedPolicy: PolicyView | undefined;
+
+/** The policy in use: one the person loaded, else the log operator's default. */
+async function currentPolicy(): Promise<PolicyView | undefined> {
+  if (loadedPolicy) return loadedPolicy;
+  try {
+    return readPolicy(
+      await getBytes("/v1/log/policy", "checkpoint"),
+      "the log operator's default policy",
+    );
+  } catch {
+    return undefined;
+  }
+}
 
 async function readFile(f: File): Promise<Uint8Array> {
   if (f.size > MAX_INPUT) throw new Error(`the file is ${f.size} bytes, over ${MAX_INPUT}`);
@@ -44,7 +57,7 @@ export async function verifyInput(input: Uint8Array, source: string): Promise<Ve
     }
     const report = await verifyEnvelope(envelope, verifierOptions);
     const verdict = renderReport(region, report);
-    void checkInLog(report.leaf_hash, policy);
+    void checkInLog(envelope, report.leaf_hash, await currentPolicy());
     return verdict;
   } finally {
     region.removeAttribute("aria-busy");
@@ -97,6 +110,25 @@ function wireInputs(): void {
   });
 }
 
+function wirePolicy(): void {
+  const input = byId<HTMLInputElement>("policy");
+  input.addEventListener("change", async () => {
+    const status = byId("policy-status");
+    const f = input.files?.[0];
+    loadedPolicy = undefined;
+    if (!f) {
+      replace(status, "Using the log operator's default policy.");
+      return;
+    }
+    try {
+      loadedPolicy = readPolicy(await readFile(f), `policy ${f.name}`);
+      replace(status, `Using policy ${f.name} (quorum ${loadedPolicy.policy.quorum}).`);
+    } catch (e) {
+      replace(status, `Cannot use ${f.name}: ${(e as Error).message}`);
+    }
+  });
+}
+
 async function fromLink(params: URLSearchParams): Promise<void> {
   const index = params.get("index");
   const leaf = params.get("leaf");
@@ -128,6 +160,7 @@ async function fromLink(params: URLSearchParams): Promise<void> {
 
 function main(): void {
   wireInputs();
+  wirePolicy();
   const params = new URLSearchParams(location.search);
   if (params.get("view") === "explore") {
     byId("verify").hidden = true;

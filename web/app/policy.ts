@@ -1,31 +1,39 @@
-// The page's witness policy (C2SP tlog-policy): the operator's default or one the person loads;
-// counts the checkpoint's verified cosignatures against its quorum.
-import type { OpenedCheckpoint } from "../../log/c2sp/mod.ts";
+// The page's witness policy (C2SP tlog-policy; docs/WITNESS.md): the log operator's default
+// (`GET /v1/log/policy`) or one the person loads. Witnesses cosign the SHA-256 view (PUBLICATION.md
+// Decision P3), so the quorum is counted on the SHA-256 checkpoint, with the same code as the CLI
+// (log/c2sp openCheckpointWithPolicy).
+import {
+  C2spError,
+  openCheckpointWithPolicy,
+  parsePolicy,
+  type TlogPolicy,
+} from "../../log/c2sp/mod.ts";
 
 /** A policy in use and where it came from. */
 export interface PolicyView {
   source: string;
-  /** The names of the witnesses whose cosignatures verify on `opened`, and whether the quorum is met. */
-  check(opened: OpenedCheckpoint): Promise<{ met: boolean; cosigners: string[] }>;
+  policy: TlogPolicy;
 }
 
-/** The quorum verdict shown in the log panel (`data-quorum`). */
+/** Parses a policy file's bytes; throws an Error naming the line. */
+export function readPolicy(bytes: Uint8Array, source: string): PolicyView {
+  return { source, policy: parsePolicy(bytes) };
+}
+
+/** The quorum verdict on a SHA-256 checkpoint note (`data-quorum`). */
 export async function policyVerdict(
-  policy: PolicyView | undefined,
-  opened: OpenedCheckpoint,
+  view: PolicyView | undefined,
+  sha256Note: string,
 ): Promise<{ state: "met" | "not-met" | "none"; line: string }> {
-  const others = opened.unknown.length;
-  if (!policy) {
-    return {
-      state: "none",
-      line: `No witness policy in use: the checkpoint's ${others} other signature${
-        others === 1 ? "" : "s"
-      } are not counted.`,
-    };
+  if (!view) {
+    return { state: "none", line: "No witness policy in use: cosignatures are not counted." };
   }
-  const { met, cosigners } = await policy.check(opened);
-  const who = cosigners.length ? cosigners.join(", ") : "no witness";
-  return met
-    ? { state: "met", line: `Witness quorum met (${policy.source}): cosigned by ${who}.` }
-    : { state: "not-met", line: `Witness quorum NOT met (${policy.source}): cosigned by ${who}.` };
+  try {
+    const { cosigners } = await openCheckpointWithPolicy(sha256Note, view.policy);
+    const who = cosigners.length ? `cosigned by ${cosigners.join(", ")}` : "no cosignature needed";
+    return { state: "met", line: `Witness quorum met (${view.source}): ${who}.` };
+  } catch (e) {
+    const why = e instanceof C2spError ? e.message : String(e);
+    return { state: "not-met", line: `Witness quorum NOT met (${view.source}): ${why}` };
+  }
 }
