@@ -162,9 +162,12 @@ function main(): void {
   wireInputs();
   wirePolicy();
   const params = new URLSearchParams(location.search);
+  byId("ready").textContent = "ready";
   if (params.get("view") === "explore") {
     byId("verify").hidden = true;
-    void showExplorer(byId("explore"));
+    void showExplorer(byId("explore")).then(() =>
+      document.documentElement.setAttribute("data-ready", "true")
+    );
     return;
   }
   const index = params.get("index");
@@ -172,7 +175,6 @@ function main(): void {
     void showEntryViews(byId("explore"), index, params.get("rdf"));
   } else byId("explore").hidden = true;
   void fromLink(params);
-  byId("ready").textContent = "ready";
   document.documentElement.setAttribute("data-ready", "true");
 }
 
