@@ -3,6 +3,7 @@
 // Worker serve the same bytes. Each carries the strict Content-Security-Policy; the versioned asset
 // URLs the page links are immutable.
 import type { RouteDef, RouteGroup } from "../route.ts";
+import { staticTextRoute } from "../static_route.ts";
 import { APP_JS, PAGE_CSP, PAGE_CSS, VERIFIER_CSP, VERIFIER_HTML } from "../../web/mod.ts";
 
 function asset(
@@ -13,33 +14,23 @@ function asset(
   title: string,
   toolId: string,
 ): RouteDef {
-  return {
-    method: "GET",
+  return staticTextRoute({
     path,
-    cors: true,
-    class: { id: `jc:${toolId.split(":")[1]}`, title, description: `${title} (issue 13).` },
-    operation: {
-      title: `Get the ${title.toLowerCase()}`,
-      description: `The ${title.toLowerCase()} as ${mediaType}.`,
-      expects: "owl:Nothing",
-      returns: "owl:Thing",
-      possibleStatus: [{ status: 200, description: `The ${title.toLowerCase()}.` }],
-      toolId,
-      mutating: false,
-    },
-    handler: (c) => {
-      // `?v=` names a version of the bundle: such a URL never changes.
-      const versioned = c.req.query("v") !== undefined;
-      return new Response(body, {
-        headers: {
-          "content-type": `${mediaType}; charset=utf-8`,
-          "cache-control": versioned ? "public, max-age=31536000, immutable" : "no-cache",
-          "content-security-policy": csp,
-          "x-content-type-options": "nosniff",
-        },
-      });
-    },
-  };
+    mediaType,
+    body: () => body,
+    id: `jc:${toolId.split(":")[1]}`,
+    title,
+    description: `${title} (issue 13, docs/PAGE.md).`,
+    toolId,
+    // `?v=` names a version of the bundle: such a URL never changes.
+    headers: (c) => ({
+      "cache-control": c.req.query("v") !== undefined
+        ? "public, max-age=31536000, immutable"
+        : "no-cache",
+      "content-security-policy": csp,
+      "x-content-type-options": "nosniff",
+    }),
+  });
 }
 
 /** The page asset route group. */
