@@ -7,6 +7,7 @@ import { discoveryRoutes } from "./routes/discovery.ts";
 import { logAppendRoutes } from "./routes/log_append.ts";
 import { logProofRoutes } from "./routes/log_proofs.ts";
 import { logReadRoutes } from "./routes/log_read.ts";
+import { logPolicyRoutes } from "./routes/log_policy.ts";
 import { opsRoutes } from "./routes/ops.ts";
 import { publicationRoutes } from "./routes/publication.ts";
 import { readingsRoutes } from "./routes/readings.ts";
@@ -14,6 +15,7 @@ import { rdfRoutes } from "./routes/rdf.ts";
 import { sparqlRoutes } from "./routes/sparql.ts";
 import { vocabRoutes } from "./routes/vocab.ts";
 import { verifyRoutes } from "./routes/verify.ts";
+import { webRoutes } from "./routes/web.ts";
 import { witnessRoutes } from "./routes/witness.ts";
 
 /** Every route group of the service, one row per group. */
@@ -23,12 +25,14 @@ export const ROUTE_GROUPS: RouteGroup[] = [
   logAppendRoutes,
   logReadRoutes,
   logProofRoutes,
+  logPolicyRoutes,
   publicationRoutes,
   opsRoutes,
   readingsRoutes,
   vocabRoutes,
   rdfRoutes,
   sparqlRoutes,
+  webRoutes,
   witnessRoutes,
 ];
 

@@ -6,7 +6,7 @@ import { apiDocumentation, ENTRY_POINT_CLASS, entryPoint } from "../hydra.ts";
 import { negotiateOr406 } from "../negotiate.ts";
 import { OPENAPI_PATH, openApiDocument } from "../openapi.ts";
 import type { RouteGroup } from "../route.ts";
-import { homePage } from "./home_page.ts";
+import { ASSET_VERSION, PAGE_CSP, pageHtml } from "../../web/mod.ts";
 
 const LD = "application/ld+json";
 
@@ -38,7 +38,11 @@ export const discoveryRoutes: RouteGroup = {
       handler: (c) => {
         const mt = negotiateOr406(c.req.header("accept"), ["text/html", LD, "application/json"]);
         c.header("vary", "Accept");
-        if (mt === "text/html") return c.html(homePage());
+        if (mt === "text/html") {
+          c.header("content-security-policy", PAGE_CSP);
+          c.header("x-content-type-options", "nosniff");
+          return c.html(pageHtml(ASSET_VERSION));
+        }
         const base = new URL(c.req.url).origin;
         c.header("content-type", `${LD}; charset=utf-8`);
         return c.body(JSON.stringify(entryPoint(c.get("routes"), base)));

@@ -1,6 +1,7 @@
 // JouleClaw SPEC §13 (vocabulary files, human index) and §15 (`POST /v1/validate`): the vocabulary
 // routes (API.md "Discovery and vocabulary"). Platform-neutral: the texts are vocab/'s constants.
 import { negotiateOr406 } from "../negotiate.ts";
+import { staticTextRoute } from "../static_route.ts";
 import { ApiError } from "../errors.ts";
 import type { AppEnv, RouteDef, RouteGroup } from "../route.ts";
 import type { Context } from "hono";
@@ -24,25 +25,16 @@ function file(
   title: string,
   toolId: string,
 ): RouteDef {
-  return {
-    method: "GET",
+  return staticTextRoute({
     path,
-    cors: true,
-    class: { id, title, description: `${title} of the JouleClaw v1 vocabulary (SPEC §13, §15).` },
-    operation: {
-      title: `Get the ${title.toLowerCase()}`,
-      description: `The ${title.toLowerCase()} as ${mediaType}.`,
-      expects: "owl:Nothing",
-      returns: id,
-      possibleStatus: [{ status: 200, description: `The ${title.toLowerCase()}.` }],
-      toolId,
-      mutating: false,
-    },
-    handler: () =>
-      new Response(body(), {
-        headers: { "content-type": `${mediaType}; charset=utf-8`, "cache-control": CACHE },
-      }),
-  };
+    mediaType,
+    body,
+    id,
+    title,
+    description: `${title} of the JouleClaw v1 vocabulary (SPEC §13, §15).`,
+    toolId,
+    headers: () => ({ "cache-control": CACHE }),
+  });
 }
 
 const VALIDATE_TYPES = ["application/json", "application/ld+json"];

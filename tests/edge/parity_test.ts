@@ -90,6 +90,10 @@ function script(): Step[] {
   const leaf = (i: number) => toHex(entryLeafHash(envs[i]));
   const steps: Step[] = [
     { name: "discovery (JSON-LD)", path: "/", headers: { accept: "application/ld+json" } },
+    { name: "verification page", path: "/", headers: { accept: "text/html" } },
+    { name: "page script", path: "/assets/app.js" },
+    { name: "page style", path: "/assets/page.css" },
+    { name: "offline verifier", path: "/verifier.html" },
     { name: "API doc", path: "/v1/api-doc" },
     { name: "vocab context", path: "/vocab/v1.jsonld" },
     { name: "vocab ontology", path: "/vocab/v1.ttl" },

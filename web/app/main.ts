@@ -1,0 +1,181 @@
+// The verification page's browser entry (issue 13): a person verifies a receipt in this browser
+// with the same code as the CLI (verify/, bundled), never by asking the server's /v1/verify, then
+// checks the log's answer against a signed checkpoint (log panel). Inputs: a real file input, a
+// drop zone that is also a button, pasted hex, and shareable links `/?index=N`, `/?leaf=<hex>`,
+// `/?url=<receipt URL>`; `/?view=explore` is the explorer.
+/// <reference lib="dom" />
+import { envelopeFromInput } from "../../verify/cli.ts";
+import {
+  mergeOptions,
+  optionsFromConfig,
+  type VerifierOptions,
+  verifyEnvelope,
+} from "../../verify/mod.ts";
+import { byId, replace } from "./dom.ts";
+import { renderReport, renderUnusable, type Verdict } from "./report_view.ts";
+import { getBytes, getJson } from "./net.ts";
+import { checkInLog } from "./log_panel.ts";
+import { type PolicyView, readPolicy } from "./policy.ts";
+import { showEntryViews, showExplorer } from "./explorer.ts";
+
+/** Largest input the page reads (the CLI's limit is 16 MiB; an entry is at most 65,535 bytes). */
+const MAX_INPUT = 16 * 1024 * 1024;
+
+let verifierOptions: VerifierOptions = {};
+let loadedPolicy: PolicyView | undefined;
+
+/** The policy in use: one the person loaded, else the log operator's default. */
+async function currentPolicy(): Promise<PolicyView | undefined> {
+  if (loadedPolicy) return loadedPolicy;
+  try {
+    return readPolicy(
+      await getBytes("/v1/log/policy", "checkpoint"),
+      "the log operator's default policy",
+    );
+  } catch {
+    return undefined;
+  }
+}
+
+async function readFile(f: File): Promise<Uint8Array> {
+  if (f.size > MAX_INPUT) throw new Error(`the file is ${f.size} bytes, over ${MAX_INPUT}`);
+  return new Uint8Array(await f.arrayBuffer());
+}
+
+/** Verifies input bytes (raw COSE, hex, or {"envelope": hex}) and shows the verdict. */
+export async function verifyInput(input: Uint8Array, source: string): Promise<Verdict> {
+  const region = byId("result");
+  region.setAttribute("aria-busy", "true");
+  region.removeAttribute("data-verdict");
+  byId("log-panel").hidden = true;
+  try {
+    let envelope: Uint8Array;
+    try {
+      envelope = envelopeFromInput(input);
+    } catch (e) {
+      return renderUnusable(region, `${source}: ${(e as Error).message}`);
+    }
+    const report = await verifyEnvelope(envelope, verifierOptions);
+    const verdict = renderReport(region, report);
+    void checkInLog(envelope, report.leaf_hash, await currentPolicy());
+    return verdict;
+  } finally {
+    region.removeAttribute("aria-busy");
+  }
+}
+
+function wireInputs(): void {
+  const file = byId<HTMLInputElement>("file");
+  file.addEventListener("change", async () => {
+    const f = file.files?.[0];
+    if (f) await verifyInput(await readFile(f), f.name);
+  });
+  const drop = byId<HTMLButtonElement>("drop");
+  drop.addEventListener("click", () => file.click());
+  drop.addEventListener("dragover", (e) => {
+    e.preventDefault();
+    drop.classList.add("over");
+  });
+  drop.addEventListener("dragleave", () => drop.classList.remove("over"));
+  drop.addEventListener("drop", async (e) => {
+    e.preventDefault();
+    drop.classList.remove("over");
+    const f = e.dataTransfer?.files?.[0];
+    if (f) await verifyInput(await readFile(f), f.name);
+  });
+  const hexForm = byId<HTMLFormElement>("paste-form");
+  hexForm.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const text = byId<HTMLTextAreaElement>("hex").value;
+    await verifyInput(new TextEncoder().encode(text), "pasted text");
+  });
+  const config = byId<HTMLInputElement>("config");
+  config.addEventListener("change", async () => {
+    const status = byId("config-status");
+    const f = config.files?.[0];
+    if (!f) {
+      verifierOptions = {};
+      replace(status, "No operator configuration: did:key signers only.");
+      return;
+    }
+    try {
+      const doc = JSON.parse(new TextDecoder().decode(await readFile(f)));
+      verifierOptions = mergeOptions(optionsFromConfig(doc));
+      replace(status, `Loaded operator configuration ${f.name}.`);
+    } catch (e) {
+      verifierOptions = {};
+      replace(status, `Cannot use ${f.name}: ${(e as Error).message}`);
+    }
+    status.setAttribute("data-config", verifierOptions === undefined ? "none" : "loaded");
+  });
+}
+
+function wirePolicy(): void {
+  const input = byId<HTMLInputElement>("policy");
+  input.addEventListener("change", async () => {
+    const status = byId("policy-status");
+    const f = input.files?.[0];
+    loadedPolicy = undefined;
+    if (!f) {
+      replace(status, "Using the log operator's default policy.");
+      return;
+    }
+    try {
+      loadedPolicy = readPolicy(await readFile(f), `policy ${f.name}`);
+      replace(status, `Using policy ${f.name} (quorum ${loadedPolicy.policy.quorum}).`);
+    } catch (e) {
+      replace(status, `Cannot use ${f.name}: ${(e as Error).message}`);
+    }
+  });
+}
+
+async function fromLink(params: URLSearchParams): Promise<void> {
+  const index = params.get("index");
+  const leaf = params.get("leaf");
+  const url = params.get("url");
+  const region = byId("result");
+  try {
+    if (index !== null) {
+      if (!/^(0|[1-9][0-9]{0,15})$/.test(index)) {
+        renderUnusable(region, `index ${JSON.stringify(index)} is not a decimal entry index`);
+        return;
+      }
+      const bytes = await getBytes(`/v1/log/entries/${index}`, "entry", "application/cose");
+      await verifyInput(bytes, `entry ${index}`);
+    } else if (leaf !== null) {
+      if (!/^[0-9a-f]{64}$/.test(leaf)) {
+        renderUnusable(region, `leaf ${JSON.stringify(leaf)} is not 64 lowercase hex digits`);
+        return;
+      }
+      const { index: i } = await getJson<{ index: number }>(`/v1/log/leaves/${leaf}`);
+      const bytes = await getBytes(`/v1/log/entries/${i}`, "entry", "application/cose");
+      await verifyInput(bytes, `entry ${i}`);
+    } else if (url !== null) {
+      await verifyInput(await getBytes(url, "page"), url);
+    }
+  } catch (e) {
+    renderUnusable(region, (e as Error).message);
+  }
+}
+
+function main(): void {
+  wireInputs();
+  wirePolicy();
+  const params = new URLSearchParams(location.search);
+  byId("ready").textContent = "ready";
+  if (params.get("view") === "explore") {
+    byId("verify").hidden = true;
+    void showExplorer(byId("explore")).then(() =>
+      document.documentElement.setAttribute("data-ready", "true")
+    );
+    return;
+  }
+  const index = params.get("index");
+  if (index !== null && /^(0|[1-9][0-9]{0,15})$/.test(index)) {
+    void showEntryViews(byId("explore"), index, params.get("rdf"));
+  } else byId("explore").hidden = true;
+  void fromLink(params);
+  document.documentElement.setAttribute("data-ready", "true");
+}
+
+main();
