@@ -70,7 +70,7 @@ export async function startEdge(opts: EdgeOptions): Promise<EdgeRuntime> {
     tail = (tail + s).slice(-TAIL_MAX);
   };
   const drain = async (
-    stream: ReadableStream<Uint8Array>,
+    stream: ReadableStream<Uint8Array<ArrayBuffer>>,
     onLine?: (l: string) => void,
   ) => {
     let buf = "";

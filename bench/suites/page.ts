@@ -94,7 +94,7 @@ export default async function (): Promise<Record<string, unknown>> {
     const r = await fetch(`${svc.url}/v1/log/entries`, {
       method: "POST",
       headers: { "content-type": "application/cose" },
-      body: env,
+      body: env as Uint8Array<ArrayBuffer>,
     });
     const { index } = await r.json();
     const page = await browser.newPage();

@@ -17,7 +17,7 @@ Deno.test("verifier.html from file:// verifies a receipt and its tlog-proof with
       const r = await fetch(`${svc.url}/v1/log/entries`, {
         method: "POST",
         headers: { "content-type": "application/cose" },
-        body: e,
+        body: e as Uint8Array<ArrayBuffer>,
       });
       assert.ok(r.ok, `append ${r.status}`);
       await r.body?.cancel();

@@ -46,7 +46,7 @@ Deno.test("page: no axe violation on the verify, result, failure and explorer st
     const r = await fetch(`${svc.url}/v1/log/entries`, {
       method: "POST",
       headers: { "content-type": "application/cose" },
-      body: valid,
+      body: valid as Uint8Array<ArrayBuffer>,
     });
     assert.ok(r.status === 201 || r.status === 200, `append: ${r.status}`);
     await r.body?.cancel();

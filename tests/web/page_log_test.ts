@@ -16,7 +16,7 @@ async function append(svc: Service, env: Uint8Array): Promise<number> {
   const r = await fetch(`${svc.url}/v1/log/entries`, {
     method: "POST",
     headers: { "content-type": "application/cose" },
-    body: env,
+    body: env as Uint8Array<ArrayBuffer>,
   });
   const j = await r.json();
   assert.ok(r.status === 201 || r.status === 200, `append ${r.status} ${JSON.stringify(j)}`);
