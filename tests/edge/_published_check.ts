@@ -39,7 +39,9 @@ export async function checkPublished(
   acked: Map<number, Uint8Array>,
 ): Promise<PublishedLog> {
   const key = await (await fetch(new URL("/v1/log/key", base))).json();
-  const head = await (await fetch(new URL("/v1/log/tree-head", base))).json();
+  const json = { headers: { accept: "application/json" } };
+  const head = await (await fetch(new URL("/v1/log/tree-head", base), json)).json();
+  assert.equal(typeof head.size, "number");
   let out: PublishedLog | undefined;
   const sizes: number[] = [];
   for (const view of ["blake3", "sha256"] as TreeView[]) {
@@ -65,8 +67,10 @@ export async function checkPublished(
     assert.equal(entries.length, checkpoint.size, `${view}: every entry of the tree`);
     if (view === "blake3") {
       if (head.size === checkpoint.size) assert.equal(head.root, toHex(checkpoint.root));
-      const signed = await (await fetch(new URL(`/v1/log/tree-heads/${checkpoint.size}`, base)))
-        .json();
+      const signed = await (await fetch(
+        new URL(`/v1/log/tree-heads/${checkpoint.size}`, base),
+        json,
+      )).json();
       assert.equal(signed.root, toHex(checkpoint.root), "the §22.2 head signs the same root");
       out = { size: checkpoint.size, entries };
     } else {
