@@ -5,8 +5,11 @@
 import assert from "node:assert/strict";
 import { generateTlogVectors } from "./gen.ts";
 import {
+  blake3Hasher,
   blake3Hasher as h,
+  c2sp,
   checkTreeHead,
+  sha256Hasher,
   verifyConsistency,
   verifyInclusion,
 } from "../../log/mod.ts";
@@ -61,7 +64,7 @@ Deno.test("C-TLOG tiles: every checkpoint opens (or is refused with its code), e
       if (!f?.base64) return Promise.reject(new Error(`${c2sp.tilePath(t)} not given whole`));
       return Promise.resolve(c2sp.fromBase64(f.base64));
     };
-    const r = new c2sp.TileHashReader(h, opened.checkpoint, fetch);
+    const r: c2sp.TileHashReader = new c2sp.TileHashReader(h, opened.checkpoint, fetch);
     await r.checkRoot();
     // Every tile given whole is a tile of this size, checked against the signed root.
     for (const [path, f] of Object.entries(files)) {
