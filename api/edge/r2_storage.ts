@@ -15,6 +15,7 @@ import {
   blake3Hasher,
   LogIntegrityError,
   type LogStorage,
+  LogStorageError,
   sha256Hasher,
   type StoredHead,
   TREE_VIEWS,
@@ -64,6 +65,11 @@ const hashers = { blake3: blake3Hasher, sha256: sha256Hasher };
 /** Full published tiles the object keeps (8 KiB each): dedup and recovery read a few. */
 const FULL_TILE_CACHE = 64;
 
+/** An R2 call that failed: an operational fault (503, retry safe), never a bad answer. */
+function r2Failed(what: string, cause: unknown): LogStorageError {
+  return new LogStorageError("r2-unavailable", `Cannot ${what} in R2`, { cause });
+}
+
 /** What the sequencer's store did (Durable Object stats, bench). */
 export interface R2StorageStats {
   r2Gets: number;
@@ -112,13 +118,21 @@ export class R2PublishedStorage implements LogStorage {
 
   async #get(key: string): Promise<Uint8Array | undefined> {
     this.stats.r2Gets++;
-    const o = await this.#r2.get(key);
-    return o ? new Uint8Array(await o.arrayBuffer()) : undefined;
+    try {
+      const o = await this.#r2.get(key);
+      return o ? new Uint8Array(await o.arrayBuffer()) : undefined;
+    } catch (e) {
+      throw r2Failed(`read ${key}`, e);
+    }
   }
 
   async #put(key: string, value: Uint8Array | string, contentType: string): Promise<void> {
     this.stats.r2Puts++;
-    await this.#r2.put(key, value, { httpMetadata: { contentType } });
+    try {
+      await this.#r2.put(key, value, { httpMetadata: { contentType } });
+    } catch (e) {
+      throw r2Failed(`write ${key}`, e);
+    }
   }
 
   /**
@@ -200,6 +214,8 @@ export class R2PublishedStorage implements LogStorage {
           const put = await this.#r2.put(key, String(from + k), {
             onlyIf: { etagDoesNotMatch: "*" },
             httpMetadata: { contentType: "text/plain" },
+          }).catch((e) => {
+            throw r2Failed(`write ${key}`, e);
           });
           if (put === null) {
             const old = await this.#get(key);
