@@ -1,39 +1,23 @@
 // Request limits (API.md, ARCHITECTURE "Errors"): bodies are read with a hard cap (413 past it,
 // whether or not Content-Length was declared or honest), and every request runs under a time
 // limit. Pure web-standard streams.
+import { BudgetExceeded, declaredLength, readLimited } from "../net/mod.ts";
 import { ApiError } from "./errors.ts";
 
 /**
  * Reads a request body of at most `limit` bytes. Refuses with 413 `body-too-large` as soon as
- * the declared length or the bytes read exceed it; nothing past the limit is buffered.
+ * the declared length or the bytes read exceed it; nothing past the limit is buffered (net/'s
+ * budgeted reader, the same one every outbound answer is read with).
  */
 export async function readBodyLimited(req: Request, limit: number): Promise<Uint8Array> {
-  const declared = req.headers.get("content-length");
-  if (declared !== null && /^\d+$/.test(declared) && Number(declared) > limit) {
-    throw tooLarge(limit);
+  const declared = declaredLength(req.headers);
+  if (declared !== undefined && declared > limit) throw tooLarge(limit);
+  try {
+    return await readLimited(req.body, limit);
+  } catch (e) {
+    if (e instanceof BudgetExceeded) throw tooLarge(limit);
+    throw e;
   }
-  if (!req.body) return new Uint8Array(0);
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(limit);
-    }
-    chunks.push(value);
-  }
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(total);
-  let o = 0;
-  for (const c of chunks) {
-    out.set(c, o);
-    o += c.byteLength;
-  }
-  return out;
 }
 
 function tooLarge(limit: number): ApiError {

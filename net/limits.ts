@@ -15,7 +15,9 @@ export type BodyKind =
 
 /**
  * Body budgets in bytes, per kind of response:
- * - `checkpoint`: a signed tree head or checkpoint note (a few hundred bytes) → 16 KiB;
+ * - `checkpoint`: a signed tree head or checkpoint note (a few hundred bytes; a note with many
+ *   cosignatures more) → 65,536, the signed-note parser's own limit (log/c2sp NOTE_LIMITS), so
+ *   the transport never cuts a note the parser would accept;
  * - `tile`: a full tlog tile, 256 hashes × 32 bytes (c2sp tlog-tiles) → 8,192;
  * - `bundle`: an entry bundle, at most 256 entries of 2 + 65,535 bytes → 256 × 65,537;
  * - `proof`: an inclusion or consistency proof as JSON (≤ 64 hashes of 64 hex digits) → 16 KiB;
@@ -25,7 +27,7 @@ export type BodyKind =
  * - `page`: a page of entries as JSON (≤ 100 entries, hex) → 16 MiB.
  */
 export const BODY_LIMITS: Readonly<Record<BodyKind, number>> = Object.freeze({
-  checkpoint: 16 * 1024,
+  checkpoint: 65_536,
   tile: 8192,
   bundle: 256 * 65_537,
   proof: 16 * 1024,

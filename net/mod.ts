@@ -14,7 +14,7 @@
 // - Deadlines: `connectMs` (until the response headers, per hop; default 10 s) and `totalMs` (the
 //   whole request including every redirect and the body; default 30 s). A stalled server is cut
 //   off when either passes: NetError `net-timeout`.
-// - Body budget: pick the `kind` of answer you expect (BODY_LIMITS: checkpoint 16 KiB, tile 8,192,
+// - Body budget: pick the `kind` of answer you expect (BODY_LIMITS: checkpoint 64 KiB, tile 8,192,
 //   bundle 256 × 65,537, proof 16 KiB, json 64 KiB, error 8 KiB, entry 65,536, page 16 MiB) or
 //   pass `maxBytes`. A declared Content-Length over budget fails before reading; a streamed body
 //   is cut the moment it passes the budget: NetError `net-body-too-large`. Nothing past the budget

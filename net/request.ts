@@ -114,7 +114,16 @@ export async function request(url: string | URL, opts: RequestOptions = {}): Pro
       } catch (e) {
         if (failure) throw failure;
         if (isNetError(e)) throw e;
-        throw new NetError("net-connect", current.href, "an answer", String((e as Error).message));
+        if (follow) {
+          // The browser followed the redirects itself and gave up (a loop: over 20, Fetch §4.4).
+          throw new NetError(
+            "net-too-many-redirects",
+            current.href,
+            "the platform's 20 redirects (Fetch §4.4)",
+            `the platform gave up following redirects: ${(e as Error).message}`,
+          );
+        }
+        throw new NetError("net-connect", current.href, "an answer", reason(e));
       }
       clearTimeout(connect);
       if (res.type === "opaqueredirect") {
@@ -150,7 +159,7 @@ export async function request(url: string | URL, opts: RequestOptions = {}): Pro
         }
         if (failure) throw failure;
         if (isNetError(e)) throw e;
-        throw new NetError("net-connect", current.href, "a complete body", (e as Error).message);
+        throw new NetError("net-connect", current.href, "a complete body", reason(e));
       }
       return answer(current.href, res, bytes);
     }
@@ -162,6 +171,13 @@ export async function request(url: string | URL, opts: RequestOptions = {}): Pro
     clearTimeout(connect);
     opts.signal?.removeEventListener("abort", onCallerAbort);
   }
+}
+
+/** A fetch failure's message with its cause's ("fetch failed: Connection refused (os error 111)"). */
+function reason(e: unknown): string {
+  const m = String((e as Error)?.message ?? e);
+  const c = (e as Error)?.cause;
+  return c ? `${m}: ${String((c as Error)?.message ?? c)}` : m;
 }
 
 function tooManyRedirects(url: string, max: number, seen: number): NetError {

@@ -8,10 +8,12 @@
 // Exit status: 0 ok, 1 usage or network error, 2 a server answer failed a check, 3 monitor alarm,
 // 4 the server misbehaved at the transport level (net/ NetError: timeout, oversize body, redirect
 // loop, bad UTF-8/JSON, no connection; docs/CLIENTS.md). Deadlines: JC_CONNECT_TIMEOUT_MS,
-// JC_TIMEOUT_MS, JC_MAX_REDIRECTS; monitor: --max-failures N transport failures in a row → exit 4.
+// JC_TIMEOUT_MS, JC_MAX_REDIRECTS; monitor: after --max-failures N (default 10) failed polls in a
+// row it exits 4 (the last was a transport failure) or 1 (an HTTP error status).
 import { fromHex } from "../../verify/mod.ts";
 import { HttpError, LogClient, VerificationFailure } from "./client.ts";
 import { isNetError } from "../../net/mod.ts";
+import { type FailureCount, reportFailedPoll } from "./monitor_report.ts";
 import { netOptionsFromEnv } from "./net_env.ts";
 import { emptyState, parseState, poll } from "./monitor.ts";
 import {
@@ -31,7 +33,7 @@ const USAGE = `usage: deno task client <command> [options]
   monitor URL              watch a log; alarm (exit 3) on any inconsistency
   mirror URL DIR           copy both views' checkpoints, tiles and bundles, each verified
   verify-proof RECEIPT PROOF --log-key VKEY   check a c2sp.org/tlog-proof@v1 offline
-options: --url URL  --signer DID  --state FILE  --interval SECONDS  --once
+options: --url URL  --signer DID  --state FILE  --interval SECONDS  --once  --max-failures N
   --log-key VKEY (or JC_LOG_KEY)  --source auto|tiles|api (prove, monitor; auto: tiles when published)
   --tlog-proof FILE --view blake3|sha256 (prove)  --witness VKEY[,VKEY] --quorum K (verify-proof)`;
 
@@ -84,40 +86,40 @@ async function saveState(path: string, state: MonitorState) {
 
 async function monitor(url: string, flags: Opts["flags"]): Promise<number> {
   const statePath = String(flags.state ?? "./.jc-monitor.json");
-  const tc = await tileClient(url, flags);
+  const interval = Number(flags.interval ?? 30);
+  const sleep = () => new Promise((res) => setTimeout(res, interval * 1000));
+  const failures: FailureCount = { n: 0 };
+  // A log that cannot be reached yet is polled (and its failures reported) by the loop below.
+  const tc = await tileClient(url, flags).catch((e) => {
+    if (isNetError(e) && flags.source !== "tiles") return undefined;
+    throw e;
+  });
   if (tc) {
     return await monitorTiles(
       tc,
       flags,
       () => loadState(statePath),
       (s) => saveState(statePath, s),
+      failures,
     );
   }
-  const interval = Number(flags.interval ?? 30);
-  const maxFailures = Number(flags["max-failures"] ?? 10);
-  let failures = 0;
   for (;;) {
     const state = await loadState(statePath);
     const r = await poll(url, state, fetch, netOptionsFromEnv(Deno.env.get));
-    if (r.ok) failures = 0;
     if (r.ok) {
+      failures.n = 0;
       await saveState(statePath, state);
       out({ ok: true, url, size: r.head.size, root: r.head.root, message: r.message });
-    } else if (r.code) {
-      // Transport failure (net/): reported as such, never a silent retry, never an alarm.
-      console.error(`monitor: NET ${r.code}: ${r.alarm}`);
-      out({ ok: false, url, error: r.code, detail: r.alarm });
-      if (flags.once || ++failures >= maxFailures) return 4;
     } else if (r.transient) {
-      console.error(`monitor: cannot poll ${url} now: ${r.alarm}`);
-      if (flags.once) return 1;
+      const stop = reportFailedPoll(url, r, flags, failures);
+      if (stop !== undefined) return stop;
     } else {
       console.error(`ALARM: ${url}: ${r.alarm}`);
       out({ ok: false, url, alarm: r.alarm });
       return 3;
     }
     if (flags.once) return 0;
-    await new Promise((res) => setTimeout(res, interval * 1000));
+    await sleep();
   }
 }
 
@@ -132,8 +134,8 @@ export async function main(args: string[]): Promise<number> {
   const [cmd, arg] = positional;
   const url = String(flags.url ?? Deno.env.get("JC_URL") ?? "http://127.0.0.1:8080");
   const signer = typeof flags.signer === "string" ? flags.signer : undefined;
-  const client = new LogClient(url, signer, fetch, netOptionsFromEnv(Deno.env.get));
   try {
+    const client = new LogClient(url, signer, fetch, netOptionsFromEnv(Deno.env.get));
     switch (cmd) {
       case "submit": {
         if (!arg) break;

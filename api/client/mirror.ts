@@ -18,6 +18,8 @@ export interface MirrorStore {
   read(path: string): Promise<Uint8Array | undefined>;
   /** Writes the whole file or nothing (write to a temporary name, then rename). */
   write(path: string, bytes: Uint8Array): Promise<void>;
+  /** Removes what a killed run left half-written (temporary files), if the store has any. */
+  cleanup?(): Promise<void>;
 }
 
 /** The remote log is inconsistent with what was mirrored before: a split view or a rewrite. */
@@ -59,6 +61,7 @@ const CONCURRENCY = 8;
  */
 export async function mirrorLog(client: TileClient, store: MirrorStore): Promise<MirrorReport> {
   const views = {} as Record<View, MirrorViewReport>;
+  await store.cleanup?.();
   for (const view of VIEW_NAMES) views[view] = await mirrorView(client, store, view);
   const bound = views.blake3.size === views.sha256.size;
   return { views, bound };

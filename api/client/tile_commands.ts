@@ -5,7 +5,9 @@
 // failed — thrown as VerificationFailure —, 3 an alarm).
 import { fromHex, publicKeyFromDidKey, toHex } from "../../verify/mod.ts";
 import { c2sp } from "../../log/mod.ts";
+import { isNetError } from "../../net/mod.ts";
 import { HttpError, VerificationFailure } from "./client.ts";
+import { type FailureCount, reportFailedPoll } from "./monitor_report.ts";
 import { MirrorAlarm, mirrorLog } from "./mirror.ts";
 import { fsMirrorStore } from "./mirror_fs.ts";
 import type { MonitorState } from "./monitor.ts";
@@ -119,18 +121,33 @@ export async function proveFromTiles(
     if (!cps.has(view)) throw new Error(`Cannot write a tlog-proof: no view ${view}`);
     await Deno.writeTextFile(file, await tlogProofFromTiles(client, cps.get(view)!, index));
   }
-  out({ index, leaf_hash: blake3Leaf, views, from: "tiles", verified: true });
+  // The BLAKE3 view's figures at the top level, as the v1 API path prints them.
+  const b = views.blake3 as { size: number; path: string[] };
+  out({
+    index,
+    size: b.size,
+    leaf_hash: blake3Leaf,
+    path: b.path,
+    views,
+    from: "tiles",
+    verified: true,
+  });
   return 0;
-}
-
-/** Writes the entry's bytes (`--out FILE`) after proving it from tiles: for verify-proof. */
-export async function entryFromTiles(client: TileClient, index: number): Promise<Uint8Array> {
-  const c = await client.checkpoint("blake3");
-  return (await client.prove(c, index)).entry;
 }
 
 /** Monitor state for tiles: each view's last checkpoint note, per vkey. */
 type TileState = MonitorState & { checkpoints?: Record<string, string> };
+
+/** Outcome of one monitor poll over tiles. */
+export type TilePoll =
+  | { ok: true; sizes: Record<View, number>; roots: Record<View, string>; message: string }
+  | {
+    ok: false;
+    alarm: string;
+    transient: boolean;
+    /** A transport failure's NetError code (net/). */
+    code?: string;
+  };
 
 /**
  * One monitor poll over tiles: each view's checkpoint must be signed by its vkey and extend the
@@ -140,15 +157,10 @@ type TileState = MonitorState & { checkpoints?: Record<string, string> };
 export async function pollTiles(
   client: TileClient,
   state: TileState,
-): Promise<
-  { ok: true; sizes: Record<View, number>; message: string } | {
-    ok: false;
-    alarm: string;
-    transient: boolean;
-  }
-> {
+): Promise<TilePoll> {
   const seen = { ...(state.checkpoints ?? {}) };
   const sizes = {} as Record<View, number>;
+  const roots = {} as Record<View, string>;
   const msgs: string[] = [];
   try {
     const cur = {} as Record<View, Awaited<ReturnType<TileClient["checkpoint"]>>>;
@@ -164,6 +176,7 @@ export async function pollTiles(
       } else msgs.push(`${view}: first checkpoint ${c.checkpoint.size}`);
       seen[key] = c.note;
       sizes[view] = c.checkpoint.size;
+      roots[view] = toHex(c.checkpoint.root);
     }
     const n = sizes.blake3;
     if (n > 0 && n === sizes.sha256) {
@@ -182,10 +195,11 @@ export async function pollTiles(
     if (e instanceof HttpError && e.status === 404) {
       return { ok: false, alarm: `the log refused a tile it owes: ${e.message}`, transient: false };
     }
+    if (isNetError(e)) return { ok: false, alarm: e.message, transient: true, code: e.code };
     return { ok: false, alarm: (e as Error).message, transient: true };
   }
   state.checkpoints = seen;
-  return { ok: true, sizes, message: msgs.join("; ") };
+  return { ok: true, sizes, roots, message: msgs.join("; ") };
 }
 
 /** `mirror URL DIR`: 0 when the mirror is up to date, 3 on an alarm. */
@@ -239,17 +253,29 @@ export async function monitorTiles(
   flags: Flags,
   load: () => Promise<MonitorState>,
   save: (s: MonitorState) => Promise<void>,
+  failures: FailureCount = { n: 0 },
 ): Promise<number> {
   const interval = Number(flags.interval ?? 30);
   for (;;) {
     const state = await load();
     const r = await pollTiles(client, state);
     if (r.ok) {
+      failures.n = 0;
       await save(state);
-      out({ ok: true, url: client.base, sizes: r.sizes, message: r.message, from: "tiles" });
+      const size = r.sizes.blake3, root = r.roots.blake3;
+      out({
+        ok: true,
+        url: client.base,
+        size,
+        root,
+        sizes: r.sizes,
+        message: r.message,
+        from: "tiles",
+      });
     } else if (r.transient) {
-      console.error(`monitor: cannot poll ${client.base} now: ${r.alarm}`);
-      if (flags.once) return 1;
+      // issue 18: reported (a NetError with its code), counted, never silent, never an alarm
+      const stop = reportFailedPoll(client.base, r, flags, failures);
+      if (stop !== undefined) return stop;
     } else {
       console.error(`ALARM: ${client.base}: ${r.alarm}`);
       out({ ok: false, url: client.base, alarm: r.alarm });

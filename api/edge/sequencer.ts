@@ -6,6 +6,7 @@
 import {
   type AppendResult,
   type Log,
+  LogInputError,
   type LogStorage,
   openLog,
   type TreeHead,
@@ -36,9 +37,28 @@ export function logKeyFromEnv(env: Record<string, unknown>): Uint8Array {
 }
 
 /** Opens the log over `storage` with the key and sequencer settings of the Worker's bindings. */
-export function openEdgeLog(storage: LogStorage, env: Record<string, unknown>): Promise<Log> {
+export async function openEdgeLog(storage: LogStorage, env: Record<string, unknown>): Promise<Log> {
   const secretKey = logKeyFromEnv(env);
   const config = edgeConfig(env);
+  try {
+    return await openEdgeLogWith(storage, secretKey, config);
+  } catch (e) {
+    // A JC_LOG_NAME other than the one bound to the object's storage is the deployment's
+    // configuration at fault (a 500, logged with this message), not the caller's request.
+    if (
+      e instanceof LogInputError && (e.code === "log-name-changed" || e.code === "bad-log-name")
+    ) {
+      throw new EdgeConfigError(e.message);
+    }
+    throw e;
+  }
+}
+
+function openEdgeLogWith(
+  storage: LogStorage,
+  secretKey: Uint8Array,
+  config: ReturnType<typeof edgeConfig>,
+): Promise<Log> {
   return openLog(storage, {
     secretKey,
     batchMax: config.batchMax,

@@ -25,6 +25,12 @@ export interface Checkpoint {
   extensions?: string[];
 }
 
+/**
+ * Most extension lines accepted (issue 18: a checkpoint with more lines is refused before it is
+ * split; tlog-checkpoint sets no maximum and calls extension lines NOT RECOMMENDED).
+ */
+export const MAX_CHECKPOINT_EXTENSIONS = 16;
+
 // tlog-checkpoint §Note text 2: "ASCII decimal ... with no leading zeroes".
 const SIZE = /^(?:0|[1-9][0-9]{0,15})$/;
 
@@ -59,11 +65,17 @@ export function formatCheckpoint(c: Checkpoint): string {
 
 /**
  * Parses a checkpoint's note text (no signatures). Codes: `checkpoint-malformed`,
- * `checkpoint-bad-origin`, `checkpoint-bad-size`, `checkpoint-bad-root`, `checkpoint-bad-extension`.
+ * `checkpoint-bad-origin`, `checkpoint-bad-size`, `checkpoint-bad-root`, `checkpoint-bad-extension`,
+ * `checkpoint-too-many-lines` (more than MAX_CHECKPOINT_EXTENSIONS extension lines).
  */
 export function parseCheckpoint(text: string): Checkpoint {
   if (typeof text !== "string" || !text.endsWith("\n")) {
     bad("checkpoint-malformed", "the text does not end in a newline");
+  }
+  let newlines = 0;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) newlines++;
+  if (newlines > 3 + MAX_CHECKPOINT_EXTENSIONS) {
+    bad("checkpoint-too-many-lines", `more than ${MAX_CHECKPOINT_EXTENSIONS} extension lines`);
   }
   const lines = text.slice(0, -1).split("\n");
   // §Note text: "a sequence of at least three non-empty lines".

@@ -39,6 +39,7 @@ export {
 export {
   type Checkpoint,
   formatCheckpoint,
+  MAX_CHECKPOINT_EXTENSIONS,
   openCheckpoint,
   type OpenedCheckpoint,
   parseCheckpoint,

@@ -105,8 +105,8 @@ export class TileHashReader {
 
   /** A log/tree.ts `NodeReader` over verified tiles: complete subtrees of this tree only. */
   readonly read: NodeReader = async (ids: NodeId[]) => {
-    await this.#ensure(ids.map(tileOfNode));
-    return ids.map((id) => this.#node(id.level, id.index).slice());
+    const view = await this.#ensure(ids.map(tileOfNode));
+    return ids.map((id) => this.#node(view, id.level, id.index).slice());
   };
 
   /** RFC 6962 §2.1.1 inclusion proof of leaf `index`, from verified tiles. */
@@ -157,8 +157,8 @@ export class TileHashReader {
         `Cannot read tile ${level}/${index}: not in the tree`,
       );
     }
-    await this.#ensure([[level, index]]);
-    return this.#pyramid(level, index)[0].slice();
+    const view = await this.#ensure([[level, index]]);
+    return view.get(key(level, index))![0].slice();
   }
 
   /** Checks the signed root against the rightmost partial tiles (idempotent). */
@@ -175,8 +175,8 @@ export class TileHashReader {
     if (width === 0) {
       throw new C2spError("tile-beyond-tree", `Cannot read bundle ${n}: not in the tree`);
     }
-    await this.#ensure([[0, n]]);
-    const tile = this.#pyramid(0, n)[0];
+    const view = await this.#ensure([[0, n]]);
+    const tile = view.get(key(0, n))![0];
     this.fetches++;
     const bytes = await this.#fetch({ level: ENTRIES, index: n, width });
     const entries = parseBundle(bytes, width);
@@ -191,17 +191,13 @@ export class TileHashReader {
     return entries;
   }
 
-  #pyramid(level: number, index: number): Pyramid {
-    const k = key(level, index);
-    const p = this.#partial.get(k) ?? this.#full.get(k);
-    if (!p) throw new Error(`Cannot read tile ${k}: not verified`);
-    return p;
-  }
-
-  #node(level: number, index: number): Uint8Array {
+  // `view`: the verified tiles one #ensure call answered with (the shared caches may evict them
+  // while other calls run; the view keeps what this call checked).
+  #node(view: Map<string, Pyramid>, level: number, index: number): Uint8Array {
     const s = level % TILE_HEIGHT;
     const [l, n] = tileOfNode({ level, index });
-    const p = this.#pyramid(l, n);
+    const p = view.get(key(l, n));
+    if (!p) throw new Error(`Cannot read node ${level}/${index}: its tile was not checked`);
     const row = p[s];
     const k = index % (TILE_WIDTH >> s);
     if (!row || (k + 1) * HASH_SIZE > row.length) {
@@ -210,8 +206,11 @@ export class TileHashReader {
     return at(row, k);
   }
 
-  async #ensure(wanted: [number, number][]): Promise<void> {
+  // Fetches and checks every tile of `wanted` not yet checked (and the tiles above them up to a
+  // partial one); answers with all of them, checked.
+  async #ensure(wanted: [number, number][]): Promise<Map<string, Pyramid>> {
     const size = this.tree.size;
+    const view = new Map<string, Pyramid>();
     const todo = new Map<string, TileId>();
     if (!this.#rootChecked) {
       for (const t of partialTiles(size)) {
@@ -221,11 +220,17 @@ export class TileHashReader {
     for (let [l, n] of wanted) {
       for (;;) {
         const k = key(l, n);
-        if (this.#partial.has(k) || todo.has(k)) break;
+        const part = this.#partial.get(k);
+        if (part) {
+          view.set(k, part);
+          break;
+        }
+        if (todo.has(k) || view.has(k)) break;
         const hit = this.#full.get(k);
         if (hit) {
           this.#full.delete(k); // least recently used order
           this.#full.set(k, hit);
+          view.set(k, hit);
           break;
         }
         const width = tileWidthAt(size, l, n);
@@ -238,7 +243,7 @@ export class TileHashReader {
         n = Math.floor(n / TILE_WIDTH);
       }
     }
-    if (todo.size === 0) return;
+    if (todo.size === 0) return view;
     const got = new Map<string, Pyramid>();
     await Promise.all([...todo].map(async ([k, t]) => {
       this.fetches++;
@@ -274,12 +279,15 @@ export class TileHashReader {
       }
       this.#rootChecked = true;
     }
+    // Partial tiles asked here are the ones checked against the root (by this call or another).
+    for (const [k, t] of todo) if (t.width < TILE_WIDTH) view.set(k, this.#partial.get(k)!);
     // Full tiles top-down: each one's parent is verified before it is compared.
     const full = [...todo.values()].filter((t) => t.width === TILE_WIDTH)
       .sort((a, b) => b.level - a.level);
     for (const t of full) {
       const p = got.get(key(t.level, t.index))!;
-      const parent = this.#pyramid(t.level + 1, Math.floor(t.index / TILE_WIDTH))[0];
+      const pk = key(t.level + 1, Math.floor(t.index / TILE_WIDTH));
+      const parent = (view.get(pk) ?? this.#partial.get(pk)!)[0];
       if (!bytesEqual(p[TILE_HEIGHT], at(parent, t.index % TILE_WIDTH))) {
         throw new C2spError(
           "tile-hash-mismatch",
@@ -287,8 +295,10 @@ export class TileHashReader {
         );
       }
       this.#full.set(key(t.level, t.index), p);
+      view.set(key(t.level, t.index), p);
     }
     while (this.#full.size > this.#max) this.#full.delete(this.#full.keys().next().value!);
+    return view;
   }
 }
 

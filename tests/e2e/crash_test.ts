@@ -48,7 +48,7 @@ Deno.test({
       while (acked.length < 100) await new Promise((r) => setTimeout(r, 20));
       const mid = await runClient(["monitor", svc.url, "--state", cliState, "--once"]);
       assert.equal(mid.code, 0, mid.stderr);
-      assert.ok((monitoredSize(mid.stdout) ?? 0) >= 100, "the CLI monitor saw a non-empty head");
+      assert.ok(monitoredSize(mid.stdout) >= 100, "the CLI monitor saw a non-empty head");
       // Both views' checkpoints as a C2SP client saw them before the crash.
       const before = await viewStates(await httpPublication(svc.url));
       while (acked.length < 200) await new Promise((r) => setTimeout(r, 20));

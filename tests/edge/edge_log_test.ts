@@ -280,3 +280,29 @@ Deno.test("edge settings and log key: bad values are refused with the variable's
   assert.throws(() => logKeyFromEnv({ JC_LOG_KEY: "zz" }), /64 lowercase hex/);
   assert.deepEqual(logKeyFromEnv({ JC_LOG_KEY: "2a".repeat(32) }), SECRET);
 });
+
+Deno.test("edge: the object's log name is bound; another JC_LOG_NAME is a configuration error", async () => {
+  const { openEdgeLog } = await import("../../api/edge/sequencer.ts");
+  const { EdgeConfigError } = await import("../../api/edge/errors.ts");
+  const store = createMemoryStore();
+  const env = { JC_LOG_KEY: "2a".repeat(32), JC_LOG_NAME: "edge.example/jc" };
+  const log = await openEdgeLog(store, env);
+  assert.equal(log.logName(), "edge.example/jc");
+  assert.match(log.vkeys().sha256, /^edge\.example\/jc\/sha256\+/);
+  // The Worker's EdgeLog computes the same vkeys without a round trip.
+  const edge = new EdgeLog(
+    () => ({}) as SequencerRpc,
+    ed25519PublicKey(SECRET),
+    1,
+    "edge.example/jc",
+  );
+  assert.deepEqual(edge.vkeys(), log.vkeys());
+  await assert.rejects(
+    openEdgeLog(store, { ...env, JC_LOG_NAME: "other.example/jc" }),
+    (e: Error) => e instanceof EdgeConfigError && e.message.includes("edge.example/jc"),
+  );
+  assert.equal(
+    (await openEdgeLog(store, { JC_LOG_KEY: env.JC_LOG_KEY })).logName(),
+    "edge.example/jc",
+  );
+});

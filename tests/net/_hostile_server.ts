@@ -5,7 +5,7 @@
 // segment (`${url}/endless/v1/log/tree-head`) or, for clients that build absolute paths (the meter
 // agent), the one the server was started with. Everything else it answers as a log would: the log
 // key and signed tree heads (so a client gets as far as asking for the proof it is fed).
-import { signTreeHead, type TreeHead } from "../../log/mod.ts";
+import { c2sp, signTreeHead, type TreeHead } from "../../log/mod.ts";
 import { ed25519GenerateSecret } from "../../verify/mod.ts";
 
 /** What the server does with a request. */
@@ -19,7 +19,9 @@ export type Behaviour =
   | "proof-65" // a valid key and signed heads; every proof has 65 well-formed hashes
   | "redirect-loop" // 302 to itself, forever
   | "bad-utf8" // 200 application/json whose bytes are not UTF-8
-  | "bad-json"; // 200 application/json that is not JSON
+  | "bad-json" // 200 application/json that is not JSON
+  | "big-tile" // valid signed checkpoints (C2SP); every other answer a 20 MB chunked stream
+  | "short-tile"; // valid signed checkpoints (C2SP); every other answer is 100 zero bytes
 
 /** Every behaviour, for test matrices. */
 export const BEHAVIOURS: Behaviour[] = [
@@ -33,6 +35,8 @@ export const BEHAVIOURS: Behaviour[] = [
   "redirect-loop",
   "bad-utf8",
   "bad-json",
+  "big-tile",
+  "short-tile",
 ];
 
 /** A running hostile server. */
@@ -45,6 +49,8 @@ export interface Hostile {
   signer: string;
   /** A head at `size` signed with the server's key (a root it makes up, fixed per size). */
   head(size: number): TreeHead;
+  /** The log's vkey for `--log-key` (the blake3 view; the sha256 one shares its key). */
+  vkey: string;
   /** Requests seen so far. */
   requests: number;
   close(): Promise<void>;
@@ -54,9 +60,21 @@ const enc = new TextEncoder();
 const HEX64 = "ab".repeat(32);
 /** Size of the head the server claims. */
 export const HOSTILE_SIZE = 5;
+/** Size of the checkpoints of `big-tile` and `short-tile` (past one full tile). */
+export const HOSTILE_TREE = 300;
+/** The log name of the C2SP checkpoints (`<name>/blake3`, `<name>/sha256`). */
+const ORIGIN = "hostile.example/log";
+
+/** Extras for the browser test: files served as is, and POSTed reports. */
+export interface HostileOptions {
+  /** path → content to serve (same origin as the behaviours, so no CORS is involved). */
+  files?: Record<string, { type: string; body: Uint8Array }>;
+  /** Called with the body of every POST to `/__report`. */
+  onReport?: (body: string) => void;
+}
 
 /** Starts the server; `fixed` answers every path with one behaviour. */
-export function startHostile(fixed?: Behaviour): Hostile {
+export function startHostile(fixed?: Behaviour, opts: HostileOptions = {}): Hostile {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (listener.addr as Deno.NetAddr).port;
   const url = `http://127.0.0.1:${port}`;
@@ -71,11 +89,13 @@ export function startHostile(fixed?: Behaviour): Hostile {
     return h;
   };
   const conns = new Set<Deno.Conn>();
+  const answers = new Map<string, Uint8Array>();
   const tasks = new Set<Promise<void>>();
   const state = {
     url,
     base: (b: Behaviour) => `${url}/${b}`,
     signer: head(0).signer,
+    vkey: c2sp.ed25519Vkey(`${ORIGIN}/blake3`, secret),
     head,
     requests: 0,
     async close() {
@@ -114,6 +134,15 @@ export function startHostile(fixed?: Behaviour): Hostile {
     const req = await readRequest(conn);
     if (!req) return;
     state.requests++;
+    const file = opts.files?.[req.path];
+    if (file) {
+      await write(conn, head200(file.type, file.body.length));
+      return await write(conn, file.body);
+    }
+    if (req.method === "POST" && req.path === "/__report") {
+      opts.onReport?.(new TextDecoder().decode(req.body));
+      return await body(conn, enc.encode("{}"));
+    }
     let path = req.path;
     let b = fixed;
     const m = /^\/([a-z0-9-]+)(\/.*)?$/.exec(path);
@@ -158,17 +187,48 @@ export function startHostile(fixed?: Behaviour): Hostile {
         return await body(conn, new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0xc3, 0x28, 0x22, 0x7d]));
       case "bad-json":
         return await body(conn, enc.encode(`{"size": 5, "root": "${HEX64}", "signature": `));
+      case "big-tile":
+      case "short-tile": {
+        const cp = /^\/log\/(blake3|sha256)\/checkpoint$/.exec(path);
+        if (cp) {
+          const note = c2sp.signCheckpoint(
+            { origin: `${ORIGIN}/${cp[1]}`, size: HOSTILE_TREE, root: new Uint8Array(32).fill(7) },
+            secret,
+          );
+          await write(conn, head200("text/plain", enc.encode(note).length));
+          return await write(conn, enc.encode(note));
+        }
+        if (b === "short-tile") return await body(conn, new Uint8Array(100));
+        // no Content-Length: the budget must cut the stream itself
+        await write(conn, head200("application/octet-stream", undefined));
+        const zeros = chunked(new Uint8Array(64 * 1024));
+        for (let sent = 0; sent < 20 * 1024 * 1024; sent += 64 * 1024) await write(conn, zeros);
+        return await write(conn, enc.encode("0\r\n\r\n"));
+      }
       case "long-proof":
-      case "proof-65":
-        return await body(conn, enc.encode(JSON.stringify(logAnswer(req.method, path, b))));
+      case "proof-65": {
+        const key = `${b} ${req.method} ${path}`;
+        let bytes = answers.get(key);
+        if (!bytes) {
+          answers.set(key, bytes = enc.encode(JSON.stringify(logAnswer(req.method, path, b))));
+        }
+        return await body(conn, bytes);
+      }
       default:
         return await body(conn, enc.encode(JSON.stringify({ ok: true })));
     }
   }
 
+  // The 100,000-hash arrays are built once: the server must answer at once even on a loaded machine
+  // (a slow answer would be a timeout, not the oversize body under test).
+  const hashLists = new Map<number, string[]>();
   function logAnswer(method: string, path: string, b: "long-proof" | "proof-65"): unknown {
     const n = b === "long-proof" ? 100_000 : 65;
-    const hashes = () => Array.from({ length: n }, () => HEX64);
+    const hashes = () => {
+      let h = hashLists.get(n);
+      if (!h) hashLists.set(n, h = Array.from({ length: n }, () => HEX64));
+      return h;
+    };
     if (path === "/v1/log/key") return { signer: state.signer };
     if (path === "/v1/log/tree-head") return head(HOSTILE_SIZE);
     const at = /^\/v1\/log\/tree-heads\/(\d+)$/.exec(path);
@@ -195,6 +255,8 @@ export function startHostile(fixed?: Behaviour): Hostile {
 interface Req {
   method: string;
   path: string;
+  /** The body's first 64 KiB. */
+  body: Uint8Array;
 }
 
 /** Reads a request head (and a declared body, so that closing never resets the connection). */
@@ -213,14 +275,21 @@ async function readRequest(conn: Deno.Conn): Promise<Req | undefined> {
   const [line, ...fields] = headText.split("\r\n");
   const [method, path] = line.split(" ");
   const cl = fields.find((f) => /^content-length:/i.test(f));
-  let rest = Number(cl?.split(":")[1]?.trim() ?? 0) - (n - end - 4);
+  const length = Number(cl?.split(":")[1]?.trim() ?? 0);
+  const kept = new Uint8Array(Math.min(length, 64 * 1024));
+  let got = Math.min(n - end - 4, kept.length);
+  kept.set(buf.subarray(end + 4, end + 4 + got));
+  let rest = length - (n - end - 4);
   const sink = new Uint8Array(16 * 1024);
   while (rest > 0) {
     const r = await conn.read(sink);
     if (r === null) break;
+    const take = Math.min(r, kept.length - got);
+    if (take > 0) kept.set(sink.subarray(0, take), got);
+    got += Math.max(take, 0);
     rest -= r;
   }
-  return { method, path };
+  return { method, path, body: kept };
 }
 
 function head200(type: string, length: number | undefined): Uint8Array {

@@ -22,12 +22,21 @@ function vmHwmKiB(pid: number): number {
   }
 }
 
-/** Runs `cmd args` with `env`; `onStarted` may act on the running child (signals). */
+/** Output so far of a running child. */
+export interface Live {
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `cmd args` with `env`; `onStarted` may act on the running child (signals), watching its
+ * output so far in `live`.
+ */
 export async function measure(
   cmd: string,
   args: string[],
   opts: { env?: Record<string, string>; watchdogMs?: number; cwd?: string } = {},
-  onStarted?: (child: Deno.ChildProcess) => Promise<void> | void,
+  onStarted?: (child: Deno.ChildProcess, live: Live) => Promise<void> | void,
 ): Promise<Measured> {
   const t0 = performance.now();
   const child = new Deno.Command(cmd, {
@@ -53,17 +62,21 @@ export async function measure(
       child.kill("SIGKILL");
     } catch { /* gone */ }
   }, opts.watchdogMs ?? 30_000);
-  const started = onStarted?.(child);
-  const out = await child.output();
+  const live: Live = { stdout: "", stderr: "" };
+  const drain = async (s: ReadableStream<Uint8Array>, k: keyof Live) => {
+    const dec = new TextDecoder();
+    for await (const c of s) live[k] += dec.decode(c, { stream: true });
+  };
+  const drained = Promise.all([drain(child.stdout, "stdout"), drain(child.stderr, "stderr")]);
+  const started = onStarted?.(child, live);
+  const status = await child.status;
   done = true;
   clearTimeout(watchdog);
-  await poller;
-  await started;
-  const dec = new TextDecoder();
+  await Promise.all([poller, drained, started]);
   return {
-    code: out.code,
-    stdout: dec.decode(out.stdout),
-    stderr: dec.decode(out.stderr),
+    code: status.code,
+    stdout: live.stdout,
+    stderr: live.stderr,
     ms: performance.now() - t0,
     peakKiB,
     killed,

@@ -1,4 +1,5 @@
-// Issue 18 acceptance for the client CLI: `head`, `prove`, `submit` and `monitor` each run as a real
+// Issue 18 acceptance for the client CLI: `head`, `prove`, `submit` and `monitor` over the API, and
+// `prove` / `monitor` from tiles and `mirror` over the static publication, each run as a real
 // subprocess (`deno run api/client/main.ts`) against every behaviour of the hostile server. Each
 // ends within its deadline with its documented message and exit code (docs/CLIENTS.md: 4 for a
 // transport failure, 2 for a failed check, 3 for a monitor alarm) and its peak RSS stays under
@@ -9,19 +10,35 @@ import { ROOT } from "../e2e/_service.ts";
 import { type Behaviour, BEHAVIOURS, startHostile } from "./_hostile_server.ts";
 import { measure, pool } from "./_measure.ts";
 
-const CONNECT_MS = 1000;
-const TOTAL_MS = 2000;
+const CONNECT_MS = 2000;
+const TOTAL_MS = 4000;
 /** Deno's own start (module loading on a loaded 2-core machine) on top of the deadline. */
 const START_SLACK_MS = 12_000;
 const RSS_CAP_KIB = 100 * 1024;
 
-type Cmd = "head" | "prove" | "submit" | "monitor";
+/** API commands, and the tile commands of the static publication (`--source tiles`, mirror). */
+type Cmd = "head" | "prove" | "submit" | "monitor" | "prove-tiles" | "monitor-tiles" | "mirror";
+const CMDS: Cmd[] = [
+  "head",
+  "prove",
+  "submit",
+  "monitor",
+  "prove-tiles",
+  "monitor-tiles",
+  "mirror",
+];
 type Expect = { exit: number; text: RegExp };
 
 const NET = (code: string): Expect => ({ exit: 4, text: new RegExp(`NET ${code}`) });
+/** A server answer that fails a check: exit 2, or an alarm (exit 3) for a monitor. */
+const CHECK = (cmd: Cmd, why: RegExp): Expect =>
+  cmd.startsWith("monitor")
+    ? { exit: 3, text: new RegExp(`ALARM: .*${why.source}`) }
+    : { exit: 2, text: new RegExp(`CHECK FAILED: .*${why.source}`) };
 
 /** What each command must do against each behaviour. */
 function expected(b: Behaviour | "closed", cmd: Cmd): Expect {
+  const tiles = cmd.endsWith("-tiles") || cmd === "mirror";
   switch (b) {
     case "silent":
     case "stall-headers":
@@ -29,26 +46,30 @@ function expected(b: Behaviour | "closed", cmd: Cmd): Expect {
     case "endless":
     case "big-checkpoint":
     case "big-declared":
+    case "big-tile": // tiles: the checkpoint is fine, the 20 MB stream is cut at 8,192
       return NET("net-body-too-large");
     case "redirect-loop":
       return NET("net-too-many-redirects");
-    case "bad-utf8":
-      return NET("net-bad-utf8");
+    case "bad-utf8": // a checkpoint note is bytes: its parser refuses them (note-not-utf8)
+      return tiles ? CHECK(cmd, /note-not-utf8/) : NET("net-bad-utf8");
     case "bad-json":
-      return NET("net-bad-json");
+      return tiles ? CHECK(cmd, /note-/) : NET("net-bad-json");
     case "closed":
       return NET("net-connect");
     case "long-proof": // the head is fine; the 100,000-hash proof is cut at its budget
+      if (tiles) return NET("net-body-too-large"); // its "checkpoint" is 6.7 MB
       return cmd === "head" ? { exit: 0, text: /"verified":true/ } : NET("net-body-too-large");
     case "proof-65": // fits the budget, refused by the proof parser: a failed check, not a net error
+      if (tiles) return CHECK(cmd, /note-/);
       if (cmd === "head") return { exit: 0, text: /"verified":true/ };
-      if (cmd === "monitor") return { exit: 3, text: /ALARM: .*more than 64/ };
-      if (cmd === "prove") return { exit: 2, text: /CHECK FAILED: .*more than 64/ };
-      return { exit: 2, text: /CHECK FAILED/ };
+      if (cmd === "submit") return CHECK(cmd, /leaf hash/);
+      return CHECK(cmd, /more than 64/);
+    case "short-tile": // tiles: a tile of the wrong size; the API: 100 zero bytes are not JSON
+      return tiles ? CHECK(cmd, /tile-bad-length/) : NET("net-bad-json");
   }
 }
 
-Deno.test("clients: head, prove, submit, monitor against every hostile behaviour end in time, under 100 MB, with their documented code", async () => {
+Deno.test("clients: head, prove, submit, monitor (API and tiles), mirror against every hostile behaviour end in time, under 100 MB, with their documented code", async () => {
   const h = startHostile();
   const tmp = await Deno.makeTempDir({ prefix: "hostile-clients-" });
   try {
@@ -59,7 +80,7 @@ Deno.test("clients: head, prove, submit, monitor against every hostile behaviour
     l.close();
     const runs: { b: Behaviour | "closed"; cmd: Cmd }[] = [];
     for (const b of [...BEHAVIOURS, "closed" as const]) {
-      for (const cmd of ["head", "prove", "submit", "monitor"] as Cmd[]) runs.push({ b, cmd });
+      for (const cmd of CMDS) runs.push({ b, cmd });
     }
     let n = 0;
     const results = await pool(
@@ -72,11 +93,15 @@ Deno.test("clients: head, prove, submit, monitor against every hostile behaviour
           state,
           JSON.stringify({ version: 1, urls: {}, heads: { [h.signer]: [h.head(3)] } }),
         );
+        const tiles = ["--source", "tiles", "--log-key", h.vkey];
         const args = {
           head: ["head", "--url", url],
           prove: ["prove", "1", "--url", url],
           submit: ["submit", envelope, "--url", url],
           monitor: ["monitor", url, "--state", state, "--once"],
+          "prove-tiles": ["prove", "1", "--url", url, ...tiles],
+          "monitor-tiles": ["monitor", url, "--state", `${state}.tiles`, "--once", ...tiles],
+          mirror: ["mirror", url, `${tmp}/mirror-${n}`, "--log-key", h.vkey],
         }[cmd];
         const r = await measure(Deno.execPath(), [
           "run",

@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { BODY_LIMITS, type NetCode, NetError, readLimited, request } from "../../net/mod.ts";
 import { type Behaviour, startHostile } from "./_hostile_server.ts";
 
-const FAST = { connectMs: 400, totalMs: 900 };
+const FAST = { connectMs: 1500, totalMs: 3000 };
 
 async function codeOf(p: Promise<unknown>): Promise<NetCode> {
   try {
@@ -47,7 +47,7 @@ Deno.test("net: each hostile behaviour ends within the deadline with its code", 
     assert.equal(await codeOf(request(closed, FAST)), "net-connect");
     // the caller's signal
     const ctl = new AbortController();
-    setTimeout(() => ctl.abort(), 50);
+    setTimeout(() => ctl.abort(), 50); // well before the connect deadline
     assert.equal(
       await codeOf(request(h.base("silent") + "/", { ...FAST, signal: ctl.signal })),
       "net-aborted",
@@ -132,4 +132,19 @@ Deno.test("net: readLimited returns the body iff it fits the budget, whatever th
     ),
     { numRuns: 300 },
   );
+});
+
+Deno.test("net: the client's deadlines from the environment; a malformed value is refused", async () => {
+  const { netOptionsFromEnv } = await import("../../api/client/net_env.ts");
+  const env = (o: Record<string, string>) => (k: string) => o[k];
+  assert.deepEqual(netOptionsFromEnv(env({})), {});
+  assert.deepEqual(
+    netOptionsFromEnv(
+      env({ JC_CONNECT_TIMEOUT_MS: "500", JC_TIMEOUT_MS: "2000", JC_MAX_REDIRECTS: "0" }),
+    ),
+    { connectMs: 500, totalMs: 2000, maxRedirects: 0 },
+  );
+  for (const bad of ["abc", "-1", "1.5", "0"]) {
+    assert.throws(() => netOptionsFromEnv(env({ JC_TIMEOUT_MS: bad })), /JC_TIMEOUT_MS/);
+  }
 });

@@ -202,3 +202,44 @@ Deno.test("mirror: interrupted at random points and resumed equals one made in o
     await Deno.remove(tmp, { recursive: true });
   }
 });
+
+Deno.test("mirror: SIGKILLed at random moments and resumed equals one made in one go, byte for byte", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "jc-mirror-kill-" });
+  await writeFiles(`${tmp}/remote`, staticLog(20_000, [5_000, 20_000]));
+  const remote = await serveDir(`${tmp}/remote`);
+  try {
+    await mirrorLog(new TileClient(remote.url, VK), fsMirrorStore(`${tmp}/once`));
+    const want = await listFiles(`${tmp}/once`);
+    const dir = `${tmp}/killed`;
+    const delays = Array.from({ length: 4 }, () => 300 + Math.floor(Math.random() * 2500));
+    for (const ms of delays) {
+      const child = new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "-A",
+          new URL("../../api/client/main.ts", import.meta.url).pathname,
+          "mirror",
+          remote.url,
+          dir,
+          "--log-key",
+          VK,
+        ],
+        stdout: "null",
+        stderr: "null",
+      }).spawn();
+      const t = setTimeout(() => {
+        try {
+          child.kill("SIGKILL");
+        } catch { /* already done */ }
+      }, ms);
+      await child.status;
+      clearTimeout(t);
+    }
+    const last = await runClient(["mirror", remote.url, dir, "--log-key", VK]);
+    assert.equal(last.code, 0, last.stderr);
+    assert.deepEqual(await listFiles(dir), want, `killed after ${delays.join(", ")} ms`);
+  } finally {
+    await remote.close();
+    await Deno.remove(tmp, { recursive: true });
+  }
+});

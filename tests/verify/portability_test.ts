@@ -2,35 +2,14 @@
 // workerd, browsers and Node 20. Checked two ways: a static scan of every module reachable from
 // verify/mod.ts, and a browser-platform bundle of verify/mod.ts executed by Node 20 (/usr/bin/node).
 import assert from "node:assert/strict";
+import { assertWebOnly, reachable } from "../_pure_scan.ts";
 
 const root = new URL("../../verify/", import.meta.url);
 
-async function reachable(): Promise<Map<string, string>> {
-  const seen = new Map<string, string>();
-  const queue = [new URL("mod.ts", root)];
-  while (queue.length) {
-    const u = queue.pop()!;
-    if (seen.has(u.href)) continue;
-    const src = await Deno.readTextFile(u);
-    seen.set(u.href, src);
-    for (const m of src.matchAll(/(?:import|export)[^"';]*?from\s+"(\.{1,2}\/[^"]+)"/g)) {
-      queue.push(new URL(m[1], u));
-    }
-  }
-  return seen;
-}
-
 Deno.test("verify/: every module reachable from mod.ts uses web-standard APIs only", async () => {
-  const mods = await reachable();
+  const mods = await reachable(new URL("mod.ts", root));
   assert.ok(mods.size >= 10);
-  for (const [href, src] of mods) {
-    const code = src.replace(/\/\/.*$/gm, "").replace(/\/\*[\s\S]*?\*\//g, ""); // comments may say anything
-    for (
-      const banned of [/\bDeno\./, /from\s+"node:/, /\bBuffer\b/, /\bprocess\./, /\brequire\(/]
-    ) {
-      assert.ok(!banned.test(code), `${href} uses ${banned}`);
-    }
-  }
+  assertWebOnly(mods);
 });
 
 const SMOKE = `

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { blake3Hasher, c2sp, inclusionProof, type NodeId, sha256Hasher } from "../../../log/mod.ts";
+import { codeOf } from "./_codes.ts";
 
 const {
   C2spError,
@@ -20,15 +21,6 @@ const {
   verifyTlogProof,
 } = c2sp;
 
-const codeOf = async (f: () => unknown) => {
-  try {
-    await f();
-  } catch (e) {
-    if (e instanceof C2spError) return e.code;
-    throw e;
-  }
-  return "ok";
-};
 const SECRET = new Uint8Array(32).map((_, i) => 0x40 + i);
 const W1 = new Uint8Array(32).map((_, i) => 0x10 + i);
 const W2 = new Uint8Array(32).map((_, i) => 0x90 + i);

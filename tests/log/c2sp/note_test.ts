@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { c2sp } from "../../../log/mod.ts";
+import { codeOf } from "./_codes.ts";
 
 const {
   C2spError,
@@ -19,16 +20,6 @@ const {
   signNote,
   verifierFromVkey,
 } = c2sp;
-
-const codeOf = async (f: () => unknown) => {
-  try {
-    await f();
-  } catch (e) {
-    if (e instanceof C2spError) return e.code;
-    throw e;
-  }
-  return "ok";
-};
 
 const SECRET = new Uint8Array(32).map((_, i) => i + 1);
 const OTHER = new Uint8Array(32).map((_, i) => 200 - i);

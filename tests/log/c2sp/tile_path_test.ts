@@ -4,18 +4,9 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { c2sp } from "../../../log/mod.ts";
+import { codeOf } from "./_codes.ts";
 
-const { C2spError, ENTRIES, newTiles, parseTilePath, tilePath, tileWidthAt, tileWithin } = c2sp;
-
-const codeOf = (f: () => unknown) => {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof C2spError) return e.code;
-    throw e;
-  }
-  return "ok";
-};
+const { ENTRIES, newTiles, parseTilePath, tilePath, tileWidthAt, tileWithin } = c2sp;
 
 Deno.test("tile paths: the spec's examples", () => {
   assert.equal(tilePath({ level: 0, index: 1234067, width: 256 }), "tile/0/x001/x234/067");
@@ -58,7 +49,7 @@ Deno.test("tile paths: parse(format(t)) = t for every tile; format(parse(p)) = p
   );
 });
 
-Deno.test("tile paths: every non-canonical spelling is refused with its code", () => {
+Deno.test("tile paths: every non-canonical spelling is refused with its code", async () => {
   const cases: [string, string][] = [
     ["tile/0/000.p/0", "tile-path-bad-width"],
     ["tile/0/000.p/256", "tile-path-bad-width"],
@@ -88,7 +79,7 @@ Deno.test("tile paths: every non-canonical spelling is refused with its code", (
     ["tile/0/00a", "tile-path-bad-index"],
     ["tile/0/\uff10\uff10\uff10", "tile-path-bad-index"],
   ];
-  for (const [p, code] of cases) assert.equal(codeOf(() => parseTilePath(p)), code, p);
+  for (const [p, code] of cases) assert.equal(await codeOf(() => parseTilePath(p)), code, p);
 });
 
 /** Naive reference: build level counts by halving leaf counts, tile by tile. */

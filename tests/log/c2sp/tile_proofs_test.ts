@@ -174,3 +174,26 @@ Deno.test("tiles: a reader fetches each tile once across many proofs; size 0 rea
     (e: unknown) => e instanceof C2spError && e.code === "tile-beyond-tree",
   );
 });
+
+Deno.test("tiles: concurrent proofs through a reader that keeps one tile all verify", async () => {
+  for (const h of [sha256Hasher, blake3Hasher]) {
+    const f = h === sha256Hasher ? big.s : big.b;
+    const size = 70_000;
+    const root = await treeRoot(h, size, naive(f));
+    const slow = (t: TileId) =>
+      new Promise<Uint8Array>((res) =>
+        setTimeout(() => res(tileBytes(f.tiles, t).slice()), t.index % 3)
+      );
+    const r = new TileHashReader(
+      h,
+      { size, root },
+      (t) => t.level === ENTRIES ? fetcherOf(f, size)(t) : slow(t),
+      { maxTiles: 1 },
+    );
+    const idx = Array.from({ length: 40 }, (_, k) => (k * 7919) % size);
+    const proofs = await Promise.all(idx.map((i) => r.inclusionProof(i)));
+    const leaves = await Promise.all(idx.map((i) => r.leafHash(i)));
+    idx.forEach((i, k) => assert.ok(verifyInclusion(h, i, size, leaves[k], proofs[k], root)));
+    await Promise.all(idx.slice(0, 8).map((i) => r.entries(Math.floor(i / 256))));
+  }
+});
