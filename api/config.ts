@@ -72,7 +72,9 @@ export class ConfigError extends Error {
 export function defaultConfig(): ServiceConfig {
   return {
     port: 8080,
-    host: "0.0.0.0",
+    // Loopback unless the operator opens it (HOST=0.0.0.0): appends are unauthenticated, so a
+    // first start on a workstation is not reachable from the network (docs/DECISIONS.md).
+    host: "127.0.0.1",
     dataDir: "./data",
     store: "sqlite",
     keyFile: "",
@@ -211,6 +213,9 @@ const FILE_KEYS: Record<string, (c: ServiceConfig, v: unknown) => void> = {
     }
   },
 };
+
+/** Every config-file key (docs/CONFIG.md lists each; tests/docs/config_doc_test.ts checks). */
+export const CONFIG_FILE_KEYS: readonly string[] = Object.keys(FILE_KEYS);
 
 /** Environment variable → config-file key. */
 export const ENV_KEYS: Record<string, string> = {

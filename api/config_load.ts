@@ -1,6 +1,7 @@
 // Loading the configuration on Deno (docs/CONFIG.md): the optional JSON config file named by
 // `--config PATH` or JC_CONFIG, the environment, and the operator-config file if one is named.
 // Deno-only: the Worker entry builds its config from bindings with resolveConfig directly.
+import { resolveFromCaller } from "../cli/mod.ts";
 import { ConfigError, resolveConfig } from "./config.ts";
 import type { ServiceConfig } from "./config.ts";
 
@@ -39,9 +40,15 @@ export async function loadConfig(
   env: Record<string, string | undefined>,
   args: string[] = [],
 ): Promise<ServiceConfig> {
+  // Relative paths are the caller's: `deno task` runs in the project root and says where the
+  // caller was in INIT_CWD (cli/args.ts).
+  const at = (p: string) => resolveFromCaller(p, env, Deno.cwd());
   const path = configPathFromArgs(args) ?? env.JC_CONFIG;
-  const file = path ? await readJson(path, "config file") : undefined;
+  const file = path ? await readJson(at(path), "config file") : undefined;
   const config = resolveConfig(env, file);
+  config.dataDir = at(config.dataDir);
+  config.keyFile = at(config.keyFile);
+  if (config.operatorConfigFile) config.operatorConfigFile = at(config.operatorConfigFile);
   if (config.operatorConfigFile) {
     config.operatorConfig = await readJson(config.operatorConfigFile, "operator config");
   }

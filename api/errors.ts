@@ -3,6 +3,7 @@
 // (or let a typed error from verify/ or log/ escape) and `problemResponse` maps it, as Hono's
 // app.onError does in src/hono-base.ts. Platform-neutral.
 import { PushbackError } from "../log/mod.ts";
+import { REASON_CODES } from "../verify/mod.ts";
 
 /** The service's own HTTP error codes (verification reason codes live in verify/codes.ts). */
 export const HTTP_CODES = {
@@ -69,10 +70,32 @@ export class ApiError extends Error {
   }
 }
 
-function titleOf(code: string, status: number): string {
+/** Titles of the codes other folders answer with (vocab/, SPARQL), beside HTTP_CODES. */
+export const OTHER_TITLES: Record<string, string> = {
+  "bad-json": "Body is not JSON",
+  "not-an-object": "Body is not a JSON object",
+  "invalid-jsonld": "Invalid JSON-LD",
+  "context-not-available": "JSON-LD context not available",
+  "unknown-document-type": "Unknown document type",
+  "sparql-bad-query": "Bad SPARQL query",
+  "sparql-update-refused": "SPARQL update refused",
+  "sparql-unavailable": "SPARQL unavailable",
+};
+
+/**
+ * The problem's title (RFC 9457 §3.1.3: the same for every occurrence of a type): the service's
+ * own, "Invalid receipt" for a 422, a verification reason code's meaning (docs/REASON-CODES.md)
+ * for malformed input, else the code in words — never a bare "Error".
+ */
+export function titleOf(code: string, status: number): string {
   const known = (HTTP_CODES as Record<string, { title: string }>)[code];
   if (known) return known.title;
-  return status === 422 ? "Invalid receipt" : "Error";
+  if (OTHER_TITLES[code]) return OTHER_TITLES[code];
+  if (status === 422) return "Invalid receipt";
+  const meaning = (REASON_CODES as Record<string, string>)[code];
+  if (meaning) return `Malformed input: ${meaning}`;
+  const words = code.replace(/-/g, " ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 /** Retry-After (RFC 9110 §10.2.3) in whole seconds, at least 1. */

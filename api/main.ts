@@ -1,12 +1,12 @@
 // The Deno entry, embedded default (ARCHITECTURE "Storage and sequencing"):
-// `deno task start` serves the app on PORT (default 8080) with a SQLite log in DATA_DIR
+// `deno task start` serves the app on HOST:PORT (default 127.0.0.1:8080) with a SQLite log in DATA_DIR
 // (default ./data) and a log key generated on first start. SIGINT/SIGTERM shut down
 // gracefully: stop accepting, finish the requests in flight, drain the sequencer (nothing
 // accepted is dropped), close the store. Configuration: docs/CONFIG.md.
 import { openMemoryLog } from "../log/mod.ts";
 import type { Log } from "../log/mod.ts";
 import { createApp, Metrics, verifierOptions } from "./mod.ts";
-import type { ServiceConfig } from "./config.ts";
+import { ConfigError, type ServiceConfig } from "./config.ts";
 import { loadConfig } from "./config_load.ts";
 import { VerifierPool } from "./verify_pool.ts";
 
@@ -14,6 +14,23 @@ import { VerifierPool } from "./verify_pool.ts";
 export function verifyWorkerCount(config: ServiceConfig): number {
   if (config.verifyWorkers !== "auto") return config.verifyWorkers;
   return Math.max(1, Math.min(4, (navigator.hardwareConcurrency ?? 2) - 1));
+}
+
+type Handler = (req: Request, clientAddr: string) => Response | Promise<Response>;
+
+/** The start-up error for a port that cannot be bound: names the address and what to change. */
+export function listenFailure(host: string, port: number, e: unknown): string {
+  const where = `${host.includes(":") ? `[${host}]` : host}:${port}`;
+  if (e instanceof Deno.errors.AddrInUse) {
+    return `Cannot listen on ${where}: address in use; set PORT`;
+  }
+  if (e instanceof Deno.errors.PermissionDenied) {
+    return `Cannot listen on ${where}: permission denied; set PORT (above 1023) or HOST`;
+  }
+  if (e instanceof Deno.errors.AddrNotAvailable) {
+    return `Cannot listen on ${where}: no such local address; set HOST`;
+  }
+  return `Cannot listen on ${where}: ${(e as Error).message}; set PORT or HOST`;
 }
 
 /** A running service: its address and how to stop it. */
@@ -30,42 +47,58 @@ export async function startService(
 ): Promise<RunningService> {
   const config = await loadConfig(env, args);
   const verifier = verifierOptions(config);
-  const sequencer = {
-    batchMax: config.batchMax,
-    batchAgeMs: config.batchAgeMs,
-    pendingMax: config.pendingMax,
-    logName: config.logName,
-  };
-  let log: Log;
-  if (config.store === "memory") {
-    // Ephemeral: for trying the API out; everything is lost at exit.
-    log = await openMemoryLog(sequencer);
-  } else {
-    await Deno.mkdir(config.dataDir, { recursive: true });
-    // Loaded only when used, so the memory store runs where node:sqlite is absent.
-    const { openSqliteLog } = await import("../log/sqlite/mod.ts");
-    log = await openSqliteLog({ dir: config.dataDir, keyFile: config.keyFile, ...sequencer });
+  // The port first (nothing is created on disk when it is taken); requests that arrive before
+  // the log is open wait for it.
+  let resolveApp!: (a: Handler) => void;
+  const appReady = new Promise<Handler>((r) => resolveApp = r);
+  let resolveListen: (a: Deno.NetAddr) => void;
+  const listening = new Promise<Deno.NetAddr>((r) => resolveListen = r);
+  let server: Deno.HttpServer<Deno.NetAddr>;
+  try {
+    server = Deno.serve(
+      {
+        port: config.port,
+        hostname: config.host,
+        onListen: (addr) => resolveListen(addr as Deno.NetAddr),
+      },
+      async (req, info) => (await appReady)(req, (info.remoteAddr as Deno.NetAddr).hostname),
+    );
+  } catch (e) {
+    throw new ConfigError(listenFailure(config.host, config.port, e));
   }
-  const workers = verifyWorkerCount(config);
+  const addr = await listening;
+  let log: Log;
   let pool: VerifierPool | undefined;
   try {
-    pool = workers > 0 ? await VerifierPool.start(config, workers) : undefined;
+    const sequencer = {
+      batchMax: config.batchMax,
+      batchAgeMs: config.batchAgeMs,
+      pendingMax: config.pendingMax,
+      logName: config.logName,
+    };
+    if (config.store === "memory") {
+      // Ephemeral: for trying the API out; everything is lost at exit.
+      log = await openMemoryLog(sequencer);
+    } else {
+      await Deno.mkdir(config.dataDir, { recursive: true });
+      // Loaded only when used, so the memory store runs where node:sqlite is absent.
+      const { openSqliteLog } = await import("../log/sqlite/mod.ts");
+      log = await openSqliteLog({ dir: config.dataDir, keyFile: config.keyFile, ...sequencer });
+    }
+    const workers = verifyWorkerCount(config);
+    try {
+      pool = workers > 0 ? await VerifierPool.start(config, workers) : undefined;
+    } catch (e) {
+      await log.close();
+      throw e;
+    }
   } catch (e) {
-    await log.close();
+    resolveApp(() => new Response(null, { status: 503, headers: { "retry-after": "5" } }));
+    await server.shutdown();
     throw e;
   }
   const app = createApp({ log, config, verifier, verify: pool?.verify, metrics: new Metrics() });
-  let resolveListen: (a: Deno.NetAddr) => void;
-  const listening = new Promise<Deno.NetAddr>((r) => resolveListen = r);
-  const server = Deno.serve(
-    {
-      port: config.port,
-      hostname: config.host,
-      onListen: (addr) => resolveListen(addr as Deno.NetAddr),
-    },
-    (req, info) => app.fetch(req, { clientAddr: (info.remoteAddr as Deno.NetAddr).hostname }),
-  );
-  const addr = await listening;
+  resolveApp((req, clientAddr) => app.fetch(req, { clientAddr }));
   const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
   let stopping: Promise<void> | undefined;
   return {

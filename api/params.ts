@@ -1,6 +1,18 @@
 // Parsing path and query parameters strictly (API.md: sizes are JSON integers, hashes lowercase
-// hex). A malformed parameter is a 400 `bad-parameter` naming it; nothing is coerced. Pure.
+// hex). A malformed or missing parameter is a 400 `bad-parameter` naming it (in `detail` and in
+// the problem's `parameter` member); nothing is coerced. Pure.
 import { ApiError } from "./errors.ts";
+
+function badParameter(name: string, why: string): ApiError {
+  return new ApiError("bad-parameter", `Cannot read ${name}: ${why}`, {
+    extra: { parameter: name },
+  });
+}
+
+function missing(name: string): ApiError {
+  // Path parameters are always present (the route matched), so a missing one is a query's.
+  return badParameter(name, `missing query parameter "${name}"`);
+}
 
 /** A non-negative decimal integer without sign, leading zeros or exponent, at most 2^53 - 1. */
 export function intParam(
@@ -9,18 +21,12 @@ export function intParam(
   opts: { min?: number } = {},
 ): number {
   const min = opts.min ?? 0;
-  if (
-    raw === undefined || !/^(0|[1-9][0-9]{0,15})$/.test(raw) || !Number.isSafeInteger(Number(raw))
-  ) {
-    throw new ApiError(
-      "bad-parameter",
-      `Cannot read ${name}: ${JSON.stringify(raw ?? null)} is not a non-negative decimal integer`,
-    );
+  if (raw === undefined) throw missing(name);
+  if (!/^(0|[1-9][0-9]{0,15})$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
+    throw badParameter(name, `${JSON.stringify(raw)} is not a non-negative decimal integer`);
   }
   const n = Number(raw);
-  if (n < min) {
-    throw new ApiError("bad-parameter", `Cannot read ${name}: it must be at least ${min}`);
-  }
+  if (n < min) throw badParameter(name, `it must be at least ${min}`);
   return n;
 }
 
@@ -31,11 +37,9 @@ export function optIntParam(name: string, raw: string | undefined, opts: { min?:
 
 /** A 32-byte hash as 64 lowercase hex characters. */
 export function hashParam(name: string, raw: string | undefined): string {
-  if (raw === undefined || !/^[0-9a-f]{64}$/.test(raw)) {
-    throw new ApiError(
-      "bad-parameter",
-      `Cannot read ${name}: ${JSON.stringify(raw ?? null)} is not 64 lowercase hex characters`,
-    );
+  if (raw === undefined) throw missing(name);
+  if (!/^[0-9a-f]{64}$/.test(raw)) {
+    throw badParameter(name, `${JSON.stringify(raw)} is not 64 lowercase hex characters`);
   }
   return raw;
 }

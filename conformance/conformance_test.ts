@@ -1,5 +1,6 @@
 // The published vectors, checked: regeneration is byte-identical; every positive is valid and every
-// negative refused with exactly its expected codes, on both Ed25519 paths with identical reports;
+// negative refused with exactly its expected codes, on both signature paths (WebCrypto and pure,
+// Ed25519 and ES256) with identical reports;
 // every refusal code of verify/codes.ts has a negative vector; any single-bit flip of a valid
 // envelope makes it invalid (fast-check over vectors × bit positions).
 
@@ -61,13 +62,13 @@ function summary(r: VerificationReport) {
   return { valid: r.valid, codes: failureCodes(r) };
 }
 
-Deno.test("conformance: every vector verifies to its expected outcome (WebCrypto and pure Ed25519 alike)", async () => {
+Deno.test("conformance: every vector verifies to its expected outcome (WebCrypto and pure paths alike, Ed25519 and ES256)", async () => {
   let positives = 0, negatives = 0;
   for (const v of vectors) {
     const env = fromHex(v.cose_sign1_hex);
     const fast = await verifyEnvelope(env, opts);
-    const pure = await verifyEnvelope(env, { ...opts, pureEd25519: true });
-    assert.deepEqual(pure, fast, `${v.name}: the two Ed25519 paths give different reports`);
+    const pure = await verifyEnvelope(env, { ...opts, pureEd25519: true, pureEs256: true });
+    assert.deepEqual(pure, fast, `${v.name}: the two signature paths give different reports`);
     assert.deepEqual(
       summary(fast),
       { valid: v.expected.valid, codes: v.expected.codes },

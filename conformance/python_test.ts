@@ -35,7 +35,13 @@ async function requireDeps() {
     0,
     `Cannot run the Python verifier: ${PY} is missing (install Debian package python3)`,
   );
-  for (const [mod, pkg] of [["cbor2", "python3-cbor2"], ["nacl.signing", "python3-nacl"]]) {
+  for (
+    const [mod, pkg] of [
+      ["cbor2", "python3-cbor2"],
+      ["nacl.signing", "python3-nacl"],
+      ["cryptography.hazmat.primitives.asymmetric.ec", "python3-cryptography"],
+    ]
+  ) {
     const r = await sh(PY, ["-c", `import ${mod}`]);
     assert.equal(
       r.code,
@@ -83,12 +89,23 @@ Deno.test("python: jcverify notices a vector whose expectation is wrong (it can 
     v.expected.codes = ["joules-below-tools"]; // a wrong code
     const pos = JSON.parse(await Deno.readTextFile(`${tmp}/jcr1.json`));
     pos.vectors[0].expected = { valid: false, codes: ["bad-signature"] }; // a valid one claimed refused
+    // ES256: a valid high-s envelope with one signature bit flipped still claimed valid, and an
+    // r-range refusal claimed as an s-range one (so ES256 verification itself is exercised)
+    const es = JSON.parse(await Deno.readTextFile(`${tmp}/es256.json`));
+    const hs = es.vectors.find((x: { name: string }) => x.name === "es256-high-s");
+    hs.cose_sign1_hex = hs.cose_sign1_hex.slice(0, -2) +
+      (parseInt(hs.cose_sign1_hex.slice(-2), 16) ^ 1).toString(16).padStart(2, "0");
+    const rz = es.vectors.find((x: { name: string }) => x.name === "neg-es256-r-zero");
+    rz.expected.codes = ["es256-s-range"];
+    await Deno.writeTextFile(`${tmp}/es256.json`, JSON.stringify(es));
     await Deno.writeTextFile(`${tmp}/negative.json`, JSON.stringify(neg));
     await Deno.writeTextFile(`${tmp}/jcr1.json`, JSON.stringify(pos));
     const r = await sh(PY, ["-m", "jcverify", tmp], `${here}python`);
     assert.equal(r.code, 1, r.out + r.err);
-    assert.match(r.out, /2 disagreements/);
+    assert.match(r.out, /4 disagreements/);
     assert.match(r.err, /neg-provenance-not-worst/);
+    assert.match(r.err, /es256-high-s/);
+    assert.match(r.err, /neg-es256-r-zero/);
   } finally {
     await Deno.remove(tmp, { recursive: true });
   }

@@ -9,6 +9,7 @@ export {
   ed25519Sign,
   ed25519Verify,
   entryLeafHash,
+  envelopeContentId,
   fromHex,
   publicKeyFromDidKey,
   toHex,

@@ -2,11 +2,19 @@
 // appends in batches, writes entries, tiles and the new signed head (JouleClaw SPEC §22.2) in one
 // atomic durable `commitBatch`, and only then answers every append of the batch with its index,
 // the head and an inclusion proof (RFC 6962 §2.1.1). Identical bytes resolve to the original index
-// (exactly-once, also within one batch). A full queue pushes back. Before signing a head the
-// sequencer proves it consistent with the previous one (RFC 9162 §2.1.4.2). Pure: storage is
-// injected (log/storage.ts), so this runs in Deno, Node and workerd alike.
+// (exactly-once, also within one batch), and so does a second envelope of the same signed content
+// (its content identity, verify/content_id.ts; docs/DECISIONS.md "One entry per signed content").
+// A full queue pushes back. Before signing a head the sequencer proves it consistent with the
+// previous one (RFC 9162 §2.1.4.2). Pure: storage is injected (log/storage.ts), so this runs in
+// Deno, Node and workerd alike.
 import { blake3Hasher, HASH_SIZE, sha256Hasher } from "./hasher.ts";
-import { didKeyFromPublicKey, ed25519PublicKey, ed25519Sign, toHex } from "./crypto.ts";
+import {
+  didKeyFromPublicKey,
+  ed25519PublicKey,
+  ed25519Sign,
+  envelopeContentId,
+  toHex,
+} from "./crypto.ts";
 import { type TreeHead, treeHeadBytes } from "./head.ts";
 import { LogInputError, LogIntegrityError, LogStorageError, PushbackError } from "./errors.ts";
 import type { EntryWrite, LogStorage, StoredHead } from "./storage.ts";
@@ -40,7 +48,10 @@ export interface AppendResult {
   leaf_hash: string;
   tree_head: TreeHead;
   inclusion_proof: string[];
-  /** False when identical bytes were already logged (the index is the original one). */
+  /**
+   * False when identical bytes, or another envelope of the same signed content, were already
+   * logged: the index and leaf hash are then the logged entry's.
+   */
   created: boolean;
 }
 
@@ -118,6 +129,13 @@ export interface LogOptions extends SequencerOptions {
   secretKey: Uint8Array;
   /** Clock, ms since the epoch (tests inject one). */
   now?: () => number;
+  /**
+   * The content identity of an entry, or undefined for an entry without one: entries of one
+   * identity are logged once (the first; later ones answer its index). Default: the COSE_Sign1
+   * envelope's (verify/content_id.ts); `null` turns the index off. Used only with a store that
+   * has `contentIndex` (all of this repository's).
+   */
+  contentId?: ((entry: Uint8Array) => Uint8Array | undefined) | null;
 }
 
 /**
@@ -147,6 +165,9 @@ interface Pending {
   entry: Uint8Array;
   leafHash: Uint8Array;
   key: string;
+  /** The content identity and its hex, when the entry has one. */
+  contentId: Uint8Array | undefined;
+  cid: string | undefined;
   resolve(r: AppendResult): void;
   reject(e: unknown): void;
   more: Waiter[] | undefined;
@@ -213,6 +234,8 @@ class SequencedLog implements Log {
   #headJson: TreeHead;
   #queue: Pending[] = [];
   readonly #byKey = new Map<string, Pending>();
+  readonly #byContent = new Map<string, Pending>(); // pending entries by content identity
+  readonly #contentId: ((entry: Uint8Array) => Uint8Array | undefined) | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #running: Promise<void> | undefined;
   #reload = false;
@@ -256,6 +279,9 @@ class SequencedLog implements Log {
     this.#head = head;
     this.#headJson = headJson(head, this.#signer);
     this.#cache = new TileCache(positive("tileCacheTiles", o.tileCacheTiles, 4096));
+    this.#contentId = s.contentIndex && o.contentId !== null
+      ? o.contentId ?? envelopeContentId
+      : undefined;
   }
 
   append(entry: Uint8Array): Promise<AppendResult> {
@@ -281,7 +307,11 @@ class SequencedLog implements Log {
     if (this.#broken) return Promise.reject(this.#broken);
     const leafHash = h.leaf(entry);
     const key = toHex(leafHash);
-    const joined = this.#byKey.get(key);
+    const contentId = this.#contentId?.(entry);
+    const cid = contentId && toHex(contentId);
+    // same bytes, or the same signed content, already pending: the same index
+    const joined = this.#byKey.get(key) ??
+      (cid !== undefined ? this.#byContent.get(cid) : undefined);
     if (joined) {
       const { promise, resolve, reject } = Promise.withResolvers<AppendResult>();
       (joined.more ??= []).push({ resolve, reject }); // same bytes already pending: same index
@@ -296,9 +326,19 @@ class SequencedLog implements Log {
       );
     }
     const { promise, resolve, reject } = Promise.withResolvers<AppendResult>();
-    const p: Pending = { entry: entry.slice(), leafHash, key, resolve, reject, more: undefined };
+    const p: Pending = {
+      entry: entry.slice(),
+      leafHash,
+      key,
+      contentId,
+      cid,
+      resolve,
+      reject,
+      more: undefined,
+    };
     this.#queue.push(p);
     this.#byKey.set(key, p);
+    if (cid !== undefined) this.#byContent.set(cid, p);
     this.#schedule();
     return promise;
   }
@@ -382,6 +422,7 @@ class SequencedLog implements Log {
           index: base + i,
           leafHash: p.leafHash,
           bytes: p.entry,
+          contentId: p.contentId,
         }));
         try {
           await this.#s.commitBatch({ entries, tiles, sha256Tiles, head });
@@ -412,9 +453,11 @@ class SequencedLog implements Log {
         const proof = created
           ? tree!.hexProof(index)
           : (await inclusionProof(h, index, head.size, reader.read, memo)).map(toHex);
+        // a twin (same signed content, other bytes) answers with the logged entry's leaf hash
+        const leafHex = created ? p.key : await this.#leafHex(index, reader);
         p.resolve({
           index,
-          leaf_hash: p.key,
+          leaf_hash: leafHex,
           tree_head: treeHead,
           inclusion_proof: proof,
           created,
@@ -423,7 +466,7 @@ class SequencedLog implements Log {
           for (const w of p.more) {
             w.resolve({
               index,
-              leaf_hash: p.key,
+              leaf_hash: leafHex,
               tree_head: treeHead,
               inclusion_proof: proof,
               created: false,
@@ -437,8 +480,17 @@ class SequencedLog implements Log {
         if (p.more) { for (const w of p.more) w.reject(e); }
       }
     } finally {
-      for (const p of batch) this.#byKey.delete(p.key);
+      for (const p of batch) {
+        this.#byKey.delete(p.key);
+        if (p.cid !== undefined) this.#byContent.delete(p.cid);
+      }
     }
+  }
+
+  /** The leaf hash at a stored index, hex, read from the level-0 tile. */
+  async #leafHex(index: number, reader: TileNodeReader): Promise<string> {
+    const [leaf] = await reader.read([{ level: 0, index }]);
+    return toHex(leaf);
   }
 
   /**
@@ -563,6 +615,15 @@ class SequencedLog implements Log {
           break;
         }
       }
+    }
+    // Not stored as these bytes: is the same signed content stored (another envelope of it)?
+    const ask = batch.flatMap((p, k) => out[k] === undefined && p.contentId ? [k] : []);
+    if (ask.length && s.contentIndex) {
+      const at = await s.contentIndex(ask.map((k) => batch[k].contentId!));
+      ask.forEach((k, j) => {
+        const i = at[j];
+        if (i !== undefined && i < this.#edge.size) out[k] = i;
+      });
     }
     return out;
   }
@@ -730,6 +791,30 @@ class SequencedLog implements Log {
 }
 
 /**
+ * Completes the content index of a store written before it existed (docs/DECISIONS.md "One entry
+ * per signed content"): every stored entry's identity, 1024 entries per write, before the log
+ * takes appends. Once per store; a store created with the index has nothing to do.
+ */
+async function backfillContentIndex(s: LogStorage, o: LogOptions, size: number): Promise<void> {
+  if (o.contentId === null || !s.contentIndexReach || !s.backfillContentIndex) return;
+  const contentId = o.contentId ?? envelopeContentId;
+  let reach = await s.contentIndexReach();
+  while (reach !== "all") {
+    const entries = reach < size ? await s.entries(reach, 1024) : [];
+    const rows: { index: number; contentId: Uint8Array }[] = [];
+    entries.forEach((e, k) => {
+      const id = contentId(e);
+      if (id) rows.push({ index: reach as number + k, contentId: id });
+    });
+    const next = entries.length === 0 || reach + entries.length >= size
+      ? "all"
+      : reach + entries.length;
+    await s.backfillContentIndex(rows, next);
+    reach = next;
+  }
+}
+
+/**
  * Opens a log over a store: proves the store's latest head against its nodes and entries
  * (refusing with `LogIntegrityError` otherwise), publishes the empty tree's head on first open,
  * and starts the sequencer.
@@ -756,7 +841,10 @@ export async function openLog(s: LogStorage, o: LogOptions): Promise<Log> {
       throw new LogIntegrityError("Cannot open log: migrating the SHA-256 view failed");
     }
   }
-  if (r) return new SequencedLog(s, o, { ...r, sha256Edge: r.sha256Edge! }, name);
+  if (r) {
+    await backfillContentIndex(s, o, r.head.size);
+    return new SequencedLog(s, o, { ...r, sha256Edge: r.sha256Edge! }, name);
+  }
   const now = Math.floor((o.now ?? Date.now)());
   const root = h.empty(); // RFC 6962 §2.1: the empty tree's hash, BLAKE3("") (SPEC §22.1)
   const head = {

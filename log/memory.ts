@@ -33,6 +33,7 @@ export function createMemoryStore(): MemoryStore {
   const heads = new Map<number, StoredHead>();
   const tiles = new Map<string, Uint8Array>();
   const leaves = new Map<string, number>();
+  const contentIds = new Map<string, number>(); // content identity → index
   let latest: StoredHead | undefined;
   let name: string | undefined;
   let nextFault: CommitFault | undefined;
@@ -70,6 +71,7 @@ export function createMemoryStore(): MemoryStore {
       const i = leaves.get(toHex(leafHash));
       return Promise.resolve(i === undefined ? [] : [i]);
     },
+    contentIndex: (ids) => Promise.resolve(ids.map((id) => contentIds.get(toHex(id)))),
     commitBatch(batch: Batch) {
       commits++;
       const fault = nextFault ?? store.faultPlan?.(commits);
@@ -97,11 +99,21 @@ export function createMemoryStore(): MemoryStore {
           );
         }
         seen.add(k);
+        if (e.contentId) {
+          const c = "c" + toHex(e.contentId);
+          if (contentIds.has(c.slice(1)) || seen.has(c)) {
+            return Promise.reject(
+              new StorageConflictError(`Cannot commit batch: content ${c} is already stored`),
+            );
+          }
+          seen.add(c);
+        }
       }
       // Applied as one step: nothing in between can observe a part of it.
       for (const e of batch.entries) {
         entries[e.index] = e.bytes.slice();
         leaves.set(toHex(e.leafHash), e.index);
+        if (e.contentId) contentIds.set(toHex(e.contentId), e.index);
       }
       for (const t of batch.tiles) tiles.set(tileKey("blake3", t.level, t.index), t.hashes.slice());
       for (const t of batch.sha256Tiles) {

@@ -33,6 +33,12 @@ export interface EntryWrite {
   index: number;
   leafHash: Uint8Array;
   bytes: Uint8Array;
+  /**
+   * The entry's content identity (32 bytes; verify/content_id.ts), when it has one: a backend with
+   * `contentIndex` stores it in a unique index beside the leaf index (docs/DECISIONS.md "One entry
+   * per signed content").
+   */
+  contentId?: Uint8Array;
 }
 
 /** Everything one sequencer step writes, atomically. */
@@ -89,6 +95,26 @@ export interface LogStorage {
    * batch with it when a backend offers it); `[k]` answers `leafHashes[k]`.
    */
   leafCandidatesMany?(leafHashes: Uint8Array[]): Promise<number[][]>;
+  /**
+   * Optional (every backend here has it): the stored index of each content identity, undefined
+   * when none; `[k]` answers `contentIds[k]`. A backend that has it stores `EntryWrite.contentId`
+   * in `commitBatch`, unique like the leaf index (a stored identity refuses the batch).
+   */
+  contentIndex?(contentIds: Uint8Array[]): Promise<(number | undefined)[]>;
+  /**
+   * Optional, with `contentIndex`: how many leading entries the content index covers — "all" for
+   * a store whose every entry was committed with its identity (a store created with the index);
+   * a number for a store written before it existed, until `backfillContentIndex` completes it.
+   */
+  contentIndexReach?(): Promise<number | "all">;
+  /**
+   * Optional: adds identities of entries already stored (an identity already indexed keeps its
+   * first index), then records the new reach; one atomic write.
+   */
+  backfillContentIndex?(
+    rows: { index: number; contentId: Uint8Array }[],
+    reach: number | "all",
+  ): Promise<void>;
   /**
    * Writes the batch atomically and durably: after it resolves, all of it survives a crash;
    * when it rejects, either all of it or none of it is stored (never a part). Refuses

@@ -2,6 +2,11 @@
 // install step — meter-agent/dist/meter-agent.mjs — and puts koffi (the NVML FFI module, 2.x) beside
 // it as dist/node_modules/koffi with the prebuilt native modules for Linux x64 and arm64 (Jetson),
 // where the bundle's lazy `createRequire(import.meta.url)("koffi")` finds it.
+//
+// koffi is fetched only here, never by the service: it is pinned by meter-agent/koffi/deno.json
+// (and its deno.lock), installed into meter-agent/koffi/node_modules on the first build. Its
+// install script is declined there (`allowScripts.deny`): the package ships the prebuilt modules
+// copied below, and the script would only rebuild them.
 
 import { fileURLToPath as fromFileUrl } from "node:url";
 
@@ -39,10 +44,26 @@ export async function buildAgent(outDir = here("./dist/")): Promise<string> {
   return out;
 }
 
+/** Installs the pinned koffi into meter-agent/koffi/node_modules (a no-op once there). */
+async function installKoffi(): Promise<void> {
+  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["install", "--quiet", "--frozen"],
+    cwd: here("./koffi/"),
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (code !== 0) {
+    throw new Error(
+      `Cannot install koffi (meter-agent/koffi/deno.json): ${new TextDecoder().decode(stderr)}`,
+    );
+  }
+}
+
 async function copyKoffi(dest: string): Promise<void> {
-  const src = here("../node_modules/koffi");
+  await installKoffi();
+  const src = here("./koffi/node_modules/koffi");
   const real = await Deno.realPath(src).catch(() => {
-    throw new Error(`Cannot copy koffi: ${src} is missing (run \`deno install\`)`);
+    throw new Error(`Cannot copy koffi: ${src} is missing after deno install`);
   });
   await Deno.remove(dest, { recursive: true }).catch(() => {});
   for (const f of ["package.json", "index.js", "indirect.js", "LICENSE.txt"]) {

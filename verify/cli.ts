@@ -4,6 +4,16 @@
 //
 // This entry point is the one file of verify/ that touches Deno I/O; the verifier itself is pure.
 
+import {
+  type CommandSpec,
+  flag,
+  list,
+  parseArgs as parseCommandArgs,
+  type ParsedArgs,
+  resolveFromCaller,
+  str,
+  UsageError as CommandUsageError,
+} from "../cli/mod.ts";
 import { fromHex, toHex } from "./bytes.ts";
 import { VerifyInputError } from "./errors.ts";
 import { KeyDirectory } from "./key_directory.ts";
@@ -23,7 +33,8 @@ Operator configuration (all optional; flags add to, and override entries of, --c
                          "reference_vectors": {input_hash: {"joules_uj": n}}, "policies": [policy]}
                          (conformance/vectors/operator-config.json is an example)
   --gateway-key ID=HEX   HMAC key of gateway ID for tool receipts (JCR-1 §5); repeatable
-  --key KID=KEY          public key (64 hex or a did:key) for a kid that is not a did:key,
+  --key KID=KEY          public key for a kid that is not a did:key: 64 hex (Ed25519), 66 or
+                         130 hex (P-256, SEC 1 compressed or uncompressed), or a did:key,
                          e.g. a KERI AID (JCR-1 §4); repeatable
   --reference HASH=UJ    reference joules for an input_hash, enabling the drift-band check
                          (JCR-1 §6 step 6, §7.1); repeatable
@@ -31,6 +42,7 @@ Operator configuration (all optional; flags add to, and override entries of, --c
                          policy_digest must be its SPEC §10.1 digest; repeatable
 Other:
   --pure-ed25519         verify with the pure-JS Ed25519 path instead of WebCrypto
+  --pure-es256           verify with the pure-JS ES256 (P-256) path instead of WebCrypto
   --compact              print the report on one line
   -h, --help             this text
 
@@ -49,6 +61,8 @@ export interface CliIo {
 export const MAX_INPUT_BYTES = 16 * 1024 * 1024;
 
 class UsageError extends Error {}
+/** A usage error in the arguments themselves: the usage follows the message on stderr. */
+class ArgumentError extends UsageError {}
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -104,70 +118,70 @@ interface Parsed {
   flags: VerifierOptions;
 }
 
+/** The options of the command (cli/args.ts parses them; HELP above describes them). */
+export const VERIFY: CommandSpec = {
+  name: "deno task verify",
+  args: "<file | ->",
+  summary: "Verifies one COSE_Sign1 receipt envelope (JCR-1 §6).",
+  positionals: [0, Infinity], // exactly one, checked below with its own message
+  options: [
+    { name: "config", value: "FILE", help: "operator configuration JSON" },
+    { name: "gateway-key", value: "ID=HEX", repeat: true, help: "gateway HMAC key" },
+    { name: "key", value: "KID=KEY", repeat: true, help: "public key of a kid" },
+    { name: "reference", value: "HASH=UJ", repeat: true, help: "reference joules" },
+    { name: "policy", value: "FILE", repeat: true, help: "a policy the caller vouches for" },
+    { name: "pure-ed25519", help: "pure-JS Ed25519" },
+    { name: "pure-es256", help: "pure-JS ES256" },
+    { name: "compact", help: "one line" },
+  ],
+};
+
 function parseArgs(args: string[]): Parsed {
-  const p: Parsed = { help: false, compact: false, policyFiles: [], flags: {} };
+  let a: ParsedArgs;
+  try {
+    a = parseCommandArgs(args, VERIFY);
+  } catch (e) {
+    if (e instanceof CommandUsageError) {
+      throw new ArgumentError(`Cannot parse arguments: ${e.message}`);
+    }
+    throw e;
+  }
+  const p: Parsed = {
+    help: a.help,
+    compact: flag(a, "compact"),
+    configFile: str(a, "config"),
+    policyFiles: list(a, "policy"),
+    flags: {},
+  };
+  if (a.help) return p;
+  if (flag(a, "pure-ed25519")) p.flags.pureEd25519 = true;
+  if (flag(a, "pure-es256")) p.flags.pureEs256 = true;
+  if (a.positional.length > 1) {
+    throw new ArgumentError("Cannot parse arguments: exactly one input (file or -) is accepted");
+  }
+  p.input = a.positional[0];
   const gw: Record<string, Uint8Array> = {};
   const keys: Record<string, string> = {};
   const refs: Record<string, { joules_uj: bigint }> = {};
-  for (let i = 0; i < args.length; i++) {
-    // "--flag=value" and "--flag value" are the same.
-    const eq = args[i].startsWith("--") ? args[i].indexOf("=") : -1;
-    const a = eq > 0 ? args[i].slice(0, eq) : args[i];
-    const inline = eq > 0 ? args[i].slice(eq + 1) : undefined;
-    const value = (): string => {
-      if (inline !== undefined) return inline;
-      if (i + 1 >= args.length) throw new UsageError(`Cannot parse ${a}: a value is required`);
-      return args[++i];
-    };
-    switch (a) {
-      case "-h":
-      case "--help":
-        p.help = true;
-        break;
-      case "--compact":
-        p.compact = true;
-        break;
-      case "--pure-ed25519":
-        p.flags.pureEd25519 = true;
-        break;
-      case "--config":
-        p.configFile = value();
-        break;
-      case "--policy":
-        p.policyFiles.push(value());
-        break;
-      case "--gateway-key": {
-        const [id, hex] = splitPair(a, value());
-        gw[id] = fromHex(hex.toLowerCase());
-        break;
-      }
-      case "--key": {
-        const [kid, key] = splitPair(a, value());
-        keys[kid] = key;
-        break;
-      }
-      case "--reference": {
-        const [h, uj] = splitPair(a, value());
-        if (!/^[0-9a-f]{64}$/.test(h)) {
-          throw new UsageError(
-            `Cannot parse --reference: ${JSON.stringify(h)} is not a 64-hex input_hash`,
-          );
-        }
-        if (!/^(0|[1-9][0-9]*)$/.test(uj) || BigInt(uj) >= 1n << 64n) {
-          throw new UsageError(`Cannot parse --reference: ${JSON.stringify(uj)} is not a u64`);
-        }
-        refs[h] = { joules_uj: BigInt(uj) };
-        break;
-      }
-      default:
-        if (a.startsWith("-") && a !== "-") {
-          throw new UsageError(`Cannot parse arguments: unknown option ${a}`);
-        }
-        if (p.input !== undefined) {
-          throw new UsageError("Cannot parse arguments: exactly one input (file or -) is accepted");
-        }
-        p.input = a;
+  for (const v of list(a, "gateway-key")) {
+    const [id, hex] = splitPair("--gateway-key", v);
+    gw[id] = fromHex(hex.toLowerCase());
+  }
+  for (const v of list(a, "key")) {
+    const [kid, key] = splitPair("--key", v);
+    keys[kid] = key;
+  }
+  for (const v of list(a, "reference")) {
+    const [h, uj] = splitPair("--reference", v);
+    if (!/^[0-9a-f]{64}$/.test(h)) {
+      throw new UsageError(
+        `Cannot parse --reference: ${JSON.stringify(h)} is not a 64-hex input_hash`,
+      );
     }
+    if (!/^(0|[1-9][0-9]*)$/.test(uj) || BigInt(uj) >= 1n << 64n) {
+      throw new UsageError(`Cannot parse --reference: ${JSON.stringify(uj)} is not a u64`);
+    }
+    refs[h] = { joules_uj: BigInt(uj) };
   }
   if (Object.keys(gw).length) p.flags.gatewayKeys = gw;
   if (Object.keys(keys).length) p.flags.keys = new KeyDirectory(keys);
@@ -209,9 +223,7 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
     }
     compact = p.compact;
     if (p.input === undefined) {
-      throw new UsageError(
-        "Cannot parse arguments: no input given (a file, or - for stdin); see --help",
-      );
+      throw new ArgumentError("Cannot parse arguments: no input given (a file, or - for stdin)");
     }
     const layers: VerifierOptions[] = [];
     if (p.configFile) layers.push(optionsFromConfig(await readJson(io, p.configFile, "config")));
@@ -235,6 +247,7 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
   } catch (e) {
     if (e instanceof UsageError || e instanceof VerifyInputError || e instanceof PolicyError) {
       io.err(`${e.message}${"code" in e ? ` [${(e as { code: string }).code}]` : ""}\n`);
+      if (e instanceof ArgumentError) io.err(`\n${HELP}`);
       return 2;
     }
     if (
@@ -258,7 +271,8 @@ function writeAll(w: { writeSync(b: Uint8Array): number }, t: string): void {
 
 /** The real process I/O. */
 export const denoIo: CliIo = {
-  readFile: (path) => Deno.readFile(path),
+  // File arguments are the caller's: `deno task` runs in the project root (cli/args.ts).
+  readFile: (path) => Deno.readFile(resolveFromCaller(path, Deno.env.toObject(), Deno.cwd())),
   readStdin: async () => new Uint8Array(await new Response(Deno.stdin.readable).arrayBuffer()),
   out: (t) => writeAll(Deno.stdout, t),
   err: (t) => writeAll(Deno.stderr, t),

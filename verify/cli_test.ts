@@ -1,8 +1,9 @@
 // Tests for `deno task verify`: exit statuses 0/1/2 through the real process, and every input form
 // and operator flag in-process through runCli.
 import assert from "node:assert/strict";
-import { type CliIo, envelopeFromInput, HELP, runCli } from "./cli.ts";
+import { type CliIo, envelopeFromInput, HELP, runCli, VERIFY } from "./cli.ts";
 import { fromHex, toHex } from "./bytes.ts";
+import { coseSign1Es256, encodeCbor, p256PublicKey } from "./mod.ts";
 
 const vdir = new URL("../conformance/vectors/", import.meta.url);
 const CONFIG = new URL("operator-config.json", vdir).pathname;
@@ -120,7 +121,7 @@ Deno.test("cli: unusable input and bad flags exit 2 with a Cannot … message, a
     [["--reference", "abc=5", "f"], { f: "00" }, /not a 64-hex input_hash/],
     [["--reference", `${"a".repeat(64)}=-5`, "f"], { f: "00" }, /not a u64/],
     [["--gateway-key", "novalue", "f"], { f: "00" }, /expected NAME=VALUE/],
-    [["--key"], {}, /a value is required/],
+    [["--key"], {}, /option --key needs a value/],
   ];
   for (const [args, files, re] of cases) {
     const r = await run(args, files);
@@ -147,6 +148,8 @@ Deno.test("cli: --help documents every flag and exits 0", async () => {
   ) {
     assert.ok(HELP.includes(flag), flag);
   }
+  // every option the parser takes is in the help (and the parser's list is the one in VERIFY)
+  for (const o of VERIFY.options) assert.ok(HELP.includes(`--${o.name}`), o.name);
 });
 
 Deno.test("cli: operator flags do what the config file does", async () => {
@@ -206,4 +209,28 @@ Deno.test("cli: envelopeFromInput never confuses the three forms", () => {
   );
   const tagged = new Uint8Array([0xd2, ...env]);
   assert.deepEqual(envelopeFromInput(tagged), tagged);
+});
+
+Deno.test("cli: ES256 envelopes on both paths; a P-256 --key for a directory kid", async () => {
+  const es = JSON.parse(await Deno.readTextFile(new URL("es256.json", vdir))).vectors as V[];
+  const env = fromHex(es.find((v) => v.name === "es256-policy-1")!.cose_sign1_hex);
+  for (const flags of [[], ["--pure-es256"]]) {
+    const r = await run([...flags, "f"], { f: env });
+    assert.equal(r.code, 0, r.out.join(""));
+  }
+  const bad = fromHex(es.find((v) => v.name === "neg-es256-s-zero")!.cose_sign1_hex);
+  const r = await run(["--pure-es256", "f"], { f: bad });
+  assert.equal(r.code, 1);
+  assert.equal(r.report().steps[2].code, "es256-s-range");
+  // a directory kid with a P-256 key given as 66 hex digits (the key of the es256 steward)
+  const sk = new Uint8Array(32).fill(9);
+  const core = { ...es.find((v) => v.name === "es256-jcr1-l1-deterministic")!.json };
+  core.steward = "did:keri:EP256";
+  const signed = coseSign1Es256(encodeCbor(core), sk, "did:keri:EP256");
+  const unknown = await run(["f"], { f: signed });
+  assert.equal(unknown.report().steps[2].code, "unknown-kid");
+  const known = await run(["--key", `did:keri:EP256=${toHex(p256PublicKey(sk))}`, "f"], {
+    f: signed,
+  });
+  assert.equal(known.code, 0, known.out.join(""));
 });

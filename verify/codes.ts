@@ -40,18 +40,19 @@ export const REASON_CODES = {
   "cose-protected-not-canonical": "the protected header bytes are not strict deterministic CBOR",
   "cose-protected-keys": "the protected header is not a map of exactly {1: alg, 4: kid}",
   "cose-alg-unsupported":
-    "alg is ES256 (-7): permitted by JCR-1 §4 but this service verifies EdDSA only",
-  "cose-bad-alg": "alg is neither EdDSA (-8) nor a JCR-1 algorithm",
+    "retired: alg ES256 (-7) was refused before ES256 was verified (never produced now)",
+  "cose-bad-alg": "alg is neither EdDSA (-8) nor ES256 (-7), the JCR-1 §4 algorithms",
   "cose-kid-not-text": "the kid (label 4) is not a text string",
   "cose-unprotected-not-empty": "the unprotected header is not an empty map",
   "cose-payload-not-bstr": "the payload is not a byte string (detached payloads are not supported)",
-  "cose-bad-signature": "the signature is not a 64-byte byte string",
+  "cose-bad-signature":
+    "the signature is not a 64-byte byte string (Ed25519 R ‖ S, or ES256 r ‖ s per RFC 9053 §2.1)",
 
   // --- keys
   "bad-did-key":
-    "a did:key is not did:key:z + base58btc(0xed 0x01 || 32-byte key), round-tripping exactly",
+    "a did:key is not did:key:z + base58btc(0xed 0x01 || 32-byte key, or 0x80 0x24 || 33-byte P-256 point), round-tripping exactly",
   "bad-key-directory": "an operator key-directory entry is malformed",
-  "bad-public-key": "a public key is not 32 bytes",
+  "bad-public-key": "a public key is not 32 bytes (Ed25519) or a valid compressed P-256 point",
 
   // --- tool-receipt HMAC (JCR-1 §5)
   "hmac-field-nul": "a tool-receipt field used in the HMAC payload contains a NUL byte",
@@ -110,7 +111,7 @@ export const REASON_CODES = {
   "kid-steward-mismatch":
     "[signature] the COSE kid differs from the core's steward (SPEC §10, §16.7; JCP §8)",
   "bad-signature":
-    "[signature] the Ed25519 signature over Sig_structure does not verify (strict, RFC 8032 §5.1.7)",
+    "[signature] the signature over Sig_structure does not verify (strict Ed25519, RFC 8032 §5.1.7; or ES256, SEC 1 §4.1.4)",
   "not-reached": "[any] skipped: an earlier step produced no checked core to run this step on",
   "not-applicable": "[any] skipped: the receipt's profile has no such step",
   // --- JCR-1 cascade receipt "1" (verify/profiles/jcr1.ts)
@@ -158,6 +159,19 @@ export const REASON_CODES = {
   "bad-config": "an operator-config JSON document (CLI --config) is malformed",
   "legacy-profile":
     "a producer asked to seal a verify-only legacy profile (JCP §8: jcp/1 is never minted)",
+  // --- ES256 (JCR-1 §4 alg -7; verify/p256.ts, docs/DECISIONS.md "ES256")
+  "did-key-p256-uncompressed":
+    "[signature] a p256-pub did:key carries an uncompressed point; did:key names P-256 keys compressed",
+  "p256-key-encoding":
+    "[signature] a p256-pub did:key's key is not 0x02/0x03 || x with x < p (SEC 1 §2.3.3)",
+  "p256-key-not-on-curve":
+    "[signature] a p256-pub did:key's x is no point of P-256 (SEC 1 §2.3.4: not on the curve)",
+  "kid-alg-mismatch":
+    "[signature] the kid names a key of the other type than the header's alg (Ed25519 key with ES256, or P-256 key with EdDSA)",
+  "es256-r-range":
+    "[signature] the ES256 signature's r is 0 or not below the group order n (SEC 1 §4.1.4)",
+  "es256-s-range":
+    "[signature] the ES256 signature's s is 0 or not below the group order n (SEC 1 §4.1.4)",
 } as const;
 
 /** A stable reason code. */
@@ -202,6 +216,8 @@ export const NOT_VERIFICATION_OUTCOMES: Partial<Record<ReasonCode, string>> = {
   "reading-prev-mismatch": "service-side (POST /v1/readings), decided after verification",
   "reading-invalid":
     "service-side (POST /v1/readings): wraps a failed report, whose own code is the outcome",
+  "cose-alg-unsupported":
+    'retired: ES256 (-7) is verified (docs/DECISIONS.md "ES256"); kept so it is never reused',
 };
 
 /**

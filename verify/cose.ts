@@ -1,7 +1,8 @@
 // COSE_Sign1 (RFC 9052 §4.2, §4.4) in the one profile this service accepts (ARCHITECTURE
 // Decision 2, JCR-1 §4):
-//   COSE_Sign1 = [ protected: bstr .cbor {1: -8, 4: kid}, unprotected: {}, payload: bstr,
+//   COSE_Sign1 = [ protected: bstr .cbor {1: alg, 4: kid}, unprotected: {}, payload: bstr,
 //                  signature: bstr .size 64 ]
+// with alg -8 (EdDSA, Ed25519) or -7 (ES256, r ‖ s per RFC 9053 §2.1: also 64 bytes)
 // untagged or with a single leading tag 18. The strict decoder refuses every tag, so this parser
 // alone strips ONE leading 0xd2 before handing the rest to it. The signature is over
 // Sig_structure = ["Signature1", protected, h'', payload] built from the protected bytes exactly
@@ -12,6 +13,7 @@ import { type CborMap, decodeCbor, encodeCbor } from "./cbor.ts";
 import { decodeAsciiText } from "./cbor_decode.ts";
 import { headSize, writeHead } from "./cbor_encode.ts";
 import { ed25519Sign } from "./ed25519.ts";
+import { es256Sign } from "./p256.ts";
 import { CborError, VerifyInputError } from "./errors.ts";
 
 /** A parsed COSE_Sign1 envelope; byte fields are copies of the input. */
@@ -22,7 +24,9 @@ export interface CoseSign1 {
   kid: string;
   /** The payload: for a receipt, the deterministic-CBOR signed core (JCR-1 §3.3). */
   payload: Uint8Array;
-  /** The 64-byte Ed25519 signature. */
+  /** The header's algorithm: -8 EdDSA or -7 ES256 (JCR-1 §4). */
+  alg: -8 | -7;
+  /** The 64-byte signature: Ed25519 R ‖ S, or ES256 r ‖ s (RFC 9053 §2.1). */
   signature: Uint8Array;
   /** Whether the envelope carried tag 18. */
   tagged: boolean;
@@ -30,7 +34,7 @@ export interface CoseSign1 {
 
 /** COSE algorithm identifiers (RFC 9053 §2.1, §2.2). */
 export const COSE_ALG_EDDSA = -8;
-/** ES256: permitted by JCR-1 §4, not supported by this service. */
+/** ES256 (ECDSA P-256 / SHA-256): permitted by JCR-1 §4, verified strictly (verify/p256.ts). */
 export const COSE_ALG_ES256 = -7;
 const TAG_COSE_SIGN1 = 0xd2; // tag 18, RFC 9052 §4.2
 
@@ -56,6 +60,7 @@ export function parseCoseSign1(bytes: Uint8Array): CoseSign1 {
       protectedBytes: v.protectedBytes.slice(),
       kid: v.kid,
       payload: v.payload.slice(),
+      alg: v.alg,
       signature: v.signature,
       tagged: v.tagged,
     };
@@ -98,7 +103,7 @@ function stringAt(b: Uint8Array, p: number, major: number): number {
 
 /**
  * Decision 2's envelope read by position when its bytes are exactly the canonical layout
- *   [d2] 84 <bstr: a2 01 27 04 <tstr: ASCII kid>> a0 <bstr: payload> 58 40 <64 bytes>
+ *   [d2] 84 <bstr: a2 01 27|26 04 <tstr: ASCII kid>> a0 <bstr: payload> 58 40 <64 bytes>
  * — precisely the inputs on which the general parser succeeds with an ASCII kid, and with the
  * same result (tests/verify/cose_fast_test.ts). Undefined for anything else: the general parser
  * then answers, with its codes. Views into `bytes`, except the signature (a copy).
@@ -112,9 +117,10 @@ function readCanonicalLayout(b: Uint8Array): CoseSign1 | undefined {
   if (protLen < 0) return undefined;
   const protStart = contentAt;
   const protEnd = protStart + protLen;
-  // {1: -8, 4: kid}: a2 01 27 04, then the kid as a text string filling the rest
+  // {1: -8 | -7, 4: kid}: a2 01 27|26 04, then the kid as a text string filling the rest
   if (protLen < 5 || b[protStart] !== 0xa2 || b[protStart + 1] !== 0x01) return undefined;
-  if (b[protStart + 2] !== 0x27 || b[protStart + 3] !== 0x04) return undefined;
+  const algByte = b[protStart + 2];
+  if ((algByte !== 0x27 && algByte !== 0x26) || b[protStart + 3] !== 0x04) return undefined;
   const kidLen = stringAt(b, protStart + 4, 3);
   if (kidLen < 0 || contentAt + kidLen !== protEnd) return undefined;
   const kidStart = contentAt;
@@ -129,6 +135,7 @@ function readCanonicalLayout(b: Uint8Array): CoseSign1 | undefined {
     protectedBytes: b.subarray(protStart, protEnd),
     kid: decodeAsciiText(b, kidStart, protEnd),
     payload: b.subarray(payStart, sigAt),
+    alg: algByte === 0x27 ? COSE_ALG_EDDSA : COSE_ALG_ES256,
     signature: b.slice(sigAt + 2),
     tagged,
   };
@@ -173,13 +180,9 @@ export function parseCoseSign1Decoded(bytes: Uint8Array): CoseSign1 {
     bad("cose-protected-keys", "protected header is not exactly {1: alg, 4: kid}"); // Decision 2
   }
   const alg = (hdr as CborMap).get(1);
-  if (alg === COSE_ALG_ES256) {
-    bad(
-      "cose-alg-unsupported",
-      "alg ES256 (-7) is permitted by JCR-1 §4 but only EdDSA (-8) is supported here",
-    );
+  if (alg !== COSE_ALG_EDDSA && alg !== COSE_ALG_ES256) {
+    bad("cose-bad-alg", `alg ${String(alg)} is neither EdDSA (-8) nor ES256 (-7)`); // JCR-1 §4
   }
-  if (alg !== COSE_ALG_EDDSA) bad("cose-bad-alg", `alg ${String(alg)} is not EdDSA (-8)`); // JCR-1 §4
   const kid = (hdr as CborMap).get(4);
   if (typeof kid !== "string") bad("cose-kid-not-text", "kid (label 4) is not a text string"); // Decision 2
   if (!(unprot instanceof Map) || unprot.size !== 0) {
@@ -187,9 +190,10 @@ export function parseCoseSign1Decoded(bytes: Uint8Array): CoseSign1 {
   }
   if (!(payload instanceof Uint8Array)) bad("cose-payload-not-bstr", "payload is not a bstr");
   if (!(signature instanceof Uint8Array) || signature.length !== 64) {
-    bad("cose-bad-signature", "signature is not a 64-byte bstr"); // RFC 8032 §5.1.6: 64 bytes
+    // RFC 8032 §5.1.6 (Ed25519) and RFC 9053 §2.1 (ES256 r ‖ s): 64 bytes either way
+    bad("cose-bad-signature", "signature is not a 64-byte bstr");
   }
-  return { protectedBytes: prot, kid, payload, signature, tagged };
+  return { protectedBytes: prot, kid, payload, alg: alg as -8 | -7, signature, tagged };
 }
 
 /** 84 6a "Signature1": the head of the 4-item Sig_structure array and its context string. */
@@ -214,11 +218,22 @@ export function coseSigStructure(protectedBytes: Uint8Array, payload: Uint8Array
 }
 
 /**
- * The canonical protected header {1: -8, 4: kid} (Decision 2).
+ * The canonical protected header {1: alg, 4: kid} (Decision 2), alg -8 unless told.
  * @example toHex(coseProtectedHeader("k")) // "a2012704616b"
  */
-export function coseProtectedHeader(kid: string): Uint8Array {
-  return encodeCbor(new Map<number, number | string>([[1, COSE_ALG_EDDSA], [4, kid]]));
+export function coseProtectedHeader(kid: string, alg: -8 | -7 = COSE_ALG_EDDSA): Uint8Array {
+  return encodeCbor(new Map<number, number | string>([[1, alg], [4, kid]]));
+}
+
+/**
+ * Signs `payload` into an untagged ES256 COSE_Sign1 envelope, protected {1: -7, 4: kid}, with a
+ * 32-byte P-256 secret scalar (RFC 6979 nonce; s as it falls, high or low, like real signers).
+ * @example coseSign1Es256(core, secret, didKeyFromP256PublicKey(p256PublicKey(secret)))
+ */
+export function coseSign1Es256(payload: Uint8Array, secret32: Uint8Array, kid: string): Uint8Array {
+  const prot = coseProtectedHeader(kid, COSE_ALG_ES256);
+  const sig = es256Sign(coseSigStructure(prot, payload), secret32);
+  return encodeCbor([prot, new Map(), payload, sig]);
 }
 
 /**

@@ -37,15 +37,19 @@ export {
 export {
   base58btcDecode,
   base58btcEncode,
+  didKeyFromP256PublicKey,
   didKeyFromPublicKey,
   publicKeyFromDidKey,
+  resolveDidKey,
 } from "./did_key.ts";
+export type { DidKeyAlg, TypedPublicKey } from "./did_key.ts";
 export { KeyDirectory } from "./key_directory.ts";
 export {
   COSE_ALG_EDDSA,
   COSE_ALG_ES256,
   coseProtectedHeader,
   coseSign1,
+  coseSign1Es256,
   coseSigStructure,
   parseCoseSign1,
 } from "./cose.ts";
@@ -76,3 +80,19 @@ export { parsePolicy, policyDigest, policyDigestPreimage, PolicyError } from "./
 export type { Policy, PolicyAction, PolicyAgents, PolicyRule } from "./policy_digest.ts";
 export { INFORMATIONAL_CODES, NOT_VERIFICATION_OUTCOMES } from "./codes.ts";
 export { mergeOptions, optionsFromConfig } from "./operator_config.ts";
+export {
+  es256Backend,
+  es256Malleate,
+  es256Sign,
+  es256SignatureForm,
+  es256Verify,
+  es256VerifyPure,
+  P256_N,
+  p256Compress,
+  p256GenerateSecret,
+  p256KeyProblem,
+  p256PublicKey,
+  setWebCryptoEs256,
+} from "./p256.ts";
+export type { Es256Refusal } from "./p256.ts";
+export { envelopeContentId } from "./content_id.ts";

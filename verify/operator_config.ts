@@ -111,6 +111,7 @@ export function mergeOptions(...all: VerifierOptions[]): VerifierOptions {
     }
     if (o.policies) out.policies = { ...out.policies, ...o.policies };
     if (o.pureEd25519 !== undefined) out.pureEd25519 = o.pureEd25519;
+    if (o.pureEs256 !== undefined) out.pureEs256 = o.pureEs256;
     if (o.keys) {
       for (const kid of o.keys.kids()) {
         kids[kid] = toHex(o.keys.resolve(kid)!);

@@ -15,8 +15,9 @@ import { type CoseSign1, coseSigStructure, parseCoseSign1Views } from "./cose.ts
 import { ed25519Verify, ed25519VerifyPure } from "./ed25519.ts";
 import { CborError, VerifyInputError } from "./errors.ts";
 import type { KeyDirectory } from "./key_directory.ts";
-import { publicKeyFromDidKey } from "./did_key.ts";
-import { didKeyPublicKeyCached, dispatch, type Profile, type StepOutcome } from "./profiles/mod.ts";
+import { resolveDidKey, type TypedPublicKey } from "./did_key.ts";
+import { es256SignatureForm, es256Verify, es256VerifyPure } from "./p256.ts";
+import { didKeyTypedCached, dispatch, type Profile, type StepOutcome } from "./profiles/mod.ts";
 import { bytesEqual } from "./bytes.ts";
 
 /** Operator configuration of a verification (docs/CONTRACTS.md). */
@@ -31,6 +32,8 @@ export interface VerifierOptions {
   policies?: Record<string, unknown>;
   /** Force the pure-JS Ed25519 path (same answers as the WebCrypto path, by Decision 3). */
   pureEd25519?: boolean;
+  /** Force the pure-JS ES256 path (same answers as the WebCrypto path, docs/DECISIONS.md). */
+  pureEs256?: boolean;
 }
 
 /** One step of a report. */
@@ -104,22 +107,22 @@ async function signatureStep(
   core: CborMap | undefined,
   opts: VerifierOptions,
 ): Promise<StepOutcome> {
-  let pub: Uint8Array | undefined;
+  let key: TypedPublicKey | undefined;
   if (env.kid.startsWith("did:key:")) {
     // SPEC §8: a did:key kid certifies itself (memoised: stewards recur).
-    pub = didKeyPublicKeyCached(env.kid) ?? undefined;
-    if (!pub) {
+    key = didKeyTypedCached(env.kid) ?? undefined;
+    if (!key) {
       try {
-        publicKeyFromDidKey(env.kid); // throws the primitive's own code and message
+        resolveDidKey(env.kid); // throws the primitive's own code and message
       } catch (e) {
         return codeOf(e);
       }
     }
   } else {
     // JCR-1 §4: any other kid resolves through the operator's key directory.
-    pub = opts.keys?.resolve(env.kid);
+    key = opts.keys?.resolveTyped(env.kid);
   }
-  if (!pub) {
+  if (!key) {
     return {
       status: "fail",
       code: "unknown-kid",
@@ -137,7 +140,35 @@ async function signatureStep(
       detail: `kid ${env.kid} ≠ steward ${steward}`,
     };
   }
+  if (key.alg !== env.alg) {
+    // RFC 9052 §3.1: the key is used with the header's algorithm only (docs/DECISIONS.md "ES256")
+    const names = { [-8]: "Ed25519 (EdDSA, -8)", [-7]: "P-256 (ES256, -7)" };
+    return {
+      status: "fail",
+      code: "kid-alg-mismatch",
+      detail: `the kid names a ${names[key.alg]} key but the header's alg is ${env.alg}`,
+    };
+  }
+  const pub = key.pub;
   const msg = coseSigStructure(env.protectedBytes, env.payload); // RFC 9052 §4.4
+  if (env.alg === -7) {
+    const form = es256SignatureForm(env.signature); // SEC 1 §4.1.4 step 1: 0 < r, s < n
+    if (form === "r-range" || form === "s-range") {
+      return {
+        status: "fail",
+        code: form === "r-range" ? "es256-r-range" : "es256-s-range",
+        detail: `ES256 signature's ${form[0]} is 0 or not below the group order n (SEC 1 §4.1.4)`,
+      };
+    }
+    const ok = opts.pureEs256
+      ? es256VerifyPure(env.signature, msg, pub)
+      : await es256Verify(env.signature, msg, pub);
+    return ok ? { status: "pass" } : {
+      status: "fail",
+      code: "bad-signature",
+      detail: "ES256 signature does not verify (ECDSA P-256 / SHA-256, SEC 1 §4.1.4)",
+    };
+  }
   const ok = opts.pureEd25519
     ? ed25519VerifyPure(env.signature, msg, pub)
     : await ed25519Verify(env.signature, msg, pub);

@@ -10,11 +10,25 @@
 import { Parser, Store } from "n3";
 import jsonld from "jsonld";
 import { V1_SHAPES_TTL } from "./assets.ts";
-import { JC } from "./schema.ts";
+import { ENUMS, JC, UNKNOWN_BASE } from "./schema.ts";
 import type { Quad, Term } from "./jsonld.ts";
 import { TargetSelection, validationEnvironment } from "./targets.ts";
 
 const SH = "http://www.w3.org/ns/shacl#";
+
+/** Enumeration IRI → its wire tag (jc:Cache → "L0"), so messages speak the wire format. */
+const WIRE_TAG: ReadonlyMap<string, string> = new Map(
+  ENUMS.flatMap((e) => e.values.map((v) => [JC + v.iri, v.tag] as [string, string])),
+);
+
+/** How a term reads on the wire: an enumeration's tag, an unknown value's own text, a literal. */
+function wireValue(t: Term): string {
+  if (t.termType !== "NamedNode") return t.value;
+  const tag = WIRE_TAG.get(t.value);
+  if (tag !== undefined) return tag;
+  if (t.value.startsWith(UNKNOWN_BASE)) return t.value.slice(t.value.search(/[#/][^#/]*$/) + 1);
+  return compactIri(t.value);
+}
 const RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#";
 const PREFIXES: [string, string][] = [
   ["jc:", JC],
@@ -210,6 +224,22 @@ export class ShapeValidator {
     return { conforms, focus_nodes: targeted.size, results, reportQuads };
   }
 
+  /** An sh:in violation in wire terms: `tier must be one of L0, L1, L2, L3, L4; got "L9"`. */
+  #inMessage(r: any, field: string | null): string | undefined {
+    if (r.sourceConstraintComponent?.value !== SH + "InConstraintComponent") return undefined;
+    const shape = r.sourceShape;
+    let cur = shape ? this.#shapes.getObjects(shape, SH + "in", null)[0] : undefined;
+    const allowed: string[] = [];
+    while (cur && cur.value !== RDF + "nil" && allowed.length < 100) {
+      const head = this.#shapes.getObjects(cur, RDF + "first", null)[0];
+      if (head) allowed.push(wireValue(head as Term));
+      cur = this.#shapes.getObjects(cur, RDF + "rest", null)[0];
+    }
+    if (allowed.length === 0) return undefined;
+    const got = r.value ? `; got ${JSON.stringify(wireValue(r.value))}` : "";
+    return `${field ?? "the value"} must be one of ${allowed.join(", ")}${got}`;
+  }
+
   #result(r: any): ResultJson {
     const path = r.path ? this.pathString(r.path) : null;
     const shape = r.sourceShape;
@@ -218,7 +248,8 @@ export class ShapeValidator {
     const out: ResultJson = {
       path,
       field: name ? name.value : null,
-      message: r.message.map((m: Term) => m.value).join("; ") || "Constraint violated",
+      message: this.#inMessage(r, name?.value ?? path) ??
+        (r.message.map((m: Term) => m.value).join("; ") || "Constraint violated"),
       severity: sev as ResultJson["severity"],
       focus: termString(r.focusNode),
       constraint: compactIri(r.sourceConstraintComponent.value),

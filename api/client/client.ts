@@ -11,7 +11,7 @@ import {
   verifyInclusion,
   verifyTreeHead,
 } from "../../log/mod.ts";
-import { entryLeafHash, fromHex, toHex } from "../../verify/mod.ts";
+import { entryLeafHash, envelopeContentId, fromHex, toHex } from "../../verify/mod.ts";
 import {
   type BodyKind,
   NetError,
@@ -190,7 +190,13 @@ export class LogClient {
     });
     if (res.status !== 201 && res.status !== 200) throw new HttpError(res.status, problemOf(res));
     const a = objectOf(res) as unknown as CheckedAppend;
-    const leaf = toHex(entryLeafHash(envelope));
+    let leaf = toHex(entryLeafHash(envelope));
+    if (a.leaf_hash !== leaf && res.status === 200) {
+      // A twin (docs/DECISIONS.md "One entry per signed content"): the log answered with the entry
+      // it already holds for this signed content. Trust it only if that entry's bytes hash to the
+      // answered leaf and carry the same content identity as the envelope sent.
+      leaf = await this.#checkTwin(a.index, a.leaf_hash, envelope);
+    }
     if (a.leaf_hash !== leaf) {
       throw new VerificationFailure(
         `Cannot trust the append: leaf hash ${a.leaf_hash} is not the envelope's ${leaf}`,
@@ -200,6 +206,21 @@ export class LogClient {
     const path = proofPath(a.inclusion_proof, `the append's inclusion proof`);
     this.checkInclusion(a.index, leaf, path, a.tree_head);
     return { ...a, created: res.status === 201 };
+  }
+
+  /** The logged twin's leaf hash, once its bytes and its content identity are checked. */
+  async #checkTwin(index: number, leafHash: string, envelope: Uint8Array): Promise<string> {
+    const stored = await this.entryBytes(index);
+    const mine = envelopeContentId(envelope), theirs = envelopeContentId(stored);
+    if (
+      toHex(entryLeafHash(stored)) !== leafHash || !mine || !theirs || toHex(mine) !== toHex(theirs)
+    ) {
+      throw new VerificationFailure(
+        `Cannot trust the append: leaf hash ${leafHash} is not the envelope's, and entry ${index}` +
+          ` is not its signed content`,
+      );
+    }
+    return leafHash;
   }
 
   /**

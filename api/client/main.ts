@@ -1,197 +1,505 @@
-// `deno task client <command>`: the log's client and monitor CLI (README "Client and monitor").
-//   submit FILE              append an envelope; prints its index; checks the proof and head
-//   prove INDEX|LEAF_HASH    fetch and check an inclusion proof against the latest signed head
-//   head                     fetch and check the latest signed head
-//   monitor URL              poll URL, checking every new head extends the last one seen
-// Options: --url URL (or JC_URL; default http://127.0.0.1:8080), --signer DID (pin the log key),
-// monitor: --state FILE (default ./.jc-monitor.json), --interval SECONDS (default 30), --once.
-// Exit status: 0 ok, 1 usage or network error, 2 a server answer failed a check, 3 monitor alarm,
-// 4 the server misbehaved at the transport level (net/ NetError: timeout, oversize body, redirect
-// loop, bad UTF-8/JSON, no connection; docs/CLIENTS.md). Deadlines: JC_CONNECT_TIMEOUT_MS,
-// JC_TIMEOUT_MS, JC_MAX_REDIRECTS; monitor: after --max-failures N (default 10) failed polls in a
-// row it exits 4 (the last was a transport failure) or 1 (an HTTP error status).
-import { fromHex } from "../../verify/mod.ts";
-import { HttpError, LogClient, VerificationFailure } from "./client.ts";
+// `deno task client <command>`: the log's client, its monitor, and the tools to make test receipts
+// (README "Client and monitor", "Making receipts"). One row of COMMANDS per command: its
+// declaration (cli/args.ts: parser and --help text come from it) and what it runs.
+// Exit status: 0 ok, 1 HTTP or file error, 2 usage, 3 a check failed (a server answer that does
+// not prove what it claims; a monitor alarm; a core the verifier would refuse), 4 the server
+// misbehaved at the transport level (net/ NetError: timeout, oversize body, redirect loop, bad
+// UTF-8/JSON, no connection; docs/CLIENTS.md). Every request goes through net/, with the deadlines
+// of JC_CONNECT_TIMEOUT_MS, JC_TIMEOUT_MS, JC_MAX_REDIRECTS. `prove` and `monitor` verify from the
+// log's tiles when it publishes them (--source auto), else through the API.
+import { envelopeFromInput } from "../../verify/cli.ts";
+import { verifyEnvelope } from "../../verify/mod.ts";
+import {
+  type CommandSpec,
+  flag,
+  num,
+  type ParsedArgs,
+  resolveFromCaller,
+  runCommand,
+  str,
+  UsageError,
+} from "../../cli/mod.ts";
 import { isNetError } from "../../net/mod.ts";
+import { HttpError, LogClient, VerificationFailure } from "./client.ts";
 import { type FailureCount, reportFailedPoll } from "./monitor_report.ts";
 import { netOptionsFromEnv } from "./net_env.ts";
 import { emptyState, parseState, poll } from "./monitor.ts";
 import {
+  type Flags,
   mirrorCommand,
   monitorTiles,
   openTileClient,
   proveFromTiles,
   verifyProofCommand,
 } from "./tile_commands.ts";
-import { TileClient } from "./tiles.ts";
+import type { TileClient } from "./tiles.ts";
 import type { MonitorState } from "./monitor.ts";
+import { keyFileText, keyScheme, parseKeyFile, sealCore, SealRefused } from "./seal.ts";
 
-const USAGE = `usage: deno task client <command> [options]
-  submit FILE              append a COSE_Sign1 envelope (raw bytes, or hex if FILE ends in .hex)
-  prove INDEX|LEAF_HASH    check an inclusion proof against the latest signed head
-  head                     check and print the latest signed head
-  monitor URL              watch a log; alarm (exit 3) on any inconsistency
-  mirror URL DIR           copy both views' checkpoints, tiles and bundles, each verified
-  verify-proof RECEIPT PROOF --log-key VKEY   check a c2sp.org/tlog-proof@v1 offline
-options: --url URL  --signer DID  --state FILE  --interval SECONDS  --once  --max-failures N
-  --log-key VKEY (or JC_LOG_KEY)  --source auto|tiles|api (prove, monitor; auto: tiles when published)
-  --tlog-proof FILE --view blake3|sha256 (prove)  --witness VKEY[,VKEY] --quorum K (verify-proof)`;
+/** Exit statuses of the client. */
+export const EXIT = { ok: 0, error: 1, usage: 2, check: 3, net: 4 } as const;
 
-interface Opts {
-  positional: string[];
-  flags: Record<string, string | true>;
+const DEFAULT_URL = "http://127.0.0.1:8080";
+const URL_OPTS = [
+  { name: "url", value: "URL", help: `the log (default $JC_URL or ${DEFAULT_URL})` },
+  { name: "signer", value: "DID", help: "pin the log key (did:key); default: the one it names" },
+];
+const EXITS = "Exit status: 0 ok, 1 HTTP or file error, 2 usage, 3 a check failed, " +
+  "4 a transport failure (timeout, oversize body, redirect loop, no connection; docs/CLIENTS.md).";
+const LOG_KEY_OPT = {
+  name: "log-key",
+  value: "VKEY",
+  help: "the log's vkey (or $JC_LOG_KEY); default: the one /v1/log/key lists",
+};
+const SOURCE_OPT = {
+  name: "source",
+  value: "auto|tiles|api",
+  help: "verify from the log's tiles or its API (default auto: tiles when published)",
+};
+
+/** The environment a run sees (injected by tests). */
+export interface ClientEnv {
+  env: Record<string, string | undefined>;
+  cwd: string;
 }
 
-function parseArgs(args: string[]): Opts {
-  const positional: string[] = [];
-  const flags: Record<string, string | true> = {};
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (!a.startsWith("--")) {
-      positional.push(a);
-      continue;
-    }
-    const eq = a.indexOf("=");
-    if (eq > 0) flags[a.slice(2, eq)] = a.slice(eq + 1);
-    else if (a === "--once") flags.once = true;
-    else flags[a.slice(2)] = args[++i] ?? "";
-  }
-  return { positional, flags };
+interface Command {
+  /** One line for the command list. */
+  brief: string;
+  spec: CommandSpec;
+  run(p: ParsedArgs, e: ClientEnv): Promise<number>;
 }
 
 function out(v: unknown) {
   console.log(JSON.stringify(v));
 }
 
-async function readEnvelopeFile(path: string): Promise<Uint8Array> {
-  const bytes = await Deno.readFile(path);
-  if (!path.endsWith(".hex")) return bytes;
-  return fromHex(new TextDecoder().decode(bytes).trim());
+function path(p: string, e: ClientEnv): string {
+  return resolveFromCaller(p, e.env, e.cwd);
 }
 
-async function loadState(path: string): Promise<MonitorState> {
+function urlOf(p: ParsedArgs, e: ClientEnv): string {
+  return str(p, "url") ?? e.env.JC_URL ?? DEFAULT_URL;
+}
+
+/** The deadlines and redirect cap of every request (docs/CLIENTS.md). */
+function netOf(e: ClientEnv) {
+  return netOptionsFromEnv((k) => e.env[k]);
+}
+
+function clientOf(p: ParsedArgs, e: ClientEnv): LogClient {
+  return new LogClient(urlOf(p, e), str(p, "signer"), fetch, netOf(e));
+}
+
+/** The parsed options as the tile commands read them (none of theirs repeats). */
+function flagsOf(p: ParsedArgs): Flags {
+  return p.options as Flags;
+}
+
+/** The client of the log's tiles at `url`, or undefined to use the API (--source). */
+function tileClient(url: string, flags: Flags, e: ClientEnv): Promise<TileClient | undefined> {
+  const source = flags.source ?? "auto";
+  if (source !== "auto" && source !== "tiles" && source !== "api") {
+    throw new UsageError(`--source must be auto, tiles or api, got ${JSON.stringify(source)}`);
+  }
+  return openTileClient(url, flags, (k) => e.env[k], netOf(e));
+}
+
+/** Reads an envelope file: raw bytes, hex, or {"envelope": hex}, as `deno task verify` does. */
+async function readEnvelopeFile(file: string): Promise<Uint8Array> {
   try {
-    return parseState(await Deno.readTextFile(path));
+    return envelopeFromInput(await Deno.readFile(file));
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) throw e;
+    throw new UsageError(`${file}: ${(e as Error).message}`);
+  }
+}
+
+/** The target of `prove`: --index N, --leaf HEX, or one bare argument (64 hex: a leaf hash). */
+export function proveTarget(p: ParsedArgs): number | string {
+  const index = str(p, "index");
+  const leaf = str(p, "leaf");
+  const bare = p.positional[0];
+  const given = [index, leaf, bare].filter((x) => x !== undefined).length;
+  if (given !== 1) throw new UsageError("give exactly one of --index N, --leaf HEX, or INDEX|LEAF");
+  const asIndex = (s: string) => {
+    if (!/^(0|[1-9][0-9]{0,15})$/.test(s) || !Number.isSafeInteger(Number(s))) {
+      throw new UsageError(`${JSON.stringify(s)} is not an index (a decimal integer)`);
+    }
+    return Number(s);
+  };
+  const asLeaf = (s: string) => {
+    if (!/^[0-9a-fA-F]{64}$/.test(s)) {
+      throw new UsageError(`${JSON.stringify(s)} is not a leaf hash (64 hex digits)`);
+    }
+    return s.toLowerCase();
+  };
+  if (index !== undefined) return asIndex(index);
+  if (leaf !== undefined) return asLeaf(leaf);
+  // 64 characters are a leaf hash even when all are digits: an index never has 64 digits.
+  if (bare.length === 64) return asLeaf(bare);
+  if (/^[0-9]+$/.test(bare)) return asIndex(bare);
+  throw new UsageError(
+    `${JSON.stringify(bare)} is neither an index (digits) nor a leaf hash (64 hex digits)`,
+  );
+}
+
+/** Where the monitor keeps its state by default: the user's state directory, never the tree. */
+export function defaultStatePath(env: Record<string, string | undefined>): string | undefined {
+  const base = env.XDG_STATE_HOME || (env.HOME ? `${env.HOME}/.local/state` : undefined);
+  return base ? `${base}/jouleclaw/monitor.json` : undefined;
+}
+
+async function loadState(file: string): Promise<MonitorState> {
+  try {
+    return parseState(await Deno.readTextFile(file));
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return emptyState();
     throw e;
   }
 }
 
-async function saveState(path: string, state: MonitorState) {
-  const tmp = `${path}.tmp-${Deno.pid}`;
+async function saveState(file: string, state: MonitorState) {
+  const dir = file.slice(0, file.lastIndexOf("/"));
+  if (dir) await Deno.mkdir(dir, { recursive: true });
+  const tmp = `${file}.tmp-${Deno.pid}`;
   await Deno.writeTextFile(tmp, JSON.stringify(state, null, 1));
-  await Deno.rename(tmp, path); // atomic replace: a crash never leaves half a state
+  await Deno.rename(tmp, file); // atomic replace: a crash never leaves half a state
 }
 
-async function monitor(url: string, flags: Opts["flags"]): Promise<number> {
-  const statePath = String(flags.state ?? "./.jc-monitor.json");
-  const interval = Number(flags.interval ?? 30);
-  const sleep = () => new Promise((res) => setTimeout(res, interval * 1000));
-  const failures: FailureCount = { n: 0 };
-  // A log that cannot be reached yet is polled (and its failures reported) by the loop below.
-  const tc = await tileClient(url, flags).catch((e) => {
-    if (isNetError(e) && flags.source !== "tiles") return undefined;
-    throw e;
-  });
-  if (tc) {
-    return await monitorTiles(
-      tc,
-      flags,
-      () => loadState(statePath),
-      (s) => saveState(statePath, s),
-      failures,
-    );
-  }
-  for (;;) {
-    const state = await loadState(statePath);
-    const r = await poll(url, state, fetch, netOptionsFromEnv(Deno.env.get));
-    if (r.ok) {
-      failures.n = 0;
-      await saveState(statePath, state);
-      out({ ok: true, url, size: r.head.size, root: r.head.root, message: r.message });
-    } else if (r.transient) {
-      const stop = reportFailedPoll(url, r, flags, failures);
-      if (stop !== undefined) return stop;
-    } else {
-      console.error(`ALARM: ${url}: ${r.alarm}`);
-      out({ ok: false, url, alarm: r.alarm });
-      return 3;
-    }
-    if (flags.once) return 0;
-    await sleep();
-  }
-}
+const COMMANDS: Record<string, Command> = {
+  submit: {
+    brief: "append an envelope; prints its index (proof and head checked)",
+    spec: {
+      name: "deno task client submit",
+      args: "FILE",
+      summary: 'Appends a COSE_Sign1 envelope (raw bytes, hex, or {"envelope": hex}) to the log; ' +
+        "prints its index, after checking the leaf hash, the signed head and the inclusion proof.",
+      options: URL_OPTS,
+      positionals: [1, 1],
+      footer: EXITS,
+    },
+    async run(p, e) {
+      const a = await clientOf(p, e).submit(await readEnvelopeFile(path(p.positional[0], e)));
+      out({
+        index: a.index,
+        leaf_hash: a.leaf_hash,
+        created: a.created,
+        tree_size: a.tree_head.size,
+        verified: true,
+      });
+      return EXIT.ok;
+    },
+  },
+  prove: {
+    brief: "check the inclusion proof of one entry (--index N, --leaf HEX)",
+    spec: {
+      name: "deno task client prove",
+      args: "[INDEX | LEAF_HASH]",
+      summary: "Fetches the inclusion proof of one entry and checks it against the latest signed " +
+        "head. A bare argument of 64 hex digits is a leaf hash, digits otherwise an index. When " +
+        "the log publishes tiles (docs/PUBLICATION.md) the entry is proven from them in both " +
+        "views, against their signed checkpoints; else through the API.",
+      options: [
+        { name: "index", value: "N", help: "the entry at index N" },
+        { name: "leaf", value: "HEX", help: "the entry whose leaf hash is HEX (64 hex digits)" },
+        ...URL_OPTS,
+        LOG_KEY_OPT,
+        SOURCE_OPT,
+        {
+          name: "tlog-proof",
+          value: "FILE",
+          help: "also write a c2sp.org/tlog-proof@v1 of the entry (from tiles)",
+        },
+        { name: "view", value: "blake3|sha256", help: "the view of --tlog-proof (default blake3)" },
+      ],
+      positionals: [0, 1],
+      footer: EXITS,
+    },
+    async run(p, e) {
+      const target = proveTarget(p);
+      const file = str(p, "tlog-proof");
+      const flags = file ? { ...flagsOf(p), "tlog-proof": path(file, e) } : flagsOf(p);
+      const tc = await tileClient(urlOf(p, e), flags, e);
+      if (tc) return await proveFromTiles(tc, target, flags);
+      if (file) throw new UsageError("--tlog-proof needs the log's tiles (--source tiles)");
+      const r = await clientOf(p, e).prove(target);
+      out({ index: r.index, size: r.size, leaf_hash: r.leaf_hash, path: r.path, verified: true });
+      return EXIT.ok;
+    },
+  },
+  head: {
+    brief: "check and print the latest signed tree head",
+    spec: {
+      name: "deno task client head",
+      summary: "Fetches the latest signed tree head and checks its signature against the log key.",
+      options: URL_OPTS,
+      footer: EXITS,
+    },
+    async run(p, e) {
+      out({ ...(await clientOf(p, e).head()), verified: true });
+      return EXIT.ok;
+    },
+  },
+  monitor: {
+    brief: "watch a log; alarm (exit 3) on any inconsistency",
+    spec: {
+      name: "deno task client monitor",
+      args: "URL",
+      summary: "Watches a log: each poll checks that the new signed head extends the last one " +
+        "seen for the same log key (consistency proof); alarms (exit 3) on anything else. From " +
+        "the log's tiles (both views) when it publishes them. A failed poll (no answer, HTTP " +
+        "error) is no alarm: each is reported on stderr, and a JSON line on stdout for a " +
+        "transport failure.",
+      options: [
+        {
+          name: "state",
+          value: "FILE",
+          help: "heads seen (default $XDG_STATE_HOME/jouleclaw/monitor.json, " +
+            "else ~/.local/state/jouleclaw/monitor.json)",
+        },
+        { name: "interval", value: "SECONDS", help: "between polls (default 30)" },
+        { name: "once", help: "poll once and exit" },
+        {
+          name: "max-failures",
+          value: "N",
+          help: "exit after N failed polls in a row (default 10): 4 if the last was a transport " +
+            "failure, else 1",
+        },
+        URL_OPTS[1],
+        LOG_KEY_OPT,
+        SOURCE_OPT,
+      ],
+      positionals: [1, 1],
+      footer: EXITS,
+    },
+    async run(p, e) {
+      const url = p.positional[0];
+      const given = str(p, "state");
+      const statePath = given ? path(given, e) : defaultStatePath(e.env);
+      if (!statePath) throw new UsageError("no $HOME or $XDG_STATE_HOME: give --state FILE");
+      const interval = num(p, "interval", 30, 0.01);
+      num(p, "max-failures", 10, 1); // checked here; read by reportFailedPoll
+      const flags = flagsOf(p);
+      const failures: FailureCount = { n: 0 };
+      // A log that cannot be reached yet is polled (and its failures reported) by the loop below.
+      const tc = await tileClient(url, flags, e).catch((err) => {
+        if (isNetError(err) && str(p, "source") !== "tiles") return undefined;
+        throw err;
+      });
+      if (tc) {
+        return await monitorTiles(
+          tc,
+          flags,
+          () => loadState(statePath),
+          (s) => saveState(statePath, s),
+          failures,
+        );
+      }
+      for (;;) {
+        const state = await loadState(statePath);
+        const r = await poll(url, state, fetch, netOf(e));
+        if (r.ok) {
+          failures.n = 0;
+          await saveState(statePath, state);
+          out({ ok: true, url, size: r.head.size, root: r.head.root, message: r.message });
+        } else if (r.transient) {
+          const stop = reportFailedPoll(url, r, flags, failures);
+          if (stop !== undefined) return stop;
+        } else {
+          console.error(`ALARM: ${url}: ${r.alarm}`);
+          out({ ok: false, url, alarm: r.alarm });
+          return EXIT.check;
+        }
+        if (flag(p, "once")) return EXIT.ok;
+        await new Promise((res) => setTimeout(res, interval * 1000));
+      }
+    },
+  },
+  mirror: {
+    brief: "copy a log's checkpoints, tiles and bundles (both views), each verified",
+    spec: {
+      name: "deno task client mirror",
+      args: "URL DIR",
+      summary: "Copies both views' checkpoints, tiles and entry bundles of the log at URL into " +
+        "DIR (docs/PUBLICATION.md), checking every tile against its signed checkpoint and each " +
+        "new checkpoint against the last one mirrored; files are written atomically, the " +
+        "checkpoint last. Alarms (exit 3) when the log does not extend what DIR holds.",
+      options: [URL_OPTS[1], LOG_KEY_OPT],
+      positionals: [2, 2],
+      footer: EXITS,
+    },
+    async run(p, e) {
+      const [url, dir] = p.positional;
+      const tc = await tileClient(url, { ...flagsOf(p), source: "tiles" }, e);
+      return await mirrorCommand(tc!, path(dir, e));
+    },
+  },
+  "verify-proof": {
+    brief: "check a c2sp.org/tlog-proof@v1 of a receipt offline (--log-key VKEY)",
+    spec: {
+      name: "deno task client verify-proof",
+      args: "RECEIPT PROOF",
+      summary: "Checks, offline, that PROOF (a c2sp.org/tlog-proof@v1, as `prove --tlog-proof` " +
+        "writes it) proves RECEIPT (its envelope: raw bytes, or hex if the file ends in .hex) " +
+        "included in the log whose vkey is --log-key, and, with --witness, cosigned by at " +
+        "least --quorum of the witnesses.",
+      options: [
+        { name: "log-key", value: "VKEY", help: "the log's vkey (required)" },
+        { name: "witness", value: "VKEY[,VKEY]", help: "witness vkeys" },
+        { name: "quorum", value: "K", help: "witness cosignatures required (default 0)" },
+      ],
+      positionals: [2, 2],
+      footer: EXITS,
+    },
+    async run(p, e) {
+      if (!str(p, "log-key")) throw new UsageError("--log-key VKEY is required");
+      num(p, "quorum", 0, 0);
+      const [receipt, proof] = p.positional;
+      return await verifyProofCommand(path(receipt, e), path(proof, e), flagsOf(p));
+    },
+  },
+  keygen: {
+    brief: "make a steward key (--out FILE); prints its did:key",
+    spec: {
+      name: "deno task client keygen",
+      summary: "Makes a steward signing key for testing a runtime: writes it to FILE (mode 0600, " +
+        "never over an existing file) and prints its did:key, the kid and steward of what " +
+        "`client seal` signs with it.",
+      options: [
+        { name: "out", value: "FILE", help: "where to write the key (required)" },
+        { name: "alg", value: "ALG", help: "EdDSA (default) or ES256" },
+      ],
+      footer: "Exit status: 0 ok, 1 the file exists or cannot be written, 2 usage.",
+    },
+    async run(p, e) {
+      const file = str(p, "out");
+      if (!file) throw new UsageError("--out FILE is required");
+      const alg = str(p, "alg") ?? "EdDSA";
+      if (alg !== "EdDSA" && alg !== "ES256") {
+        throw new UsageError(`--alg must be EdDSA or ES256, got ${JSON.stringify(alg)}`);
+      }
+      let scheme;
+      try {
+        scheme = keyScheme(alg);
+      } catch (err) {
+        console.error((err as Error).message);
+        return EXIT.error;
+      }
+      const key = scheme.generate();
+      await Deno.writeTextFile(path(file, e), keyFileText(key), { createNew: true, mode: 0o600 });
+      await Deno.chmod(path(file, e), 0o600); // whatever the umask
+      console.log(key.kid);
+      return EXIT.ok;
+    },
+  },
+  seal: {
+    brief: "seal a core (JSON projection) into a COSE_Sign1 receipt (--key FILE)",
+    spec: {
+      name: "deno task client seal",
+      args: "CORE.json",
+      summary:
+        "Seals a signed core, given as its JSON projection (the `receipt` of a verification " +
+        "report: integers as numbers, a u64 above 2^53 - 1 as a decimal string), into a " +
+        "COSE_Sign1 envelope with the canonical det-CBOR core, signed with --key. Refuses what " +
+        "the verifier would refuse (default configuration), with the verifier's reason codes.",
+      options: [
+        { name: "key", value: "FILE", help: "the key `client keygen` wrote (required)" },
+        {
+          name: "out",
+          value: "FILE",
+          help: "write the envelope's bytes here (default: hex on stdout)",
+        },
+      ],
+      positionals: [1, 1],
+      footer: "Exit status: 0 sealed, 1 a file cannot be read or written, 2 usage, " +
+        "3 refused (the verifier's codes on stderr).",
+    },
+    async run(p, e) {
+      const keyFile = str(p, "key");
+      if (!keyFile) throw new UsageError("--key FILE is required");
+      const key = parseKeyFile(await Deno.readTextFile(path(keyFile, e)));
+      const coreFile = path(p.positional[0], e);
+      let projection: unknown;
+      try {
+        projection = JSON.parse(await Deno.readTextFile(coreFile));
+      } catch (err) {
+        if (err instanceof SyntaxError) {
+          throw new UsageError(`${p.positional[0]} is not JSON: ${err.message}`);
+        }
+        throw err;
+      }
+      const { envelope, report } = await sealCore(
+        projection,
+        key,
+        (env) => verifyEnvelope(env),
+      );
+      const outFile = str(p, "out");
+      if (outFile) {
+        await Deno.writeFile(path(outFile, e), envelope);
+        out({ out: outFile, schema: report.schema, leaf_hash: report.leaf_hash, valid: true });
+      } else console.log(Array.from(envelope, (b) => b.toString(16).padStart(2, "0")).join(""));
+      return EXIT.ok;
+    },
+  },
+};
 
-/** The client of the log's tiles at `url`, or undefined to use the API (--source). */
-function tileClient(url: string, flags: Opts["flags"]): Promise<TileClient | undefined> {
-  return openTileClient(url, flags, Deno.env.get, netOptionsFromEnv(Deno.env.get));
-}
+const TOP: CommandSpec = {
+  name: "deno task client",
+  args: "<command>",
+  summary: "The log's client (it trusts nothing the server says: every head, inclusion and " +
+    "consistency proof is checked), its monitor, and the tools to make test receipts.\n\n" +
+    "Commands:\n" +
+    Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(13)}${c.brief}`).join("\n") +
+    "\n\n`deno task client <command> --help` describes each command's arguments.",
+  options: [],
+  positionals: [1, Infinity],
+  footer: EXITS,
+};
 
 /** Runs the CLI with `args`; returns the exit status. */
-export async function main(args: string[]): Promise<number> {
-  const { positional, flags } = parseArgs(args);
-  const [cmd, arg] = positional;
-  const url = String(flags.url ?? Deno.env.get("JC_URL") ?? "http://127.0.0.1:8080");
-  const signer = typeof flags.signer === "string" ? flags.signer : undefined;
-  try {
-    const client = new LogClient(url, signer, fetch, netOptionsFromEnv(Deno.env.get));
-    switch (cmd) {
-      case "submit": {
-        if (!arg) break;
-        const a = await client.submit(await readEnvelopeFile(arg));
-        out({
-          index: a.index,
-          leaf_hash: a.leaf_hash,
-          created: a.created,
-          tree_size: a.tree_head.size,
-          verified: true,
-        });
-        return 0;
-      }
-      case "prove": {
-        if (!arg) break;
-        const tc = await tileClient(url, flags);
-        if (tc) return await proveFromTiles(tc, arg, flags);
-        const target = /^\d+$/.test(arg) ? Number(arg) : arg;
-        const p = await client.prove(target);
-        out({ index: p.index, size: p.size, leaf_hash: p.leaf_hash, path: p.path, verified: true });
-        return 0;
-      }
-      case "head":
-        out({ ...(await client.head()), verified: true });
-        return 0;
-      case "monitor":
-        if (!arg) break;
-        return await monitor(arg, flags);
-      case "mirror":
-        if (!arg || !positional[2]) break;
-        return await mirrorCommand(
-          (await tileClient(arg, { ...flags, source: "tiles" }))!,
-          positional[2],
-        );
-      case "verify-proof":
-        if (!arg || !positional[2]) break;
-        return await verifyProofCommand(arg, positional[2], flags);
-    }
-    console.error(USAGE);
-    return 1;
-  } catch (e) {
-    if (e instanceof VerificationFailure) {
-      console.error(`CHECK FAILED: ${e.message}`);
-      return 2;
-    }
-    if (isNetError(e)) {
-      console.error(`NET ${e.code}: ${e.message}`);
-      return 4;
-    }
-    if (e instanceof HttpError) {
-      console.error(e.message);
-      return 1;
-    }
-    console.error(`Cannot run ${cmd}: ${(e as Error).message}`);
-    return 1;
+export async function main(
+  args: string[],
+  e: ClientEnv = { env: Deno.env.toObject(), cwd: Deno.cwd() },
+): Promise<number> {
+  const name = args[0];
+  const cmd = name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!cmd) {
+    // Not a command: --help, nothing, an unknown option or an unknown command.
+    return await runCommand(args, TOP, (p) => {
+      throw new UsageError(`unknown command ${JSON.stringify(p.positional[0])}`);
+    });
   }
+  return await runCommand(args.slice(1), cmd.spec, async (p) => {
+    try {
+      return await cmd.run(p, e);
+    } catch (err) {
+      if (err instanceof UsageError) throw err;
+      if (err instanceof VerificationFailure || err instanceof SealRefused) {
+        console.error(`CHECK FAILED: ${err.message}`);
+        return EXIT.check;
+      }
+      if (isNetError(err)) {
+        console.error(`NET ${err.code}: ${err.message}`);
+        return EXIT.net;
+      }
+      if (err instanceof HttpError) {
+        console.error(err.message);
+        return EXIT.error;
+      }
+      if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.AlreadyExists) {
+        console.error(`Cannot run ${name}: ${(err as Error).message}`);
+        return EXIT.error;
+      }
+      if (err instanceof Error && (err.name === "CborError" || err.name === "VerifyInputError")) {
+        // A typed refusal of verify/ (CborError, VerifyInputError): the verifier's code.
+        console.error(`CHECK FAILED: ${err.message} [${(err as { code?: string }).code}]`);
+        return EXIT.check;
+      }
+      console.error(`Cannot run ${name}: ${(err as Error).message}`);
+      return EXIT.error;
+    }
+  });
 }
 
 if (import.meta.main) Deno.exit(await main(Deno.args));

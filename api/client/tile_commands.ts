@@ -1,8 +1,8 @@
 // The client's commands over tiles (README "Static publication"): `prove` and `monitor` verify
 // from the tiles of both views by default (checkpoints opened with the log's vkey, every tile
 // checked against its signed checkpoint), `mirror` copies a log, `verify-proof` checks a
-// tlog-proof offline. main.ts parses the arguments; these return exit statuses (0 ok, 2 a check
-// failed — thrown as VerificationFailure —, 3 an alarm).
+// tlog-proof offline. main.ts parses the arguments; these return exit statuses (0 ok, 3 an alarm;
+// a failed check is thrown as VerificationFailure, which main.ts answers with 3 too).
 import { fromHex, publicKeyFromDidKey, toHex } from "../../verify/mod.ts";
 import { c2sp } from "../../log/mod.ts";
 import { isNetError } from "../../net/mod.ts";
@@ -85,17 +85,19 @@ export async function resolveLogKey(
 }
 
 /**
- * `prove INDEX|LEAF_HASH` from tiles: the entry proven in both views against their signed
- * checkpoints (a leaf hash is looked up by the service's index, then proven from tiles);
+ * `prove` from tiles: the entry at index `target` (a number), or the entry whose leaf hash is
+ * `target` (64 lowercase hex; main.ts's `proveTarget` decides which, so 64 digits are a leaf hash),
+ * proven in both views against their signed checkpoints (a leaf hash is looked up by the service's
+ * index, then proven from tiles);
  * `--tlog-proof FILE` also writes a c2sp.org/tlog-proof@v1 for `--view` (default blake3).
  */
 export async function proveFromTiles(
   client: TileClient,
-  target: string,
+  target: number | string,
   flags: Flags,
 ): Promise<number> {
   let index: number;
-  if (/^\d+$/.test(target)) index = Number(target);
+  if (typeof target === "number") index = target;
   else if (/^[0-9a-f]{64}$/.test(target)) {
     const q = `${client.base}/v1/log/proof/inclusion?leaf_hash=${target}`;
     const p = JSON.parse(new TextDecoder().decode(await getBytes(q, "proof", client.net)));
@@ -112,7 +114,7 @@ export async function proveFromTiles(
     if (view === "blake3") blake3Leaf = r.leaf_hash;
     views[view] = { size: r.size, root: r.root, leaf_hash: r.leaf_hash, path: r.path };
   }
-  if (!/^\d+$/.test(target) && blake3Leaf !== target) {
+  if (typeof target === "string" && blake3Leaf !== target) {
     throw new VerificationFailure(`Cannot trust entry ${index}: it hashes to ${blake3Leaf}`);
   }
   const file = str(flags, "tlog-proof");

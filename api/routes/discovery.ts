@@ -1,8 +1,10 @@
 // Discovery routes (API.md "Discovery"; JouleClaw SPEC §14): `GET /` is the Hydra EntryPoint to
 // `Accept: application/ld+json` and an HTML page to browsers; `GET /v1/api-doc` is the
-// ApiDocumentation, generated from the same route table the app is built from.
+// ApiDocumentation and `GET /v1/openapi.json` the OpenAPI 3.1 document, both generated from the
+// same route table the app is built from.
 import { apiDocumentation, ENTRY_POINT_CLASS, entryPoint } from "../hydra.ts";
 import { negotiateOr406 } from "../negotiate.ts";
+import { OPENAPI_PATH, openApiDocument } from "../openapi.ts";
 import type { RouteGroup } from "../route.ts";
 import { homePage } from "./home_page.ts";
 
@@ -64,6 +66,31 @@ export const discoveryRoutes: RouteGroup = {
         const base = new URL(c.req.url).origin;
         c.header("content-type", `${LD}; charset=utf-8`);
         return c.body(JSON.stringify(apiDocumentation(c.get("routes"), base)));
+      },
+    },
+    {
+      method: "GET",
+      path: OPENAPI_PATH,
+      cors: true,
+      class: {
+        id: "jc:OpenApiDocument",
+        title: "OpenAPI description",
+        description: "This service's OpenAPI 3.1 description, from the same route table as the " +
+          "Hydra ApiDocumentation.",
+      },
+      operation: {
+        title: "Get the OpenAPI description",
+        description: "The OpenAPI 3.1 document (JSON), for HTTP tooling and client generators.",
+        expects: "owl:Nothing",
+        returns: "jc:OpenApiDocument",
+        possibleStatus: [{ status: 200, description: "The OpenAPI document." }],
+        toolId: "jouleclaw:openapi",
+        mutating: false,
+      },
+      handler: (c) => {
+        const base = new URL(c.req.url).origin;
+        c.header("content-type", "application/json; charset=utf-8");
+        return c.body(JSON.stringify(openApiDocument(c.get("routes"), base)));
       },
     },
   ],

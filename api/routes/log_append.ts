@@ -1,7 +1,8 @@
 // POST /v1/log/entries (API.md "Log"; ARCHITECTURE Decision 7; JouleClaw SPEC §22.3): verify,
 // then append. The answer comes only after the entry is durable and covered by a signed head
 // (Log.append's contract), and carries the index, the head and the inclusion proof; identical
-// bytes resubmitted get the existing entry (200, exactly once). An invalid envelope never
+// bytes, or another envelope of the same signed content, resubmitted get the existing entry (200,
+// exactly once: docs/DECISIONS.md "One entry per signed content"). An invalid envelope never
 // reaches the log (422 with the report).
 import { PushbackError } from "../../log/mod.ts";
 import { failureCodes } from "../../verify/mod.ts";
@@ -32,7 +33,12 @@ export const logAppendRoutes: RouteGroup = {
       returns: "jc:AppendResult",
       possibleStatus: [
         { status: 201, description: "Appended; Location names the entry." },
-        { status: 200, description: "Identical bytes were already in the log: that entry." },
+        {
+          status: 200,
+          description:
+            "The same signed content was already in the log (identical bytes, or a twin envelope: " +
+            "tag 18 added or removed, or another valid signature): that entry, with its leaf hash.",
+        },
         { status: 400, description: "No body, bad JSON or bad hex." },
         { status: 403, description: "The steward is not on this log's list of stewards." },
         { status: 415, description: "Neither application/cose nor application/json." },

@@ -2,6 +2,7 @@
 // set (e.g. a meter-reading/1 module) is one import and one line.
 
 import { operatorConfigJson } from "./config.ts";
+import { es256Vectors } from "./es256.ts";
 import { jcr1Vectors } from "./jcr1.ts";
 import { meterReadingVectors } from "./meter_reading.ts";
 import { negativeVectors } from "./negatives.ts";
@@ -26,6 +27,11 @@ export const SETS: Record<string, { title: string; make: () => Vector[] | Promis
   "negative.json": {
     title: "Negative vectors: every refusal reason code of verify/codes.ts",
     make: negativeVectors,
+  },
+  "es256.json": {
+    title:
+      "ES256 (JCR-1 §4 alg -7): a positive per profile, tagged, high s and its twin, and every ES256 refusal",
+    make: es256Vectors,
   },
 };
 

@@ -149,12 +149,10 @@ function envelopeNegatives(base: Core): Vector[] {
   );
   const es256 = encodeCbor(new Map<number, CborValue>([[1, -7], [4, k]]));
   add(
-    "cose-alg-unsupported",
-    "cose-alg-unsupported",
-    "alg ES256 (-7): permitted by JCR-1 §4, not verified by this service",
+    "kid-alg-mismatch",
+    "kid-alg-mismatch",
+    "alg ES256 (-7) with an Ed25519 did:key kid (was cose-alg-unsupported before ES256 was verified)",
     withHeader(es256, P, STEWARD),
-    P,
-    null,
   );
   const alg19 = encodeCbor(new Map<number, CborValue>([[1, -19], [4, k]]));
   add(

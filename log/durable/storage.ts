@@ -30,6 +30,11 @@ const schema = (p: string) => [
   ` hashes BLOB NOT NULL, PRIMARY KEY (level, idx)) WITHOUT ROWID`,
   `CREATE TABLE IF NOT EXISTS ${p}heads (size INTEGER PRIMARY KEY, root BLOB NOT NULL,` +
   ` ts INTEGER NOT NULL, sig BLOB NOT NULL, sha_root BLOB)`,
+  // docs/DECISIONS.md "One entry per signed content": content identity → index, unique. Created
+  // when absent, so older stores gain it without a version change (older entries unindexed until
+  // the log's backfill).
+  `CREATE TABLE IF NOT EXISTS ${p}content_ids (id BLOB PRIMARY KEY, idx INTEGER NOT NULL)` +
+  ` WITHOUT ROWID`,
 ];
 
 type HeadRow =
@@ -145,6 +150,12 @@ export function openDurableStorage(
           `Cannot open store: schema version ${row.v}, this build reads ${DURABLE_SCHEMA_VERSION}`,
         );
       }
+      // the content index's reach: "all" for a store created with it, else 0 until backfilled
+      const reach = sql.exec(`SELECT v FROM ${p}meta WHERE k = 'content_ids_upto'`).toArray();
+      if (reach.length === 0) {
+        const any = sql.exec(`SELECT 1 AS x FROM ${p}entries LIMIT 1`).toArray().length > 0;
+        sql.exec(`INSERT INTO ${p}meta (k, v) VALUES ('content_ids_upto', ?)`, any ? "0" : "all");
+      }
     }));
 
   let closed = false;
@@ -240,6 +251,34 @@ export function openDurableStorage(
             .toArray()
             .map((r) => r.idx),
       ),
+    contentIndex: (ids) =>
+      read(
+        "look up content identities",
+        () =>
+          ids.map((id) =>
+            sql.exec<{ idx: number }>(`SELECT idx FROM ${p}content_ids WHERE id = ?`, id)
+              .toArray()[0]?.idx
+          ),
+      ),
+    contentIndexReach: () =>
+      read("read the content index reach", () => {
+        const v = sql.exec<{ v: string }>(
+          `SELECT v FROM ${p}meta WHERE k = 'content_ids_upto'`,
+        ).toArray()[0]?.v ?? "all";
+        return v === "all" ? "all" : Number(v);
+      }),
+    backfillContentIndex: (rows, reach) =>
+      read("backfill the content index", () =>
+        storage.transactionSync(() => {
+          for (const r of rows) {
+            sql.exec(
+              `INSERT OR IGNORE INTO ${p}content_ids (id, idx) VALUES (?, ?)`,
+              r.contentId,
+              r.index,
+            );
+          }
+          sql.exec(`UPDATE ${p}meta SET v = ? WHERE k = 'content_ids_upto'`, String(reach));
+        })),
     commitBatch: (batch) =>
       read("commit batch", () =>
         storage.transactionSync(() => {
@@ -259,6 +298,14 @@ export function openDurableStorage(
               e.leafHash,
               e.bytes,
             );
+            if (e.contentId) {
+              // unique: a second entry of one signed content fails the whole transaction
+              sql.exec(
+                `INSERT INTO ${p}content_ids (id, idx) VALUES (?, ?)`,
+                e.contentId,
+                e.index,
+              );
+            }
           }
           putTiles("tiles", batch.tiles);
           putTiles("tiles256", batch.sha256Tiles);

@@ -44,7 +44,11 @@ CREATE TABLE IF NOT EXISTS leaves (lp INTEGER NOT NULL, idx INTEGER NOT NULL, PR
 CREATE TABLE IF NOT EXISTS tiles (id INTEGER PRIMARY KEY, hashes BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS tiles256 (id INTEGER PRIMARY KEY, hashes BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS heads (size INTEGER PRIMARY KEY, root BLOB NOT NULL, ts INTEGER NOT NULL, sig BLOB NOT NULL, sha_root BLOB);
+CREATE TABLE IF NOT EXISTS content_ids (id BLOB PRIMARY KEY, idx INTEGER NOT NULL) WITHOUT ROWID;
 `;
+// content_ids (docs/DECISIONS.md "One entry per signed content"): content identity → index,
+// unique; created when absent, so an older store gains it on open (its reach then starts at 0 and
+// the log's backfill completes it).
 
 /**
  * Schema migrations on open, each in one transaction (docs/STORAGE.md "Migration"): 1 → 2 adds
@@ -170,6 +174,12 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
       `Cannot open log store ${path}: schema version ${version.v}, this build reads ${SQLITE_SCHEMA_VERSION}`,
     );
   }
+  // The content index's reach (docs/DECISIONS.md "One entry per signed content"): "all" for a store
+  // created with it; for an older store with entries, 0 until the log's backfill completes it.
+  if (db.prepare("SELECT v FROM meta WHERE k = 'content_ids_upto'").get() === undefined) {
+    const any = db.prepare("SELECT 1 AS x FROM entries LIMIT 1").get() !== undefined;
+    db.prepare("INSERT INTO meta (k, v) VALUES ('content_ids_upto', ?)").run(any ? "0" : "all");
+  }
   const q = (sql: string): StatementSync => db.prepare(sql);
   const s = {
     latest: q("SELECT size, root, ts, sig, sha_root FROM heads ORDER BY size DESC LIMIT 1"),
@@ -206,6 +216,14 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
     setShaRoot: q("UPDATE heads SET sha_root = ? WHERE size = ?"),
     getName: q("SELECT v FROM meta WHERE k = 'log_name'"),
     setName: q("INSERT INTO meta (k, v) VALUES ('log_name', ?)"),
+    contentId: q("SELECT idx FROM content_ids WHERE id = ?"),
+    insContentId: q("INSERT INTO content_ids (id, idx) VALUES (?, ?)"),
+    insContentIds: q(
+      `INSERT INTO content_ids (id, idx) VALUES ${"(?, ?), ".repeat(ROWS - 1)}(?, ?)`,
+    ),
+    backfillContentId: q("INSERT OR IGNORE INTO content_ids (id, idx) VALUES (?, ?)"),
+    contentReach: q("SELECT v FROM meta WHERE k = 'content_ids_upto'"),
+    setContentReach: q("UPDATE meta SET v = ? WHERE k = 'content_ids_upto'"),
   };
   let closed = false;
   const tail = new LeafTail(0);
@@ -313,6 +331,28 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
         syncTail();
         return candidatesMany(leafHashes.map(leafPrefix));
       }),
+    contentIndex: (ids) =>
+      operational(
+        "read content index",
+        () => ids.map((id) => (s.contentId.get(id) as Row | undefined)?.idx as number | undefined),
+      ),
+    contentIndexReach: () =>
+      operational("read content index reach", () => {
+        const v = String((s.contentReach.get() as Row | undefined)?.v ?? "all");
+        return v === "all" ? "all" : Number(v);
+      }),
+    backfillContentIndex: (rows, reach) =>
+      operational("backfill content index", () => {
+        db.exec("BEGIN IMMEDIATE");
+        try {
+          for (const r of rows) s.backfillContentId.run(r.contentId, r.index); // first one wins
+          s.setContentReach.run(String(reach));
+          db.exec("COMMIT");
+        } catch (err) {
+          db.exec("ROLLBACK");
+          throw err;
+        }
+      }),
     commitBatch: (batch: Batch) =>
       operational("commit batch", () => {
         db.exec("BEGIN IMMEDIATE");
@@ -350,6 +390,9 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
             rowArgs.push(e.index, e.bytes);
           }
           insertPairs(s.insEntries, s.insEntry, rowArgs);
+          const idArgs: SQLInputValue[] = [];
+          for (const e of batch.entries) if (e.contentId) idArgs.push(e.contentId, e.index);
+          insertPairs(s.insContentIds, s.insContentId, idArgs); // unique: a twin fails the batch
           for (const t of batch.tiles) s.putTile.run(tileId(t.level, t.index), t.hashes);
           for (const t of batch.sha256Tiles) s.putTile256.run(tileId(t.level, t.index), t.hashes);
           const h = batch.head;

@@ -7,6 +7,15 @@
 // --timeout S (deadline of one delivery batch, default 30; docs/CLIENTS.md).
 
 import { existsSync, readFileSync } from "node:fs";
+import {
+  type CommandSpec,
+  flag,
+  num,
+  parseArgs as parseCommandArgs,
+  str,
+  UsageError,
+  usageText,
+} from "../../cli/mod.ts";
 import { hostname } from "node:os";
 import {
   decodeCbor,
@@ -42,95 +51,86 @@ export interface CliArgs {
   host: string;
   reprobe: number;
   sampleMs?: number;
+  /** No line per delivered batch. */
+  quiet: boolean;
+  /** --help was given. */
+  help: boolean;
+  /** Deadline of one delivery batch, seconds (docs/CLIENTS.md). */
   timeout: number;
 }
 
-/** A usage error (exit status 2). */
-export class UsageError extends Error {}
+export { UsageError };
 
-function num(flag: string, v: string | undefined, min: number): number {
-  const n = Number(v);
-  if (v === undefined || !Number.isFinite(n) || n < min) {
-    throw new UsageError(`Cannot parse ${flag}: expected a number >= ${min}, got ${v}`);
-  }
-  return n;
-}
+/** The agent's declaration (cli/args.ts): its parser and its --help come from it. */
+export const AGENT: CommandSpec = {
+  name: "node meter-agent/dist/meter-agent.mjs",
+  summary:
+    "Streams signed meter-reading/1 energy readings from this host's counters (RAPL, NVML, " +
+    "INA3221, else a model or an estimate; JCP §5.1) to a log's POST /v1/readings. With --probe " +
+    "or --once it prints what it found and exits; otherwise --server and --key are required and " +
+    "it runs until SIGINT/SIGTERM, logging each delivered batch on one line (stderr).",
+  options: [
+    { name: "probe", help: "print, as JSON, what each rung found (live / declined and why)" },
+    { name: "once", help: "print one graded reading's JSON projection" },
+    { name: "server", value: "URL", help: "the log service to stream to" },
+    {
+      name: "key",
+      value: "FILE",
+      help: "the agent's Ed25519 secret, 64 hex (created 0600 when absent)",
+    },
+    { name: "interval", value: "S", help: "seconds per reading (default 10)" },
+    { name: "sysfs", value: "DIR", help: "read counters under DIR (default /sys)" },
+    { name: "spool", value: "DIR", help: "unsent readings (default ./meter-agent-spool)" },
+    { name: "rungs", value: "LIST", help: "rapl,nvml,ina3221 (default all)" },
+    { name: "nvml-lib", value: "PATH", help: "NVML library (default libnvidia-ml.so.1)" },
+    { name: "default-power-w", value: "W", help: "the Estimator's power (default 100)" },
+    { name: "host", value: "NAME", help: "host name in the readings (default: this host's)" },
+    { name: "reprobe", value: "S", help: "re-run the liveness probe every S seconds (default 60)" },
+    { name: "sample-ms", value: "MS", help: "span sampling tick (1000 counters, 100 INA3221)" },
+    {
+      name: "timeout",
+      value: "S",
+      help: "deadline of one delivery batch, seconds (default 30; docs/CLIENTS.md)",
+    },
+    { name: "quiet", short: "q", help: "do not log delivered batches (errors are still logged)" },
+  ],
+  footer: "Exit status: 0 done (or stopped by a signal), 1 a fault, 2 usage.",
+};
 
-/** Parses argv (without the program name). */
+/** Parses argv (without the program name); throws UsageError. */
 export function parseArgs(argv: string[]): CliArgs {
+  const p = parseCommandArgs(argv, AGENT);
   const a: CliArgs = {
     mode: "stream",
-    interval: 10,
-    sysfs: "/sys",
-    spool: "./meter-agent-spool",
-    defaultPowerW: 100,
-    host: hostname(),
-    reprobe: 60,
-    timeout: 30,
+    interval: num(p, "interval", 10, 0.05),
+    sysfs: str(p, "sysfs") ?? "/sys",
+    spool: str(p, "spool") ?? "./meter-agent-spool",
+    defaultPowerW: num(p, "default-power-w", 100, 0),
+    host: str(p, "host") ?? hostname(),
+    reprobe: num(p, "reprobe", 60, 0),
+    server: str(p, "server"),
+    key: str(p, "key"),
+    nvmlLib: str(p, "nvml-lib"),
+    timeout: num(p, "timeout", 30, 0.05),
+    quiet: flag(p, "quiet"),
+    help: p.help,
   };
-  let mode: CliArgs["mode"] | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const f = argv[i];
-    const v = () => {
-      const x = argv[++i];
-      if (x === undefined) throw new UsageError(`Cannot parse ${f}: it needs a value`);
-      return x;
-    };
-    switch (f) {
-      case "--probe":
-      case "--once":
-        if (mode) throw new UsageError("Cannot parse arguments: --probe and --once are exclusive");
-        mode = f === "--probe" ? "probe" : "once";
-        break;
-      case "--server":
-        a.server = v();
-        break;
-      case "--key":
-        a.key = v();
-        break;
-      case "--interval":
-        a.interval = num(f, v(), 0.05);
-        break;
-      case "--sysfs":
-        a.sysfs = v();
-        break;
-      case "--spool":
-        a.spool = v();
-        break;
-      case "--nvml-lib":
-        a.nvmlLib = v();
-        break;
-      case "--default-power-w":
-        a.defaultPowerW = num(f, v(), 0);
-        break;
-      case "--host":
-        a.host = v();
-        break;
-      case "--reprobe":
-        a.reprobe = num(f, v(), 0);
-        break;
-      case "--timeout":
-        a.timeout = num(f, v(), 0.05);
-        break;
-      case "--sample-ms":
-        a.sampleMs = num(f, v(), 10);
-        break;
-      case "--rungs": {
-        const rs = v().split(",").map((s) => s.trim()).filter(Boolean);
-        for (const r of rs) {
-          if (!["rapl", "nvml", "ina3221"].includes(r)) {
-            throw new UsageError(`Cannot parse --rungs: unknown rung ${r}`);
-          }
-        }
-        a.rungs = rs as Rung[];
-        break;
+  if (p.options["sample-ms"] !== undefined) a.sampleMs = num(p, "sample-ms", 0, 10);
+  const rungs = str(p, "rungs");
+  if (rungs !== undefined) {
+    const rs = rungs.split(",").map((s) => s.trim()).filter(Boolean);
+    for (const r of rs) {
+      if (!["rapl", "nvml", "ina3221"].includes(r)) {
+        throw new UsageError(`Cannot parse --rungs: unknown rung ${r}`);
       }
-      default:
-        throw new UsageError(`Cannot parse arguments: unknown option ${f}`);
     }
+    a.rungs = rs as Rung[];
   }
-  a.mode = mode ?? "stream";
-  if (a.mode === "stream" && (!a.server || !a.key)) {
+  if (flag(p, "probe") && flag(p, "once")) {
+    throw new UsageError("Cannot parse arguments: --probe and --once are exclusive");
+  }
+  a.mode = flag(p, "probe") ? "probe" : flag(p, "once") ? "once" : "stream";
+  if (!a.help && a.mode === "stream" && (!a.server || !a.key)) {
     throw new UsageError("Cannot stream: --server URL and --key FILE are required");
   }
   return a;
@@ -175,8 +175,13 @@ export async function main(
   try {
     a = parseArgs(argv);
   } catch (e) {
-    console.error((e as Error).message);
+    if (!(e instanceof UsageError)) throw e;
+    console.error(`meter-agent: ${e.message}\n\n${usageText(AGENT)}`);
     return 2;
+  }
+  if (a.help) {
+    out(usageText(AGENT));
+    return 0;
   }
   const sources = discoverSources(a);
   const spool = a.mode === "stream" ? new Spool(a.spool) : undefined;
@@ -205,6 +210,11 @@ export async function main(
   let head = spool!.open(id.did);
   const deliverer = new Deliverer(spool!, a.server!, {
     log: (m) => console.error(`meter-agent: ${m}`),
+    delivered: a.quiet ? undefined : (b) =>
+      console.error(
+        `meter-agent: delivered ${b.count} reading(s), seq ${b.firstSeq}..${b.lastSeq}, ` +
+          `log index ${b.firstIndex}..${b.lastIndex}, to ${a.server}`,
+      ),
     timeoutMs: Math.round(a.timeout * 1000),
   });
   const delivering = deliverer.run();

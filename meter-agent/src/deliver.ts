@@ -14,12 +14,23 @@ export type ReadingResult = { seq: number; index: number } | {
   detail?: string;
 };
 
+/** What one acknowledged batch was. */
+export interface DeliveredBatch {
+  count: number;
+  firstSeq: number;
+  lastSeq: number;
+  firstIndex: number;
+  lastIndex: number;
+}
+
 /** Delivery options. */
 export interface DeliverOptions {
   batchMax?: number;
   baseDelayMs?: number;
   maxDelayMs?: number;
   log?: (msg: string) => void;
+  /** Called after each batch the service acknowledged (the agent logs one line per batch). */
+  delivered?: (batch: DeliveredBatch) => void;
   fetch?: typeof fetch;
   /** Deadline of one batch, whole request (default 30 s); net/ caps the answer's size too. */
   timeoutMs?: number;
@@ -36,7 +47,8 @@ export async function postReadings(
   opts: DeliverOptions = {},
 ): Promise<ReadingResult[]> {
   const totalMs = opts.timeoutMs ?? 30_000;
-  const res = await request(new URL("/v1/readings", server), {
+  const url = new URL("/v1/readings", server);
+  const res = await request(url, { // a NetError names the URL
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ envelopes: envelopes.map(toHex) }),
@@ -47,7 +59,7 @@ export async function postReadings(
   });
   if (res.status !== 200) {
     const text = new TextDecoder().decode(res.bytes.subarray(0, 200));
-    const err = new Error(`Cannot deliver readings: HTTP ${res.status} ${text}`) as
+    const err = new Error(`Cannot deliver readings to ${url}: HTTP ${res.status} ${text}`) as
       & Error
       & {
         retryAfterMs?: number;
@@ -102,12 +114,21 @@ export class Deliverer {
     if (batch.length === 0) return true;
     const results = await postReadings(this.#server, batch.map((b) => b.envelope), this.#opts);
     const sent = new Set(batch.map((b) => b.seq));
-    const done = results.filter((r): r is { seq: number; index: number } =>
+    const ok = results.filter((r): r is { seq: number; index: number } =>
       "index" in r && sent.has(r.seq)
-    )
-      .map((r) => r.seq);
+    );
+    const done = ok.map((r) => r.seq);
     this.#spool.ack(done);
     this.acked += done.length;
+    if (ok.length) {
+      this.#opts.delivered?.({
+        count: ok.length,
+        firstSeq: Math.min(...done),
+        lastSeq: Math.max(...done),
+        firstIndex: Math.min(...ok.map((r) => r.index)),
+        lastIndex: Math.max(...ok.map((r) => r.index)),
+      });
+    }
     if (done.length === 0 && !results.some((r) => "code" in r)) {
       // An answer that acknowledges none of what was sent is no progress: back off, never spin.
       throw new Error(

@@ -3,9 +3,12 @@
 import {
   blake3,
   coseSign1,
+  coseSign1Es256,
+  didKeyFromP256PublicKey,
   didKeyFromPublicKey,
   ed25519PublicKey,
   encodeCbor,
+  p256PublicKey,
   toHex,
 } from "../../verify/mod.ts";
 import { openMemoryLog } from "../../log/mod.ts";
@@ -42,6 +45,18 @@ export function receiptCore(did: string, n: number): Record<string, unknown> {
 /** A valid envelope (receipt `n`, signed by `s`). */
 export function validEnvelope(n: number, s = steward()): Uint8Array<ArrayBuffer> {
   return coseSign1(encodeCbor(receiptCore(s.did, n)), s.secret, s.did).slice();
+}
+
+/** A steward with a fixed P-256 key (ES256, a did:key p256-pub kid). */
+export function es256Steward(seed = 7) {
+  const secret = new Uint8Array(32).fill(seed);
+  const did = didKeyFromP256PublicKey(p256PublicKey(secret));
+  return { secret, did };
+}
+
+/** A valid ES256 envelope (receipt `n`, signed by the P-256 steward `s`). */
+export function validEs256Envelope(n: number, s = es256Steward()): Uint8Array<ArrayBuffer> {
+  return coseSign1Es256(encodeCbor(receiptCore(s.did, n)), s.secret, s.did).slice();
 }
 
 /** An envelope whose signature does not verify (one signature byte flipped). */

@@ -42,9 +42,9 @@ Deno.test({
       assert.equal(JSON.parse(p2.stdout).leaf_hash, toHex(entryLeafHash(validEnvelope(102, s))));
       const h = await runClient(["head", "--url", b.url]);
       assert.equal(JSON.parse(h.stdout).size, 5);
-      // pinning another signer is a failed check (exit 2)
+      // pinning another signer is a failed check (exit 3)
       const wrong = await runClient(["head", "--url", a.url, "--signer", steward(6).did]);
-      assert.equal(wrong.code, 2, wrong.stderr);
+      assert.equal(wrong.code, 3, wrong.stderr);
 
       const state = `${tmp}/monitor.json`;
       const m1 = await runClient(["monitor", a.url, "--state", state, "--once"]);

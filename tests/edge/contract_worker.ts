@@ -13,6 +13,19 @@ import {
   openDurableStorage,
 } from "../../log/durable/mod.ts";
 import { fsckLog, LogStorageError, openLog } from "../../log/mod.ts";
+import {
+  coseSign1Es256,
+  decodeCbor,
+  didKeyFromP256PublicKey,
+  encodeCbor,
+  envelopeContentId,
+  es256Backend,
+  es256Malleate,
+  es256Sign,
+  es256Verify,
+  es256VerifyPure,
+  p256PublicKey,
+} from "../../verify/mod.ts";
 
 type Case = { name: string; fn: () => Promise<void> | void };
 interface CaseResult {
@@ -151,7 +164,86 @@ function durableCases(storage: DurableSqlStorage): Case[] {
         assert.equal(report.entries, 300);
       },
     },
+    {
+      name: "durable: ES256 twins (r, n − s; tag 18) are one entry; the content index is unique",
+      async fn() {
+        const prefix = fresh();
+        const key = new Uint8Array(32).fill(12);
+        const sk = new Uint8Array(32).fill(7);
+        const did = didKeyFromP256PublicKey(p256PublicKey(sk));
+        const env = coseSign1Es256(encodeCbor({ n: 1, steward: did }), sk, did);
+        const twin = malleate(env);
+        const log = await openLog(openDurableStorage(storage, { prefix }), { secretKey: key });
+        const rs = await Promise.all(
+          [env, twin, Uint8Array.of(0xd2, ...env)].map((e) => log.append(e)),
+        );
+        assert.deepEqual(rs.map((r) => [r.index, r.created]), [[0, true], [0, false], [0, false]]);
+        const again = await openLog(openDurableStorage(storage, { prefix }), { secretKey: key });
+        const r = await again.append(Uint8Array.of(0xd2, ...twin));
+        assert.deepEqual([r.index, r.created, (await again.latestHead()).size], [0, false, 1]);
+        const store = openDurableStorage(storage, { prefix });
+        const head = (await store.latestHead())!;
+        const id = envelopeContentId(env)!;
+        assert.deepEqual(await store.contentIndex!([id]), [0]);
+        await assert.rejects(() =>
+          store.commitBatch({
+            entries: [{
+              index: 1,
+              leafHash: new Uint8Array(32).fill(1),
+              bytes: twin,
+              contentId: id,
+            }],
+            tiles: [],
+            sha256Tiles: [],
+            head: { ...head, size: 2 },
+          })
+        );
+        assert.equal((await store.latestHead())!.size, 1);
+        // a store written before the index (no table, no reach) is backfilled when a log opens it
+        await again.close();
+        storage.sql.exec(`DROP TABLE ${prefix}content_ids`);
+        storage.sql.exec(`DELETE FROM ${prefix}meta WHERE k = 'content_ids_upto'`);
+        const old = openDurableStorage(storage, { prefix });
+        assert.equal(await old.contentIndexReach!(), 0);
+        const upgraded = await openLog(old, { secretKey: key });
+        assert.equal(await old.contentIndexReach!(), "all");
+        const r2 = await upgraded.append(twin);
+        assert.deepEqual([r2.index, r2.created], [0, false]);
+      },
+    },
+    {
+      name: "ES256 in workerd: WebCrypto and the pure path agree (valid, twin, tampered, bad key)",
+      async fn() {
+        const sk = new Uint8Array(32).fill(3);
+        const pub = p256PublicKey(sk);
+        for (let i = 0; i < 24; i++) {
+          const msg = enc(`message ${i}`);
+          const sig = es256Sign(msg, sk);
+          const bad = sig.slice();
+          bad[i] ^= 1;
+          const cases: [Uint8Array, Uint8Array, boolean][] = [
+            [sig, msg, true],
+            [es256Malleate(sig), msg, true],
+            [bad, msg, false],
+            [sig, enc(`message ${i + 1}`), false],
+          ];
+          for (const [sg, m, want] of cases) {
+            assert.equal(await es256Verify(sg, m, pub), want);
+            assert.equal(es256VerifyPure(sg, m, pub), want);
+          }
+        }
+        assert.equal(es256Backend(), "webcrypto");
+        const offCurve = Uint8Array.of(2, ...new Uint8Array(31), 5); // x = 5: not on P-256
+        assert.equal(await es256Verify(es256Sign(enc("x"), sk), enc("x"), offCurve), false);
+      },
+    },
   ];
+}
+
+/** The (r, n − s) twin of an untagged ES256 envelope. */
+function malleate(env: Uint8Array): Uint8Array {
+  const [prot, , payload, sig] = decodeCbor(env) as Uint8Array[];
+  return encodeCbor([prot, new Map(), payload, es256Malleate(sig)]);
 }
 
 async function runCases(cases: Case[]): Promise<CaseResult[]> {

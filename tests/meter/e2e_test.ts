@@ -130,6 +130,12 @@ Deno.test("e2e: bundled agent on Node 20 → service; service and agent killed a
     await until("readings after the agent restart", async () => (await agentHead()) >= h2 + 3);
     agent.kill("SIGTERM");
     await agent.status;
+    // One line per delivered batch (issue 17; --quiet silences it).
+    const said = await new Response(agent.stderr).text();
+    assert.match(
+      said,
+      /meter-agent: delivered \d+ reading\(s\), seq \d+\.\.\d+, log index \d+\.\.\d+/,
+    );
   } finally {
     clearInterval(feeder);
     try {

@@ -30,11 +30,11 @@ const CMDS: Cmd[] = [
 type Expect = { exit: number; text: RegExp };
 
 const NET = (code: string): Expect => ({ exit: 4, text: new RegExp(`NET ${code}`) });
-/** A server answer that fails a check: exit 2, or an alarm (exit 3) for a monitor. */
+/** A server answer that fails a check: exit 3, or an alarm (exit 3) for a monitor. */
 const CHECK = (cmd: Cmd, why: RegExp): Expect =>
   cmd.startsWith("monitor")
     ? { exit: 3, text: new RegExp(`ALARM: .*${why.source}`) }
-    : { exit: 2, text: new RegExp(`CHECK FAILED: .*${why.source}`) };
+    : { exit: 3, text: new RegExp(`CHECK FAILED: .*${why.source}`) };
 
 /** What each command must do against each behaviour. */
 function expected(b: Behaviour | "closed", cmd: Cmd): Expect {

@@ -50,10 +50,10 @@ Deno.test("client: prove and monitor from tiles; mirror; the mirror is a complet
     // A wrong key: the checkpoint does not verify (exit 2).
     const other = c2sp.ed25519Vkey("static.example/jc/blake3", new Uint8Array(32).fill(5));
     const bad = await runClient(["prove", "5", "--url", remote.url, "--log-key", other]);
-    assert.equal(bad.code, 2, bad.stderr);
+    assert.equal(bad.code, 3, bad.stderr);
     assert.match(bad.stderr, /CHECK FAILED.*note-unverified/);
     // Beyond the tree: a failed check, not a crash.
-    assert.equal((await runClient(["prove", "700", "--url", remote.url, "--log-key", VK])).code, 2);
+    assert.equal((await runClient(["prove", "700", "--url", remote.url, "--log-key", VK])).code, 3);
 
     // mirror, then the mirror behind another static server.
     const mirrorDir = `${tmp}/mirror`;
@@ -110,7 +110,7 @@ Deno.test("client: prove and monitor from tiles; mirror; the mirror is a complet
       assert.equal(json(v.stdout).view, "sha256");
       await Deno.writeFile(receipt, entryOf(518));
       const v2 = await runClient(["verify-proof", receipt, proofFile, "--log-key", VK]);
-      assert.equal(v2.code, 2);
+      assert.equal(v2.code, 3);
       assert.match(v2.stderr, /tlog-proof-bad-inclusion/);
 
       // The remote grows (same history): mirror fetches only what is new; monitor follows.

@@ -49,7 +49,7 @@ Deno.test({
       assert.equal(pa.code, 0, pa.stderr);
       // A --signer that is not the log's key: refused before any proof.
       const wrong = "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK";
-      assert.equal((await runClient(["prove", "1", "--url", svc.url, "--signer", wrong])).code, 2);
+      assert.equal((await runClient(["prove", "1", "--url", svc.url, "--signer", wrong])).code, 3);
 
       const state = `${dir}/monitor.json`;
       const m1 = await runClient(["monitor", svc.url, "--state", state, "--once"]);
@@ -122,7 +122,7 @@ Deno.test({
           "--log-key",
           VK,
         ]);
-        assert.equal(bad.code, 2, bad.stderr);
+        assert.equal(bad.code, 3, bad.stderr);
       }
     } finally {
       await svc.stop();

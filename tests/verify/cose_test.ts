@@ -137,10 +137,11 @@ Deno.test("cose: each malformation has its own stable code", () => {
       "cose-protected-keys",
     ],
     [
-      "alg ES256",
-      env(prot(m([[1, -7], [4, kid]])), new Map(), core, sig64),
-      "cose-alg-unsupported",
+      "alg ES256, signature 63 bytes",
+      env(prot(m([[1, -7], [4, kid]])), new Map(), core, new Uint8Array(63)),
+      "cose-bad-signature",
     ],
+    ["alg -6", env(prot(m([[1, -6], [4, kid]])), new Map(), core, sig64), "cose-bad-alg"],
     ["alg -35", env(prot(m([[1, -35], [4, kid]])), new Map(), core, sig64), "cose-bad-alg"],
     ["alg as text", env(prot(m([[1, "EdDSA"], [4, kid]])), new Map(), core, sig64), "cose-bad-alg"],
     [

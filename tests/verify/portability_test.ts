@@ -1,6 +1,7 @@
 // verify/ is pure (ARCHITECTURE "Layout"): web-standard APIs only, so it runs unchanged in Deno,
 // workerd, browsers and Node 20. Checked two ways: a static scan of every module reachable from
-// verify/mod.ts, and a browser-platform bundle of verify/mod.ts executed by Node 20 (/usr/bin/node).
+// verify/mod.ts, and a browser-platform bundle of verify/mod.ts executed by Node 20 (/usr/bin/node),
+// Ed25519 and ES256 (@noble/curves bundled in) alike.
 import assert from "node:assert/strict";
 import { assertWebOnly, reachable } from "../_pure_scan.ts";
 
@@ -23,7 +24,22 @@ const identity = v.fromHex("01" + "00".repeat(31));
 const forged = new Uint8Array(64); forged.set(identity);
 let code = null; try { v.decodeCbor(v.fromHex("a2616201616102")); } catch (e) { code = e.code; }
 const tag = await v.computeToolReceiptHmac(new Uint8Array([1]), { tool_id: "t", joules_uj: 1n, energy_provenance: "HwShunt", minted_at: "m", gateway_id: "g" });
+const pk = new Uint8Array(32).fill(6);
+const did256 = v.didKeyFromP256PublicKey(v.p256PublicKey(pk));
+const env256 = v.coseSign1Es256(v.encodeCbor({ a: 1 }), pk, did256);
+const e256 = v.parseCoseSign1(env256);
+const tbs256 = v.coseSigStructure(e256.protectedBytes, e256.payload);
+const key256 = v.resolveDidKey(did256);
 console.log(JSON.stringify({
+  es256: [
+    await v.es256Verify(e256.signature, tbs256, key256.pub),
+    v.es256VerifyPure(e256.signature, tbs256, key256.pub),
+    await v.es256Verify(v.es256Malleate(e256.signature), tbs256, key256.pub),
+    await v.es256Verify(e256.signature, tbs, key256.pub),
+    v.es256Backend(),
+    key256.alg,
+    v.toHex(v.envelopeContentId(env256)) === v.toHex(v.envelopeContentId(new Uint8Array([0xd2, ...env256]))),
+  ],
   ok: await v.ed25519Verify(p.signature, tbs, pub),
   pureOk: v.ed25519VerifyPure(p.signature, tbs, pub),
   forged: await v.ed25519Verify(forged, tbs, identity),
@@ -82,6 +98,7 @@ Deno.test("verify/mod.ts bundled for the browser platform runs unchanged in Node
       },
     );
     assert.deepEqual(r, {
+      es256: [true, true, true, false, "webcrypto", -7, true],
       ok: true,
       pureOk: true,
       forged: false,

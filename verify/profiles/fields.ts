@@ -7,7 +7,7 @@
 // SPEC §7 "unknown minor → accept by ignoring unknown fields").
 
 import type { CborMap, CborValue } from "../cbor.ts";
-import { publicKeyFromDidKey } from "../did_key.ts";
+import { resolveDidKey, type TypedPublicKey } from "../did_key.ts";
 
 /** A field check's failure: a reason code from verify/codes.ts and a human-readable detail. */
 export interface Finding {
@@ -54,25 +54,35 @@ export const opt = (type: FieldType) => ({ type, required: false });
 //   ^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?Z$  (read by isRfc3339Utc)
 
 const DID_CACHE_MAX = 4096;
-const didCache = new Map<string, Uint8Array | null>();
+const didCache = new Map<string, TypedPublicKey | null>();
 
 /**
- * The public key of a did:key, or null when the string is not a valid Ed25519 did:key — memoised
- * (bounded, oldest evicted first): the same stewards and agents recur across receipts, and base58
- * decoding is the costliest part of a field check. Internal: callers must not mutate the result.
+ * The typed public key of a did:key (Ed25519 or P-256, verify/did_key.ts), or null when the
+ * string is not a valid did:key — memoised (bounded, oldest evicted first): the same stewards and
+ * agents recur across receipts, and base58 decoding is the costliest part of a field check.
+ * Internal: callers must not mutate the result.
  */
-export function didKeyPublicKeyCached(did: string): Uint8Array | null {
+export function didKeyTypedCached(did: string): TypedPublicKey | null {
   const hit = didCache.get(did);
   if (hit !== undefined) return hit;
-  let pub: Uint8Array | null;
+  let key: TypedPublicKey | null;
   try {
-    pub = publicKeyFromDidKey(did);
+    key = resolveDidKey(did);
   } catch {
-    pub = null;
+    key = null;
   }
   if (didCache.size >= DID_CACHE_MAX) didCache.delete(didCache.keys().next().value!);
-  didCache.set(did, pub);
-  return pub;
+  didCache.set(did, key);
+  return key;
+}
+
+/**
+ * The public key of a did:key, or null when the string is not a valid Ed25519 did:key (the
+ * handles SPEC §8 names) — memoised as didKeyTypedCached. Internal: do not mutate the result.
+ */
+export function didKeyPublicKeyCached(did: string): Uint8Array | null {
+  const k = didKeyTypedCached(did);
+  return k && k.alg === -8 ? k.pub : null;
 }
 
 /** True for an unsigned CBOR integer (major type 0), as decoded into number or bigint. */

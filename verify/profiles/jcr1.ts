@@ -258,6 +258,7 @@ export const jcr1Profile: Profile = {
   schema: "1",
   tagField: "jc_receipt",
   produced: true,
+  fields: JCR1_FIELDS,
   structure,
   toolReceipts,
   honesty,

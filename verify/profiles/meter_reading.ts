@@ -477,6 +477,7 @@ export const meterReadingProfile: Profile = {
   schema: METER_READING_SCHEMA,
   tagField: "jc_receipt",
   produced: true,
+  fields: METER_READING_FIELDS,
   structure(core: CborMap): Finding | undefined {
     return checkFields(core, METER_READING_FIELDS);
   },

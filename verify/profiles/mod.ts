@@ -13,7 +13,7 @@ import { verdictProfile } from "./verdict.ts";
 
 export type { Profile, ProfileOptions, StepOutcome } from "./types.ts";
 export type { Finding } from "./fields.ts";
-export { didKeyPublicKeyCached } from "./fields.ts";
+export { didKeyPublicKeyCached, didKeyTypedCached } from "./fields.ts";
 export {
   DRIFT_BAND_PERCENT,
   MJ_QUANTUM_UJ,

@@ -134,6 +134,7 @@ export const policyProfile: Profile = {
   schema: "policy/1",
   tagField: "jc_receipt",
   produced: true,
+  fields: POLICY_FIELDS,
   structure,
   toolReceipts: () => NOT_APPLICABLE,
   honesty,

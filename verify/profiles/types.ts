@@ -7,7 +7,7 @@
 
 import type { CborMap } from "../cbor.ts";
 import type { KeyDirectory } from "../key_directory.ts";
-import type { Finding } from "./fields.ts";
+import type { FieldTable, Finding } from "./fields.ts";
 
 /** Operator configuration a profile may consult (a subset of VerifierOptions). */
 export interface ProfileOptions {
@@ -32,6 +32,8 @@ export interface Profile {
   readonly tagField: "jc_receipt" | "jcp_receipt";
   /** False for a legacy profile that is verified but never produced (JCP §8: `jcp/1`). */
   readonly produced: boolean;
+  /** The signed core's field table, where the profile has one (client seal reads its types). */
+  readonly fields?: FieldTable;
   /** JCR-1 §6 step 1 for this schema: the field list. Undefined when the core conforms. */
   structure(core: CborMap): Finding | undefined;
   /** JCR-1 §6 step 4 (tool receipts); profiles without attestations answer skipped. */

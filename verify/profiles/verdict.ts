@@ -66,6 +66,7 @@ export const verdictProfile: Profile = {
   schema: "verdict-receipt/1",
   tagField: "jc_receipt",
   produced: true,
+  fields: VERDICT_FIELDS,
   structure: (core) => checkFields(core, VERDICT_FIELDS),
   toolReceipts: () => NOT_APPLICABLE,
   honesty,

@@ -15,7 +15,7 @@ class Refusal(Exception):
 
 
 def parse(envelope: bytes):
-    """Return (protected_bytes, kid, payload, signature) or raise Refusal."""
+    """Return (protected_bytes, kid, payload, signature, alg) or raise Refusal."""
     body = envelope
     if body[:1] == b"\xd2":  # a single tag 18 is accepted
         body = body[1:]
@@ -38,9 +38,7 @@ def parse(envelope: bytes):
     hdr = cbor2.loads(prot)
     if not isinstance(hdr, dict) or set(hdr.keys()) != {1, 4}:
         raise Refusal("cose-protected-keys")
-    if hdr[1] == -7:
-        raise Refusal("cose-alg-unsupported")
-    if hdr[1] != -8:
+    if hdr[1] not in (-8, -7):  # JCR-1 §4: EdDSA or ES256
         raise Refusal("cose-bad-alg")
     if not isinstance(hdr[4], str):
         raise Refusal("cose-kid-not-text")
@@ -50,7 +48,7 @@ def parse(envelope: bytes):
         raise Refusal("cose-payload-not-bstr")
     if not isinstance(sig, bytes) or len(sig) != 64:
         raise Refusal("cose-bad-signature")
-    return prot, hdr[4], payload, sig
+    return prot, hdr[4], payload, sig, hdr[1]
 
 
 def sig_structure(protected: bytes, payload: bytes) -> bytes:

@@ -1,4 +1,4 @@
-"""The three system dependencies, each named by its Debian package when missing."""
+"""The four system dependencies, each named by its Debian package when missing."""
 
 import shutil
 
@@ -17,5 +17,9 @@ def check():
         import nacl.signing  # noqa: F401
     except ImportError as e:
         raise MissingDependency("Cannot run jcverify: python module nacl is missing (install Debian package python3-nacl)") from e
+    try:
+        import cryptography.hazmat.primitives.asymmetric.ec  # noqa: F401
+    except ImportError as e:
+        raise MissingDependency("Cannot run jcverify: python module cryptography is missing (install Debian package python3-cryptography)") from e
     if shutil.which("b3sum") is None:
         raise MissingDependency("Cannot run jcverify: the b3sum command is missing (install Debian package b3sum)")

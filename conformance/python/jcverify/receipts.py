@@ -3,7 +3,7 @@ and the result is (valid, failing codes in step order). Also the checker of a re
 
 import cbor2
 
-from . import cose, didkey, ed25519, profiles
+from . import cose, didkey, ed25519, es256, profiles
 from .cbor_scan import ScanError, scan
 from .cose import Refusal
 
@@ -16,7 +16,7 @@ IMPLEMENTED = {
     "float", "simple-value", "tag", "invalid-utf8", "unsorted-keys", "duplicate-key", "unsupported-key",
     "too-deep", "too-many-items",
     "cose-wrong-tag", "cose-not-array", "cose-protected-not-bstr", "cose-protected-not-canonical",
-    "cose-protected-keys", "cose-alg-unsupported", "cose-bad-alg", "cose-kid-not-text",
+    "cose-protected-keys", "cose-bad-alg", "cose-kid-not-text",
     "cose-unprotected-not-empty", "cose-payload-not-bstr", "cose-bad-signature",
     "core-not-map", "missing-field", "bad-field-type", "bad-field-value", "field-not-allowed",
     "unknown-major", "unsupported-schema", "bad-did-key", "unknown-kid", "kid-steward-mismatch",
@@ -24,6 +24,8 @@ IMPLEMENTED = {
     "joules-below-tools", "sub-mj-precision", "claims-on-deterministic-tier", "policy-digest-mismatch",
     "policy-rule-mismatch", "verdict-hash-mismatch", "verdict-json-invalid", "verdict-contract-mismatch",
     "deny-reason-misplaced", "bad-coverage", "chain-length-mismatch", "out-of-band",
+    "did-key-p256-uncompressed", "p256-key-encoding", "p256-key-not-on-curve", "kid-alg-mismatch",
+    "es256-r-range", "es256-s-range",
 }
 
 
@@ -48,7 +50,7 @@ def verify(envelope: bytes, cfg):
     except Refusal as e:
         fails["structural"] = e.code
     if env:
-        prot, kid, payload, sig = env
+        prot, kid, payload, sig, alg = env
         try:
             scan(payload)
             core = cbor2.loads(payload)
@@ -71,20 +73,30 @@ def verify(envelope: bytes, cfg):
                 # JCR-1 §3.3: recompute CORE, byte-identical to the payload
                 if cbor2.dumps(core, canonical=True) != payload and "canonical" not in fails:
                     fails["canonical"] = "non-canonical"
-        # signature: kid → key, kid == steward, strict Ed25519 over Sig_structure
+        # signature: kid → typed key, kid == steward, key type == alg, strict Ed25519 or ES256
         try:
             if kid.startswith("did:key:"):
                 try:
-                    pub = didkey.public_key(kid)
-                except ValueError:
-                    raise Refusal("bad-did-key")
+                    key_alg, pub = didkey.typed_key(kid)
+                except didkey.KeyRefusal as e:
+                    raise Refusal(e.code)
             else:
-                pub = cfg.keys.get(kid)
-                if pub is None:
+                typed = cfg.keys.get(kid)
+                if typed is None:
                     raise Refusal("unknown-kid")
+                key_alg, pub = typed
             if isinstance(core, dict) and isinstance(core.get("steward"), str) and core["steward"] != kid:
                 raise Refusal("kid-steward-mismatch")
-            if not ed25519.verify(sig, cose.sig_structure(prot, payload), pub):
+            if key_alg != alg:
+                raise Refusal("kid-alg-mismatch")
+            msg = cose.sig_structure(prot, payload)
+            if alg == -7:
+                problem = es256.signature_problem(sig)
+                if problem:
+                    raise Refusal(problem)
+                if not es256.verify(sig, msg, pub):
+                    raise Refusal("bad-signature")
+            elif not ed25519.verify(sig, msg, pub):
                 raise Refusal("bad-signature")
         except Refusal as e:
             fails["signature"] = e.code
