@@ -47,6 +47,9 @@ export const LATEST_HEAD_KEY = "heads/latest";
 /** The index of a leaf hash: written once (conditional put), never changed. */
 export const leafKey = (leafHash: Uint8Array) => `leaves/${toHex(leafHash)}`;
 
+/** The index of a content identity (docs/DECISIONS.md "One entry per signed content"): write-once. */
+export const contentKey = (contentId: Uint8Array) => `contents/${toHex(contentId)}`;
+
 /** A StoredHead as JSON (hex bytes). */
 export function headToJson(h: StoredHead): string {
   return JSON.stringify({

@@ -34,6 +34,7 @@ import {
 import { readPublishedTile } from "../../log/published_tiles.ts";
 import {
   checkpointKey,
+  contentKey,
   headFromJson,
   headKey,
   headToJson,
@@ -200,34 +201,19 @@ export class R2PublishedStorage implements LogStorage {
         });
       }
     }
-    // Write-once leaf index objects: exactly-once beyond the dedup window.
+    // Write-once index objects (leaf hash → index, content identity → index): exactly-once
+    // beyond the dedup window.
     if (to > from) {
       const entries = await this.#hot.entries(from, to - from);
       if (entries.length !== to - from) {
         throw new LogIntegrityError(`Cannot publish entries ${from}..${to - 1}: missing`);
       }
       entries.forEach((e, k) =>
-        jobs.push(async () => {
-          const leaf = blake3Hasher.leaf(e);
-          const key = leafKey(leaf);
-          this.stats.r2Puts++;
-          const put = await this.#r2.put(key, String(from + k), {
-            onlyIf: { etagDoesNotMatch: "*" },
-            httpMetadata: { contentType: "text/plain" },
-          }).catch((e) => {
-            throw r2Failed(`write ${key}`, e);
-          });
-          if (put === null) {
-            const old = await this.#get(key);
-            const was = old && new TextDecoder().decode(old);
-            if (was !== String(from + k)) {
-              throw new LogIntegrityError(
-                `Cannot publish entry ${from + k}: its leaf is already at index ${was}`,
-              );
-            }
-          }
-        })
+        jobs.push(() => this.#writeOnce(leafKey(blake3Hasher.leaf(e)), from + k))
       );
+      for (const c of await this.#hot.contentIdsIn(from, to)) {
+        jobs.push(() => this.#writeOnce(contentKey(c.contentId), c.index));
+      }
     }
     await limited(jobs);
     await this.#o.onStep?.("uploaded", to);
@@ -239,6 +225,24 @@ export class R2PublishedStorage implements LogStorage {
     this.#published = to;
     this.stats.rounds++;
     await this.#o.onStep?.("published", to);
+  }
+
+  /** Puts `key` → `index` unless it exists; an existing one must hold the same index. */
+  async #writeOnce(key: string, index: number): Promise<void> {
+    this.stats.r2Puts++;
+    const put = await this.#r2.put(key, String(index), {
+      onlyIf: { etagDoesNotMatch: "*" },
+      httpMetadata: { contentType: "text/plain" },
+    }).catch((e) => {
+      throw r2Failed(`write ${key}`, e);
+    });
+    if (put === null) {
+      const old = await this.#get(key);
+      const was = old && new TextDecoder().decode(old);
+      if (was !== String(index)) {
+        throw new LogIntegrityError(`Cannot publish ${key} at ${index}: R2 holds it at ${was}`);
+      }
+    }
   }
 
   /**
@@ -402,6 +406,30 @@ export class R2PublishedStorage implements LogStorage {
       }),
     );
     return out;
+  }
+
+  /** Content identities: the SQLite window first, else their write-once objects in R2. */
+  async contentIndex(ids: Uint8Array[]): Promise<(number | undefined)[]> {
+    const out = this.#hot.contentIndex
+      ? await this.#hot.contentIndex(ids)
+      : ids.map(() => undefined);
+    await limited(
+      out.flatMap((v, k) => (v === undefined ? [k] : [])).map((k) => async () => {
+        const b = await this.#get(contentKey(ids[k]));
+        if (b) out[k] = Number(new TextDecoder().decode(b));
+      }),
+    );
+    return out;
+  }
+  contentIndexReach(): Promise<number | "all"> {
+    return this.#hot.contentIndexReach?.() ?? Promise.resolve("all");
+  }
+  backfillContentIndex(
+    rows: { index: number; contentId: Uint8Array }[],
+    reach: number | "all",
+  ): Promise<void> {
+    if (!this.#hot.backfillContentIndex) return Promise.resolve();
+    return this.#hot.backfillContentIndex(rows, reach);
   }
 
   async commitBatch(batch: Batch): Promise<void> {

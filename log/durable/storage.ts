@@ -104,6 +104,8 @@ export interface DurableLogStorage extends LogStorage {
   markPublished(size: number, window: number): Promise<void>;
   /** Bytes the object's SQLite database occupies (`ctx.storage.sql.databaseSize`). */
   databaseBytes(): number;
+  /** The content identities of entries `from` .. `to - 1` that have one (for R2's index). */
+  contentIdsIn(from: number, to: number): Promise<{ index: number; contentId: Uint8Array }[]>;
 }
 
 /**
@@ -362,7 +364,10 @@ export function openDurableStorage(
           sql.exec(`INSERT OR REPLACE INTO ${p}meta (k, v) VALUES ('published', ?)`, String(size));
           sql.exec(`DELETE FROM ${p}heads WHERE size < ?`, size);
           const keepFrom = Math.min(Math.floor(size / 256) * 256, size - window);
-          if (keepFrom > 0) sql.exec(`DELETE FROM ${p}entries WHERE idx < ?`, keepFrom);
+          if (keepFrom > 0) {
+            sql.exec(`DELETE FROM ${p}entries WHERE idx < ?`, keepFrom);
+            sql.exec(`DELETE FROM ${p}content_ids WHERE idx < ?`, keepFrom);
+          }
           for (const table of ["tiles", "tiles256"]) {
             // Published tile level L is stored levels 2L (16 stored tiles per published tile)
             // and 2L+1 (one stored tile per published tile); full ones are in R2.
@@ -374,6 +379,13 @@ export function openDurableStorage(
           }
         })),
     databaseBytes: () => sql.databaseSize,
+    contentIdsIn: (from: number, to: number) =>
+      read("read content identities", () =>
+        sql.exec<{ id: ArrayBuffer; idx: number }>(
+          `SELECT id, idx FROM ${p}content_ids WHERE idx >= ? AND idx < ? ORDER BY idx`,
+          from,
+          to,
+        ).toArray().map((r) => ({ index: r.idx, contentId: bytes(r.id) }))),
     close: () => {
       closed = true;
       return Promise.resolve();

@@ -7,6 +7,7 @@
 // batcher lost with appends pending — each ends with the full check.
 import assert from "node:assert/strict";
 import { validEnvelope } from "../api/_fixtures.ts";
+import { retagged } from "../_twins.ts";
 import { removeBundle, startWorker } from "./_worker.ts";
 import { checkPublished } from "./_published_check.ts";
 import type { EdgeRuntime } from "../../edge/mod.ts";
@@ -116,6 +117,11 @@ Deno.test({
         assert.equal(again.body.index, 0);
         const after = (await seqStats(rt.url)).storage;
         assert.ok(after.r2Gets > before.r2Gets, "found through R2's write-once leaf object");
+        // One signed content, other bytes (a tagged twin), past the window: the original index,
+        // through R2's write-once content-identity object (docs/DECISIONS.md).
+        const twin = await post(rt.url, retagged(envs[0]));
+        assert.equal(twin.status, 200, JSON.stringify(twin.body));
+        assert.equal(twin.body.index, 0);
         const at = [...acked].find(([, b]) => b === envs[690])![0];
         const recent = await post(rt.url, envs[690]);
         assert.equal(recent.status, 200);
