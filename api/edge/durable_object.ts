@@ -110,6 +110,7 @@ export class LogSequencer extends DurableObject {
       );
       const log = await openEdgeLog(store, env);
       await store.replay(); // what an interrupted round staged goes out before anything else
+      await store.flushCheckpoint(); // and a checkpoint held back when the object stopped
       this.#store = store;
       return log;
     });

@@ -157,7 +157,7 @@ export class R2PublishedStorage implements LogStorage {
       const todo = heads.filter((h) => h.size > (this.#published ?? -1));
       if (todo.length === 0) break;
       for (const h of todo) {
-        await this.#publish(from, h, true);
+        await this.#publish(from, h);
         from = h.size;
       }
     }
@@ -172,7 +172,7 @@ export class R2PublishedStorage implements LogStorage {
   }
 
   /** One round's uploads, from `from` leaves to `head`, in Azul's order. */
-  async #publish(from: number, head: StoredHead, replaying = false): Promise<void> {
+  async #publish(from: number, head: StoredHead): Promise<void> {
     const to = head.size;
     const jobs: (() => Promise<void>)[] = [];
     for (const t of newTiles(from, to)) {
@@ -219,7 +219,7 @@ export class R2PublishedStorage implements LogStorage {
     await this.#o.onStep?.("uploaded", to);
     await this.#put(headKey(to), headToJson(head), "application/json");
     await this.#o.onStep?.("head", to);
-    await this.#checkpoint(head, replaying);
+    await this.#checkpoint(head);
     await this.#o.onStep?.("checkpoint", to);
     await this.#hot.markPublished(to, this.#o.window);
     this.#published = to;
@@ -249,16 +249,16 @@ export class R2PublishedStorage implements LogStorage {
    * Puts both views' checkpoints and the latest head, unless the last put was under
    * `checkpointMs` ago: then the newest head waits for a timer (R2: 1 write/s per key).
    */
-  async #checkpoint(head: StoredHead, force: boolean): Promise<void> {
+  async #checkpoint(head: StoredHead): Promise<void> {
     if (head.size < this.#cpSize) return;
     const wait = this.#cpAt + this.#o.checkpointMs - this.#now();
-    if (wait > 0 && !force) {
-      this.#cpPending = head;
+    if (wait > 0) {
+      if (!this.#cpPending || this.#cpPending.size < head.size) this.#cpPending = head;
       this.#cpTimer ??= setTimeout(() => {
         this.#cpTimer = undefined;
         const h = this.#cpPending;
         this.#cpPending = undefined;
-        if (h) this.#checkpoint(h, true).catch(() => {}); // the next round retries
+        if (h) this.#checkpoint(h).catch(() => {}); // else the next round or start retries
       }, wait);
       return;
     }
@@ -283,13 +283,15 @@ export class R2PublishedStorage implements LogStorage {
     if (this.#cpPending && this.#cpPending.size <= head.size) this.#cpPending = undefined;
   }
 
-  /** Forces out a checkpoint held back by the once-a-second rule (tests, shutdown). */
+  /**
+   * Puts the checkpoints of the latest published head now, or as soon as the once-a-second rule
+   * allows (on start: a checkpoint held back when the object stopped is not lost).
+   */
   async flushCheckpoint(): Promise<void> {
     const h = this.#cpPending ?? await this.#hot.latestHead();
-    if (this.#cpTimer !== undefined) clearTimeout(this.#cpTimer);
-    this.#cpTimer = undefined;
-    this.#cpPending = undefined;
-    if (h && (this.#published ?? -1) >= h.size) await this.#checkpoint(h, true);
+    if (h && (this.#published ?? await this.#hot.publishedSize()) >= h.size) {
+      await this.#checkpoint(h);
+    }
   }
 
   /** A full published tile of a view from R2 (kept in a small LRU), or undefined. */
