@@ -10,14 +10,16 @@ import {
   type EdgeCache,
   edgeConfig,
   EdgeConfigError,
-  EdgeLog,
   type EdgeSettings,
   edgeSettings,
   logKeyFromEnv,
-  type SequencerRpc,
+  type Outcome,
   serveCached,
+  unwrap,
 } from "./edge/mod.ts";
-import { LOG_OBJECT_NAME } from "./edge/durable_object.ts";
+import { type EdgeFaults, LOG_OBJECT_NAME, type SequencerStub } from "./edge/durable_object.ts";
+import { R2Log } from "./edge/r2_log.ts";
+import type { R2BucketLike } from "./edge/r2.ts";
 import { bytesEqual, ed25519PublicKey } from "../verify/mod.ts";
 import { createWitness } from "../log/c2sp/witness_role.ts";
 import {
@@ -27,20 +29,29 @@ import {
   type WitnessRpc,
 } from "./edge/witness_rpc.ts";
 import { defaultWitnessName } from "./witness_name.ts";
-import { defaultLogName } from "../log/mod.ts";
+import { type AgentLink, type AppendResult, defaultLogName } from "../log/mod.ts";
 import type { Hono } from "hono";
 
-export { LogSequencer } from "./edge/durable_object.ts";
+export { LogBatcher, LogSequencer } from "./edge/durable_object.ts";
 
-/** The Durable Object namespace binding (the slice used here). */
-interface SequencerNamespace {
+/** A Durable Object namespace binding (the slice used here). */
+interface Namespace<T> {
   idFromName(name: string): unknown;
-  get(id: unknown): SequencerRpc & WitnessRpc;
+  get(id: unknown): T;
 }
 
-/** The Worker's bindings (wrangler.toml): the sequencer namespace, the log key, the vars. */
+interface BatcherStub {
+  append(entry: Uint8Array, link?: AgentLink): Promise<Outcome<AppendResult>>;
+  injectFaults(f: EdgeFaults): Promise<Outcome<void>>;
+  stats(): Promise<Outcome<{ forwards: number; forwarded: number }>>;
+}
+
+/** The Worker's bindings (wrangler.toml): the objects, the bucket, the log key, the vars. */
 interface WorkerEnv {
-  LOG_SEQUENCER: SequencerNamespace;
+  /** The sequencer's stub answers its own RPC surface and the witness state's. */
+  LOG_SEQUENCER: Namespace<SequencerStub & WitnessRpc>;
+  LOG_BATCHER?: Namespace<BatcherStub>;
+  LOG_BUCKET: R2BucketLike;
   JC_LOG_KEY?: string;
   [name: string]: unknown;
 }
@@ -52,10 +63,13 @@ interface ExecutionContext {
 interface Built {
   app: Hono<AppEnv>;
   settings: EdgeSettings;
+  log: R2Log;
+  sequencer: () => SequencerStub & WitnessRpc;
+  batcher: (k: number) => BatcherStub;
 }
 
 // One app per isolate: the bindings of a deployment do not change while an isolate lives, and
-// the per-isolate immutable-read cache lives in the EdgeLog it holds.
+// the per-isolate immutable-read cache lives in the R2Log it holds.
 let built: Built | undefined;
 
 function build(env: WorkerEnv): Built {
@@ -69,14 +83,36 @@ function build(env: WorkerEnv): Built {
       "Cannot open the log: the LOG_SEQUENCER Durable Object binding is missing (wrangler.toml)",
     );
   }
+  const bucket = env.LOG_BUCKET;
+  if (!bucket || typeof bucket.get !== "function") {
+    throw new EdgeConfigError(
+      "Cannot open the log: the LOG_BUCKET R2 binding is missing (wrangler.toml [[r2_buckets]])",
+    );
+  }
+  const batchers = env.LOG_BATCHER;
+  if (settings.batchers > 0 && (!batchers || typeof batchers.idFromName !== "function")) {
+    throw new EdgeConfigError(
+      "Cannot open the log: JC_EDGE_BATCHERS > 0 needs the LOG_BATCHER binding (wrangler.toml)",
+    );
+  }
   const id = ns.idFromName(LOG_OBJECT_NAME);
+  const sequencer = () => ns.get(id);
+  const batcher = (k: number) => batchers!.get(batchers!.idFromName(`batcher-${k}`));
   const pub = ed25519PublicKey(secret);
-  const log = new EdgeLog(
-    () => ns.get(id),
-    pub,
-    settings.cacheBytes,
-    config.logName ?? defaultLogName(pub),
-  );
+  const log = new R2Log({
+    bucket,
+    // Appends: front Worker → one of B batchers (at random) → the sequencer; or straight to it.
+    append: settings.batchers > 0
+      ? (e, link) => batcher(Math.floor(Math.random() * settings.batchers)).append(e, link)
+      : (e, link) => sequencer().append(e, link),
+    bootstrap: () => sequencer().latestHead(),
+    // A chain head moves with every reading: asked of the sequencer, never read from R2.
+    agentHead: (did) => sequencer().agentHead(did),
+    publicKey: pub,
+    logName: config.logName ?? defaultLogName(pub),
+    cacheBytes: settings.cacheBytes,
+    latestMs: settings.headMaxAgeS * 1000,
+  });
   const app = createApp({
     log,
     config,
@@ -90,7 +126,7 @@ function build(env: WorkerEnv): Built {
       ...(config.witnesses.length ? { collector: rpcCollector(() => ns.get(id)) } : {}),
     },
   });
-  built = { app, settings };
+  built = { app, settings, log, sequencer, batcher };
   return built;
 }
 
@@ -98,7 +134,7 @@ function build(env: WorkerEnv): Built {
 function edgeWitness(
   env: WorkerEnv,
   config: ReturnType<typeof edgeConfig>,
-  log: EdgeLog,
+  log: R2Log,
   rpc: () => WitnessRpc,
 ) {
   if (!config.witness) return undefined;
@@ -112,6 +148,38 @@ function edgeWitness(
     logs: config.witness.logs,
     state: rpcWitnessState(rpc),
   });
+}
+
+/**
+ * Test-only routes (JC_EDGE_TEST_HOOKS=on, docs/EDGE.md "Faults"): stats of the objects and the
+ * isolate, fault injection, a forced checkpoint. Undefined: not a hook path (or hooks off).
+ */
+async function testHook(req: Request, b: Built): Promise<Response | undefined> {
+  const path = new URL(req.url).pathname;
+  if (!b.settings.testHooks || !path.startsWith("/__edge/")) return undefined;
+  const json = (v: unknown) =>
+    new Response(JSON.stringify(v), { headers: { "content-type": "application/json" } });
+  if (path === "/__edge/stats") {
+    const batchers = [];
+    for (let k = 0; k < b.settings.batchers; k++) batchers.push(unwrap(await b.batcher(k).stats()));
+    return json({
+      sequencer: unwrap(await b.sequencer().stats()),
+      batchers,
+      isolate: { r2Gets: b.log.r2Gets },
+    });
+  }
+  if (path === "/__edge/faults" && req.method === "POST") {
+    const f = await req.json() as EdgeFaults & { target?: string };
+    if (f.target === "batchers") {
+      for (let k = 0; k < b.settings.batchers; k++) unwrap(await b.batcher(k).injectFaults(f));
+    } else unwrap(await b.sequencer().injectFaults(f));
+    return json({ ok: true });
+  }
+  if (path === "/__edge/flush" && req.method === "POST") {
+    unwrap(await b.sequencer().flushCheckpoint());
+    return json({ ok: true });
+  }
+  return undefined;
 }
 
 /** Cloudflare's Cache API where the runtime has one (workerd does; other hosts may not). */
@@ -132,6 +200,8 @@ export default {
       }
       throw err;
     }
+    const hook = await testHook(req, b);
+    if (hook) return hook;
     const clientAddr = req.headers.get("cf-connecting-ip") ?? "unknown";
     return await serveCached(req, async () => await b.app.fetch(req, { clientAddr }), {
       cache: b.settings.httpCache ? defaultCache() : undefined,

@@ -68,6 +68,9 @@ const mf = new Miniflare({
   port: opts.port ?? 8787,
   durableObjectsPersist: persist ? resolve(persist, "do") : false,
   cachePersist: persist ? resolve(persist, "cache") : false,
+  // R2 buckets of wrangler.toml ([[r2_buckets]]), simulated locally where `wrangler dev
+  // --persist-to` keeps them.
+  r2Persist: persist ? resolve(persist, "r2") : false,
   log: new Log(LogLevel.WARN),
   // No network: never fetch the `request.cf` placeholder from Cloudflare, use Miniflare's default.
   cf: false,

@@ -11,6 +11,18 @@ export interface EdgeSettings {
   cacheBytes: number;
   /** Whether GET answers marked immutable are kept in the Cache API (JC_EDGE_HTTP_CACHE, "on"). */
   httpCache: boolean;
+  /** Batcher Durable Objects in front of the sequencer (JC_EDGE_BATCHERS, default 8; 0: none). */
+  batchers: number;
+  /** A batcher forwards at this many appends (JC_EDGE_BATCH_MAX, default 256). */
+  batchMax: number;
+  /** ... or once its oldest append waited this long, ms (JC_EDGE_BATCH_AGE_MS, default 100). */
+  batchAgeMs: number;
+  /** Entries whose leaf hash the sequencer keeps in SQLite (JC_EDGE_DEDUP_WINDOW, default 4096). */
+  dedupWindow: number;
+  /** Least time between two checkpoint writes to R2, ms (JC_EDGE_CHECKPOINT_MS, default 1000). */
+  checkpointMs: number;
+  /** Test-only fault injection and stats routes under /__edge/ (JC_EDGE_TEST_HOOKS, "off"). */
+  testHooks: boolean;
 }
 
 function int(env: Record<string, unknown>, name: string, dflt: number, max: number): number {
@@ -25,18 +37,29 @@ function int(env: Record<string, unknown>, name: string, dflt: number, max: numb
   return Number(s);
 }
 
-/** Reads the edge settings from the Worker's bindings; throws EdgeConfigError on a bad value. */
-export function edgeSettings(env: Record<string, unknown>): EdgeSettings {
-  const http = env.JC_EDGE_HTTP_CACHE ?? "on";
-  if (http !== "on" && http !== "off") {
+function onOff(env: Record<string, unknown>, name: string, dflt: "on" | "off"): boolean {
+  const v = env[name] ?? dflt;
+  if (v !== "on" && v !== "off") {
     throw new EdgeConfigError(
-      `Cannot load config: JC_EDGE_HTTP_CACHE must be "on" or "off", got ${JSON.stringify(http)}`,
+      `Cannot load config: ${name} must be "on" or "off", got ${JSON.stringify(v)}`,
     );
   }
+  return v === "on";
+}
+
+/** Reads the edge settings from the Worker's bindings; throws EdgeConfigError on a bad value. */
+export function edgeSettings(env: Record<string, unknown>): EdgeSettings {
+  const http = onOff(env, "JC_EDGE_HTTP_CACHE", "on") ? "on" : "off";
   return {
     headMaxAgeS: int(env, "JC_EDGE_HEAD_MAX_AGE_S", 1, 3600),
     cacheBytes: int(env, "JC_EDGE_CACHE_BYTES", 8 * 1024 * 1024, 64 * 1024 * 1024),
     httpCache: http === "on",
+    batchers: int(env, "JC_EDGE_BATCHERS", 8, 1024),
+    batchMax: Math.max(1, int(env, "JC_EDGE_BATCH_MAX", 256, 4096)),
+    batchAgeMs: int(env, "JC_EDGE_BATCH_AGE_MS", 100, 10_000),
+    dedupWindow: Math.max(256, int(env, "JC_EDGE_DEDUP_WINDOW", 4096, 1 << 20)),
+    checkpointMs: int(env, "JC_EDGE_CHECKPOINT_MS", 1000, 60_000),
+    testHooks: onOff(env, "JC_EDGE_TEST_HOOKS", "off"),
   };
 }
 

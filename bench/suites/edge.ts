@@ -1,27 +1,39 @@
-// The Worker build under real local workerd (issue 7): api/worker.ts bundled as for
-// `wrangler deploy`, wrangler.toml's bindings, the log in a SQLite-backed Durable Object with
-// durable local state, rate limits off, driven over HTTP on 127.0.0.1 from this process.
+// The Worker build under real local workerd (issues 7 and 12): api/worker.ts bundled as for
+// `wrangler deploy`, wrangler.toml's bindings (sequencer and batcher Durable Objects, a local R2
+// bucket), durable local state, rate limits off, driven over HTTP on 127.0.0.1 from this process.
+// NOT Cloudflare: client, Miniflare, workerd and the simulated R2 share this machine's cores, so
+// these are the local runtime's figures; network latency to R2 and between objects is absent.
 // Figures, beside the machine's raw WebCrypto Ed25519 verifies/s measured in the same run:
-//  - ack latency of one client appending alone (p50/p99): request → verified, durable, signed;
-//  - closed loop, CONCURRENCY clients: verified appends/s (only answers whose inclusion proof and
-//    head signature verify afterwards are counted) and ack latency p50/p99 under load;
-//  - immutable reads (inclusion proof at a fixed size): first time (app + Durable Object) vs
-//    repeated (edge cache), per second.
-// Envelopes are signed before any clock starts. Client, Miniflare and workerd share this
-// machine's cores, so these are the local runtime's figures, not Cloudflare's.
-import { LogClient } from "../../api/client/mod.ts";
+//  - closed loop at concurrency 64 and 256 with 1, 4 and 8 batchers, and with appends straight
+//    to the one sequencer object (no batchers: the single-object figure): verified appends/s
+//    (only answers whose inclusion proof and head signature verify count) and ack p50/p99;
+//  - Durable Object calls per append (front → batcher, batcher → sequencer, from the objects'
+//    own counters);
+//  - the sequencer's SQLite bytes after 10^5 and 10^6 entries (10^4 and 10^5 in the short
+//    mode), measured on the same store code over node:sqlite (the engine Durable Objects run)
+//    with an in-memory R2: it must stay flat, not grow with the log;
+//  - tile reads/s from R2 through the Worker: first read of each tile (R2, then the Cache API
+//    keeps it) and repeated (Cache API hit).
+// JC_BENCH_SHORT=1: short mode (a test runs it): fewer configurations, shorter loops.
 import { validEnvelope } from "../../tests/api/_fixtures.ts";
 import { removeBundle, startWorker } from "../../tests/edge/_worker.ts";
-import { blake3Hasher, verifyInclusion, verifyTreeHead } from "../../log/mod.ts";
+import { memoryBucket, sqliteDurableStorage } from "../../tests/edge/_sqlite_durable.ts";
+import { blake3Hasher, openLog, verifyInclusion, verifyTreeHead } from "../../log/mod.ts";
 import type { TreeHead } from "../../log/mod.ts";
+import { openDurableStorage } from "../../log/durable/mod.ts";
+import { R2PublishedStorage } from "../../api/edge/r2_storage.ts";
+import { ed25519GenerateSecret } from "../../log/crypto.ts";
 import { entryLeafHash, fromHex, toHex } from "../../verify/mod.ts";
+import { LogClient } from "../../api/client/mod.ts";
 import { rawWebCryptoVerifiesPerSecond } from "./_limits.ts";
-import { count, ms } from "./_short.ts";
+import { count, ms, SHORT } from "./_short.ts";
 
-const CONCURRENCY = Number(Deno.env.get("JC_BENCH_CONCURRENCY") ?? 32);
-const SOLO = count(100, 5);
-const CLOSED_MS = ms(6_000);
-const READS = count(300, 10);
+const CONCURRENCIES = SHORT ? [64] : [64, 256];
+const BATCHERS = SHORT ? [0, 8] : [0, 1, 4, 8];
+const CLOSED_MS = ms(5_000);
+// Short mode: a tenfold growth big enough to show SQLite flat (tests/edge/bench_edge_test).
+const STORAGE_SIZES = SHORT ? [10_000, 100_000] : [100_000, 1_000_000];
+const TILE_READS = count(200, 40);
 
 function pct(xs: number[], p: number): number {
   if (xs.length === 0) return NaN;
@@ -47,10 +59,13 @@ async function post(base: URL, envelope: Uint8Array): Promise<Appended> {
 
 async function verified(answers: Appended[], signer: string): Promise<number> {
   let ok = 0;
+  const heads = new Map<string, boolean>();
   for (const a of answers) {
     const b = a.body;
     if (b.leaf_hash !== toHex(entryLeafHash(a.envelope))) continue;
-    if (!(await verifyTreeHead(b.tree_head, signer))) continue;
+    const hk = b.tree_head.signature;
+    if (!heads.has(hk)) heads.set(hk, await verifyTreeHead(b.tree_head, signer));
+    if (!heads.get(hk)) continue;
     if (
       verifyInclusion(
         blake3Hasher,
@@ -65,84 +80,180 @@ async function verified(answers: Appended[], signer: string): Promise<number> {
   return ok;
 }
 
-export default async () => {
-  const rawVerify = await rawWebCryptoVerifiesPerSecond(2000);
-  let next = 0;
-  // Pre-signed before any clock starts; a machine fast enough to use them all gets more, signed
-  // as they are needed (counted in signed_during_run) rather than a crash.
-  const pool = Array.from({ length: count(8_000, 400) }, () => validEnvelope(900_000 + next++));
+// deno-lint-ignore no-explicit-any
+async function stats(base: URL): Promise<any> {
+  return await (await fetch(new URL("/__edge/stats", base))).json();
+}
+
+/** One runtime with `batchers` batchers: closed loops at each concurrency. */
+async function appendRun(batchers: number, pool: Uint8Array[]) {
   let used = 0;
   let signedDuringRun = 0;
+  // Each run is a fresh log: the same pre-signed envelopes serve every run; a machine fast
+  // enough to use them all gets more, signed as they are needed (counted in signed_during_run)
+  // rather than a crash or a loop cut short.
   const take = () => {
     if (used < pool.length) return pool[used++];
     signedDuringRun++;
-    return validEnvelope(900_000 + next++);
+    return validEnvelope(900_000 + used++);
   };
   const state = await Deno.makeTempDir({ prefix: "jc-bench-edge-" });
-  const t0 = performance.now();
-  const rt = await startWorker(state);
-  const startupMs = performance.now() - t0;
+  const rt = await startWorker(state, {
+    JC_EDGE_BATCHERS: String(batchers),
+    JC_EDGE_CHECKPOINT_MS: "1000", // as deployed: R2's one write per second per key
+    JC_BATCH_MAX: "4096",
+  });
   try {
     const signer = await new LogClient(rt.url.href).signer();
-    for (let i = 0; i < 20; i++) await post(rt.url, take()); // warm the isolate and the object
-
-    const solo: number[] = [];
-    const soloAnswers: Appended[] = [];
-    for (let i = 0; i < SOLO; i++) {
-      const s = performance.now();
-      soloAnswers.push(await post(rt.url, take()));
-      solo.push(performance.now() - s);
+    for (let i = 0; i < 10; i++) await post(rt.url, take()); // warm the isolate and objects
+    const out: Record<string, unknown> = {};
+    for (const c of CONCURRENCIES) {
+      console.error(`bench edge: batchers ${batchers}, concurrency ${c}`);
+      const s0 = await stats(rt.url);
+      const lat: number[] = [];
+      const answers: Appended[] = [];
+      const end = performance.now() + CLOSED_MS;
+      const t0 = performance.now();
+      await Promise.all(Array.from({ length: c }, async () => {
+        while (performance.now() < end) {
+          const s = performance.now();
+          answers.push(await post(rt.url, take()));
+          lat.push(performance.now() - s);
+        }
+      }));
+      const secs = (performance.now() - t0) / 1000;
+      const s1 = await stats(rt.url);
+      const ok = await verified(answers, signer);
+      const seqCalls = s1.sequencer.calls - s0.sequencer.calls - 1; // less the stats call
+      const frontCalls = answers.length; // each append: one call from the front Worker
+      out[`concurrency_${c}`] = {
+        verified_appends_per_s: Math.round(ok / secs),
+        appends: answers.length,
+        verified: ok,
+        ack_ms: { p50: pct(lat, 50), p99: pct(lat, 99) },
+        durable_object_calls_per_append: batchers === 0
+          ? Math.round((seqCalls / answers.length) * 1000) / 1000
+          : Math.round(((frontCalls + seqCalls) / answers.length) * 1000) / 1000,
+        sequencer_calls_per_append: Math.round((seqCalls / answers.length) * 1000) / 1000,
+      };
     }
+    out.signed_during_run = signedDuringRun;
+    return { out, rt, state };
+  } catch (e) {
+    await rt.stop();
+    throw e;
+  }
+}
 
-    const loaded: number[] = [];
-    const answers: Appended[] = [];
-    const end = performance.now() + CLOSED_MS;
-    const c0 = performance.now();
-    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-      while (performance.now() < end) {
-        const s = performance.now();
-        answers.push(await post(rt.url, take()));
-        loaded.push(performance.now() - s);
+/** Tile reads through the Worker: first (R2) and repeated (Cache API). */
+async function tileReads(base: URL, size: number) {
+  const full = Math.floor(size / 256);
+  const paths = Array.from(
+    { length: TILE_READS },
+    (_, k) => `/log/${k % 2 ? "sha256" : "blake3"}/tile/0/${String(k % full).padStart(3, "0")}`,
+  );
+  const unique = [...new Set(paths)];
+  const run = async () => {
+    const t0 = performance.now();
+    let hits = 0;
+    await Promise.all(Array.from({ length: 8 }, async (_, w) => {
+      for (let k = w; k < unique.length; k += 8) {
+        const r = await fetch(new URL(unique[k], base));
+        await r.arrayBuffer();
+        if (r.status !== 200) throw new Error(`Cannot read tile ${unique[k]}: ${r.status}`);
+        if (r.headers.get("x-edge-cache") === "HIT") hits++;
       }
     }));
-    const closedS = (performance.now() - c0) / 1000;
-    const okClosed = await verified(answers, signer);
-    const okSolo = await verified(soloAnswers, signer);
+    return { per_s: Math.round(unique.length / ((performance.now() - t0) / 1000)), hits };
+  };
+  const cold = await run();
+  await new Promise((r) => setTimeout(r, 300)); // the Cache API puts run after the answers
+  const warm = await run();
+  return { tiles: unique.length, cold_r2: cold, warm_cache_api: warm };
+}
 
-    const size = (await new LogClient(rt.url.href, signer).head()).size;
-    const idx = Array.from({ length: READS }, (_, i) => (i * 7919) % size);
-    const read = async () => {
-      const s = performance.now();
-      for (const i of idx) {
-        const r = await fetch(new URL(`/v1/log/proof/inclusion?index=${i}&size=${size}`, rt.url));
-        if (r.status !== 200) throw new Error(`Cannot read proof ${i}: ${r.status}`);
-        await r.arrayBuffer();
+/** The sequencer store's SQLite bytes as the log grows (node:sqlite, in-memory R2). */
+async function storageGrowth() {
+  const dir = await Deno.makeTempDir({ prefix: "jc-bench-edge-sql-" });
+  const sql = sqliteDurableStorage(`${dir}/do.sqlite`);
+  const bucket = memoryBucket();
+  const secretKey = ed25519GenerateSecret();
+  const store = new R2PublishedStorage(openDurableStorage(sql), bucket, {
+    secretKey,
+    window: 4096,
+    checkpointMs: 1000,
+  });
+  const log = await openLog(store, { secretKey, batchMax: 4096, batchAgeMs: 1 });
+  const out: Record<string, unknown> = {};
+  const t0 = performance.now();
+  let n = 0;
+  const entry = (i: number) => {
+    const b = new Uint8Array(200);
+    new DataView(b.buffer).setFloat64(0, i);
+    b.fill(7, 8);
+    return b;
+  };
+  try {
+    for (const target of STORAGE_SIZES) {
+      while (n < target) {
+        const k = Math.min(4096, target - n);
+        await Promise.all(Array.from({ length: k }, (_, j) => log.append(entry(n + j))));
+        n += k;
       }
-      return Math.round(READS / ((performance.now() - s) / 1000));
-    };
-    const firstReads = await read();
-    const cachedReads = await read();
-
-    return {
-      runtime: "local workerd via Miniflare (edge/serve.mjs), Durable Object SQLite storage",
-      raw_webcrypto_ed25519_verifies_per_s: rawVerify,
-      bundle_and_start_ms: Math.round(startupMs),
-      solo_ack_latency_ms: { p50: pct(solo, 50), p99: pct(solo, 99), n: solo.length },
-      solo_verified: `${okSolo}/${soloAnswers.length}`,
-      concurrency: CONCURRENCY,
-      verified_appends_per_s: Math.round(okClosed / closedS),
-      appends_total: answers.length,
-      appends_verified: okClosed,
-      loaded_ack_latency_ms: { p50: pct(loaded, 50), p99: pct(loaded, 99) },
-      ratio_appends_to_raw_verify: Math.round((okClosed / closedS / rawVerify) * 1000) / 1000,
-      proof_reads_per_s_first: firstReads,
-      proof_reads_per_s_edge_cached: cachedReads,
-      log_size_at_end: size,
-      signed_during_run: signedDuringRun,
-    };
+      out[`entries_${target}`] = {
+        sqlite_bytes: sql.sql.databaseSize,
+        r2_bytes: bucket.bytes(),
+        r2_objects: bucket.objects.size,
+      };
+    }
+    out.entry_bytes = 200;
+    out.dedup_window = 4096;
+    out.seconds = Math.round((performance.now() - t0) / 100) / 10;
+    return out;
   } finally {
-    await rt.stop();
-    await removeBundle();
-    await Deno.remove(state, { recursive: true }).catch(() => {});
+    await log.close();
+    sql.close();
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
+}
+
+export default async () => {
+  const rawVerify = await rawWebCryptoVerifiesPerSecond(2000);
+  // Envelopes are signed before any clock starts.
+  const pool = Array.from({ length: count(16_000, 800) }, (_, k) => validEnvelope(900_000 + k));
+  const runs: Record<string, unknown> = {};
+  let reads: unknown;
+  try {
+    for (const b of BATCHERS) {
+      const { out, rt, state } = await appendRun(b, pool);
+      runs[b === 0 ? "single_object_no_batchers" : `batchers_${b}`] = out;
+      try {
+        if (b === BATCHERS[BATCHERS.length - 1]) {
+          // At least 4 full tiles per view to read (the short mode's loops may log fewer).
+          const extra = Array.from({ length: 1100 }, (_, k) => validEnvelope(90_000_000 + k));
+          for (let k = 0; k < extra.length; k += 50) {
+            await Promise.all(extra.slice(k, k + 50).map((e) => post(rt.url, e)));
+          }
+          const size = (await (await fetch(new URL("/v1/log/tree-head", rt.url), {
+            headers: { accept: "application/json" },
+          })).json()).size;
+          reads = { log_size: size, ...(await tileReads(rt.url, size)) };
+        }
+      } finally {
+        await rt.stop();
+        await Deno.remove(state, { recursive: true }).catch(() => {});
+      }
+    }
+  } finally {
+    await removeBundle();
+  }
+  return {
+    runtime: "local workerd via Miniflare (edge/serve.mjs) with a local R2 bucket — NOT Cloudflare",
+    short_mode: SHORT,
+    raw_webcrypto_ed25519_verifies_per_s: rawVerify,
+    closed_loop_ms: CLOSED_MS,
+    appends: runs,
+    tile_reads_through_worker: reads,
+    sequencer_storage: await storageGrowth(),
+  };
 };

@@ -4,6 +4,7 @@
 // (tests/edge/contract_test.ts).
 export {
   DURABLE_SCHEMA_VERSION,
+  type DurableLogStorage,
   type DurableStorageOptions,
   openDurableStorage,
 } from "./storage.ts";

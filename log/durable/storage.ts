@@ -96,6 +96,26 @@ export interface DurableStorageOptions {
 }
 
 /**
+ * What the R2-publishing sequencer (api/edge/r2_storage.ts, docs/EDGE.md "R2") adds to the
+ * contract: a marker of how far the log is published, and pruning of what R2 now holds, so the
+ * object keeps only the head, the right edge, the unpublished rounds and a dedup window.
+ */
+export interface DurableLogStorage extends LogStorage {
+  /** The size up to which every object is in R2 (-1 for a store never published). */
+  publishedSize(): Promise<number>;
+  /**
+   * Records that everything up to `size` is in R2, then deletes, in one transaction: heads below
+   * `size`, entries below min(the last full bundle's end, size - window), and both views'
+   * stored tiles whose published (height-8) tile is full at `size`. `window` >= 256.
+   */
+  markPublished(size: number, window: number): Promise<void>;
+  /** Bytes the object's SQLite database occupies (`ctx.storage.sql.databaseSize`). */
+  databaseBytes(): number;
+  /** The content identities of entries `from` .. `to - 1` that have one (for R2's index). */
+  contentIdsIn(from: number, to: number): Promise<{ index: number; contentId: Uint8Array }[]>;
+}
+
+/**
  * Opens the log store held in a SQLite-backed Durable Object's storage, creating its tables on
  * first use. Throws `LogStorageError("storage-schema")` for a store written by another schema.
  *
@@ -108,7 +128,7 @@ export interface DurableStorageOptions {
 export function openDurableStorage(
   storage: DurableSqlStorage,
   opts: DurableStorageOptions = {},
-): LogStorage {
+): DurableLogStorage {
   const sql = storage.sql;
   const p = opts.prefix ?? "jc_";
   if (!/^[a-z][a-z0-9_]*$/.test(p)) {
@@ -367,6 +387,44 @@ export function openDurableStorage(
             sql.exec(`INSERT INTO ${p}meta (k, v) VALUES ('log_name', ?)`, name);
           }
         })),
+    publishedSize: () =>
+      read(
+        "read the published size",
+        () =>
+          Number(
+            sql.exec<{ v: string }>(`SELECT v FROM ${p}meta WHERE k = 'published'`).toArray()[0]
+              ?.v ?? -1,
+          ),
+      ),
+    markPublished: (size: number, window: number) =>
+      read("mark the log published", () =>
+        storage.transactionSync(() => {
+          if (window < 256) throw new RangeError("Cannot prune: the dedup window is < 256");
+          sql.exec(`INSERT OR REPLACE INTO ${p}meta (k, v) VALUES ('published', ?)`, String(size));
+          sql.exec(`DELETE FROM ${p}heads WHERE size < ?`, size);
+          const keepFrom = Math.min(Math.floor(size / 256) * 256, size - window);
+          if (keepFrom > 0) {
+            sql.exec(`DELETE FROM ${p}entries WHERE idx < ?`, keepFrom);
+            sql.exec(`DELETE FROM ${p}content_ids WHERE idx < ?`, keepFrom);
+          }
+          for (const table of ["tiles", "tiles256"]) {
+            // Published tile level L is stored levels 2L (16 stored tiles per published tile)
+            // and 2L+1 (one stored tile per published tile); full ones are in R2.
+            for (let l = 0, c = size; c >= 256; l++, c = Math.floor(c / 256)) {
+              const full = Math.floor(c / 256);
+              sql.exec(`DELETE FROM ${p}${table} WHERE level = ? AND idx < ?`, 2 * l, 16 * full);
+              sql.exec(`DELETE FROM ${p}${table} WHERE level = ? AND idx < ?`, 2 * l + 1, full);
+            }
+          }
+        })),
+    databaseBytes: () => sql.databaseSize,
+    contentIdsIn: (from: number, to: number) =>
+      read("read content identities", () =>
+        sql.exec<{ id: ArrayBuffer; idx: number }>(
+          `SELECT id, idx FROM ${p}content_ids WHERE idx >= ? AND idx < ? ORDER BY idx`,
+          from,
+          to,
+        ).toArray().map((r) => ({ index: r.idx, contentId: bytes(r.id) }))),
     close: () => {
       closed = true;
       return Promise.resolve();

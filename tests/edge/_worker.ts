@@ -32,6 +32,10 @@ export async function startWorker(
       JC_LOG_KEY: TEST_LOG_KEY,
       JC_RATE_READ: "0",
       JC_RATE_WRITE: "0",
+      // Checkpoints with every round (local R2 has no 1 write/s limit): deterministic heads for
+      // the checks that follow each append; tests/edge/r2_test.ts checks the throttle itself.
+      JC_EDGE_CHECKPOINT_MS: "0",
+      JC_EDGE_TEST_HOOKS: "on",
       ...bindings,
     },
   });

@@ -263,8 +263,18 @@ Deno.test("edge settings and log key: bad values are refused with the variable's
     headMaxAgeS: 1,
     cacheBytes: 8 * 1024 * 1024,
     httpCache: true,
+    batchers: 8,
+    batchMax: 256,
+    batchAgeMs: 100,
+    dedupWindow: 4096,
+    checkpointMs: 1000,
+    testHooks: false,
   });
+  assert.equal(edgeSettings({ JC_EDGE_DEDUP_WINDOW: "10" }).dedupWindow, 256, "at least 256");
   assert.throws(() => edgeSettings({ JC_EDGE_HEAD_MAX_AGE_S: "-1" }), /JC_EDGE_HEAD_MAX_AGE_S/);
+  assert.throws(() => edgeSettings({ JC_EDGE_BATCHERS: "x" }), /JC_EDGE_BATCHERS/);
+  assert.throws(() => edgeSettings({ JC_EDGE_CHECKPOINT_MS: "-5" }), /JC_EDGE_CHECKPOINT_MS/);
+  assert.throws(() => edgeSettings({ JC_EDGE_TEST_HOOKS: "yes" }), /JC_EDGE_TEST_HOOKS/);
   assert.throws(() => edgeSettings({ JC_EDGE_HTTP_CACHE: "yes" }), /JC_EDGE_HTTP_CACHE/);
   assert.throws(() => logKeyFromEnv({}), /JC_LOG_KEY secret is not set/);
   assert.throws(() => logKeyFromEnv({ JC_LOG_KEY: "zz" }), /64 lowercase hex/);
