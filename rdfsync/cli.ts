@@ -1,10 +1,12 @@
 // `deno task rdf:sync --log <log URL or mirror dir> --endpoint <query URL> [options]`: the
 // verified sync of rdfsync/sync.ts. Options and --help come from cli/args.ts (usage errors exit 2).
-// Exit 0 done (with --once) / stopped by a signal; 1 a failure (retried in the loop); 2 a usage
-// error; 3 an alarm (the log does not extend what was synced: both checkpoints are kept in the
-// store's sync-state graph); 4 a checkpoint or tile that does not verify; 5 below the policy quorum.
+// Exit statuses as the client's (docs/CLIENTS.md): 0 done (with --once) / stopped by a signal; 1 a
+// failure (retried in the loop); 2 a usage error; 3 an alarm (the log does not extend what was
+// synced: both checkpoints are kept in the store's sync-state graph) or a checkpoint or tile that
+// does not verify; 4 (--once) a transport failure (net/ NetError); 5 below the policy quorum.
 import { pathToFileURL } from "node:url";
 import { VerificationFailure } from "../api/client/client.ts";
+import { isNetError } from "../net/mod.ts";
 import { BelowQuorum, loadPolicy } from "../api/client/policy.ts";
 import { TileClient } from "../api/client/tiles.ts";
 import { resolveLogKey } from "../api/client/tile_commands.ts";
@@ -46,8 +48,8 @@ const SPEC: CommandSpec = {
     { name: "once", help: "sync once and exit" },
   ],
   footer: "Exit status: 0 done (--once) or stopped by SIGINT/SIGTERM, 1 a failure, 2 usage, " +
-    "3 an alarm (the log does not extend what was synced), 4 a checkpoint or tile that does not " +
-    "verify, 5 a checkpoint below the --policy quorum.",
+    "3 an alarm (the log does not extend what was synced) or a checkpoint or tile that does not " +
+    "verify, 4 (--once) a transport failure, 5 a checkpoint below the --policy quorum.",
 };
 
 /** Runs the CLI; answers its exit code. */
@@ -117,11 +119,11 @@ async function run(
           return 5;
         }
         if (e instanceof VerificationFailure) {
-          console.error(e.message);
-          return 4;
+          console.error(`CHECK FAILED: ${e.message}`);
+          return 3;
         }
         console.error(`Cannot sync now: ${(e as Error).message}`);
-        if (flag(p, "once")) return 1;
+        if (flag(p, "once")) return isNetError(e) ? 4 : 1;
       }
       for (let t = 0; t < interval && !stop; t += 200) await new Promise((r) => setTimeout(r, 200));
       if (stop) return 0;

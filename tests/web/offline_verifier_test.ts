@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 // Issue 13: verifier.html is one self-contained file: saved to disk and opened from file:// with
 // every network request blocked, it verifies a receipt and its c2sp.org/tlog-proof@v1 against the
 // pasted log key; a wrong key or a proof for another entry is refused.

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 // Issue 13, "For people": axe-core (npm) finds no violation on the verify, result, failure and
 // explorer states, in light and dark; the page works with the keyboard alone; at 360 px nothing
 // overflows sideways. Screenshots of the main states are taken on every run (set

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 // Issue 13, "In the log?": the page checks what the log says, in Chromium, trusting nothing:
 // a logged receipt is `data-inclusion="verified"` (first visit `data-consistency="first-seen"`,
 // then `verified` after the log grew); a tile corrupted in transit is `failed`; a browser that saw

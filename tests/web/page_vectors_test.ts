@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 // Issue 13: every positive and negative conformance vector, chosen through the page's real file
 // input in Chromium, gets the same verdict and the same per-step statuses and codes as the CLI
 // (`deno task verify --config operator-config.json`), vector by vector; the drop path and the paste
