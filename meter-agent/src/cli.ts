@@ -25,6 +25,7 @@ import {
   toHex,
   toJson,
 } from "../../verify/mod.ts";
+import { request } from "../../net/mod.ts";
 import { realClock } from "./clock.ts";
 import { Deliverer } from "./deliver.ts";
 import { type Calibration, Meter, type Sources } from "./meter.ts";
@@ -167,31 +168,31 @@ export function loadKey(path: string): Identity {
 /**
  * The chain head the service holds for `did` (GET /v1/agents/{did}): its next seq and prev; the
  * genesis head when the service has no reading of it (404: not registered yet, so none accepted).
- * Retries with backoff (up to 30 s) while the service is unreachable; undefined once stopped.
+ * Retries with backoff (up to 30 s) while the service is unreachable; undefined once stopped. Each
+ * try goes through net/ within `timeoutMs` (docs/CLIENTS.md), so a hostile service costs a deadline.
  */
 export async function serverHead(
   server: string,
   did: string,
   log: (m: string) => void,
   running: () => boolean,
+  timeoutMs = 30_000,
 ): Promise<ChainHead | undefined> {
   for (let delay = 250; running(); delay = Math.min(30_000, delay * 2)) {
     try {
-      const r = await fetch(new URL(`/v1/agents/${encodeURIComponent(did)}`, server), {
-        signal: AbortSignal.timeout(30_000),
+      const r = await request(new URL(`/v1/agents/${encodeURIComponent(did)}`, server), {
+        kind: "json",
+        totalMs: timeoutMs,
+        connectMs: Math.min(timeoutMs, 10_000),
       });
-      if (r.status === 404) {
-        await r.body?.cancel();
-        return GENESIS;
-      }
+      if (r.status === 404) return GENESIS;
       if (r.status === 200) {
-        const j = await r.json() as { next_seq: number; prev: string };
+        const j = r.json() as { next_seq: number; prev: string };
         if (Number.isSafeInteger(j.next_seq) && /^[0-9a-f]{64}$/.test(j.prev)) {
           return { seq: j.next_seq, prev: j.prev };
         }
         throw new Error(`the answer has no next_seq/prev: ${JSON.stringify(j).slice(0, 200)}`);
       }
-      await r.body?.cancel();
       throw new Error(`HTTP ${r.status}`);
     } catch (e) {
       log(`Cannot read the chain head from ${server}: ${(e as Error).message}; retrying`);
@@ -283,10 +284,11 @@ export async function main(
   const counters = { acked: 0, parked: 0, resumed: 0 };
   const writeMetrics = () => spool!.writeText("meter-agent.prom", agentMetrics(id.did, counters));
   let running = true;
+  const timeoutMs = Math.round(a.timeout * 1000);
   let head: ChainHead;
   if (spool!.isFresh()) {
     // The spool is lost (or new): continue the chain where the service has it, never at seq 0.
-    const h = await serverHead(a.server!, id.did, log, () => running);
+    const h = await serverHead(a.server!, id.did, log, () => running, timeoutMs);
     if (h === undefined) return 0; // stopped while waiting for the service
     head = h;
     spool!.resume(id.did, head);
@@ -327,7 +329,7 @@ export async function main(
       // Readings were parked: what follows them cannot chain from them. Continue from the
       // service's head (the last reading it accepted).
       resync = false;
-      const h = await serverHead(a.server!, id.did, log, () => running);
+      const h = await serverHead(a.server!, id.did, log, () => running, timeoutMs);
       if (h === undefined) break;
       head = h;
       spool!.resume(id.did, head);

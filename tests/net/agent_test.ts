@@ -5,7 +5,8 @@
 // streaming to a well-behaved service), and SIGTERM stops it within a deadline.
 import assert from "node:assert/strict";
 import { buildAgent } from "../../meter-agent/build.ts";
-import { decodeCbor, fromHex, parseCoseSign1 } from "../../verify/mod.ts";
+import { GENESIS, identityFromSecret } from "../../meter-agent/src/reading.ts";
+import { decodeCbor, fromHex, parseCoseSign1, toHex } from "../../verify/mod.ts";
 import { type Behaviour, startHostile } from "./_hostile_server.ts";
 import { measure, pool } from "./_measure.ts";
 
@@ -55,6 +56,16 @@ Deno.test("agent: delivery to a hostile server under Node 20 ends each batch in 
           l.close();
         }
         const spool = `${tmp}/spool-${b}`;
+        // An agent that has run before: its key and a spool that knows its chain (at genesis). A
+        // fresh spool would first ask the service for its chain head (GET /v1/agents/{did},
+        // issue 16) and meter nothing until it answers; this test is about delivery.
+        const secret = crypto.getRandomValues(new Uint8Array(32));
+        await Deno.writeTextFile(`${tmp}/key-${b}`, toHex(secret) + "\n");
+        await Deno.mkdir(spool, { recursive: true });
+        await Deno.writeTextFile(
+          `${spool}/chain.json`,
+          JSON.stringify({ did: identityFromSecret(secret).did, ...GENESIS }),
+        );
         let firstError = -1;
         let stopAt = -1;
         const t0 = performance.now();
