@@ -10,6 +10,13 @@ import {
   parseWitnessRole,
   type WitnessRoleSetting,
 } from "./witness_config.ts";
+import {
+  blankRdfSync,
+  checkRdfSync,
+  parseRdfSync,
+  RDF_SYNC_FIELDS,
+  type RdfSyncSetting,
+} from "./rdf_sync_config.ts";
 
 /** A token bucket's refill rate and capacity; perSecond 0 disables the limit. */
 export interface RateSpec {
@@ -84,6 +91,8 @@ export interface ServiceConfig {
   witness?: WitnessRoleSetting;
   /** Witnesses that cosign our own SHA-256 checkpoints (docs/WITNESS.md). */
   witnesses: CollectorWitnessSetting[];
+  /** The background sync into an external SPARQL store (docs/RDF.md): absent unless configured. */
+  rdfSync?: RdfSyncSetting;
 }
 
 /** Thrown for a configuration that cannot be used. */
@@ -283,6 +292,24 @@ for (const [k, set] of Object.entries(WITNESS_KEYS)) {
   };
 }
 
+// The background RDF sync (api/rdf_sync_config.ts): `rdf_sync` (an object) and its flat fields.
+const RDF_SYNC_KEYS: Record<string, (c: ServiceConfig, v: unknown) => void> = {
+  rdf_sync: (c, v) => c.rdfSync = parseRdfSync(v),
+};
+for (const [field, set] of Object.entries(RDF_SYNC_FIELDS)) {
+  RDF_SYNC_KEYS[`rdf_sync_${field}`] = (c, v) =>
+    set(c.rdfSync ??= blankRdfSync(), v, `rdf_sync_${field}`);
+}
+for (const [k, set] of Object.entries(RDF_SYNC_KEYS)) {
+  FILE_KEYS[k] = (c, v) => {
+    try {
+      set(c, v);
+    } catch (e) {
+      throw e instanceof ConfigError ? e : new ConfigError((e as Error).message);
+    }
+  };
+}
+
 /** Every config-file key (docs/CONFIG.md lists each; tests/docs/config_doc_test.ts checks). */
 export const CONFIG_FILE_KEYS: readonly string[] = Object.keys(FILE_KEYS);
 
@@ -322,6 +349,14 @@ export const ENV_KEYS: Record<string, string> = {
   JC_WITNESS_NAME: "witness_name",
   JC_WITNESS_LOGS: "witness_logs",
   JC_WITNESSES: "witnesses",
+  JC_RDF_SYNC_ENDPOINT: "rdf_sync_endpoint",
+  JC_RDF_SYNC_UPDATE: "rdf_sync_update",
+  JC_RDF_SYNC_GRAPH_STORE: "rdf_sync_graph_store",
+  JC_RDF_SYNC_USER: "rdf_sync_user",
+  JC_RDF_SYNC_PASSWORD: "rdf_sync_password",
+  JC_RDF_SYNC_POLICY: "rdf_sync_policy",
+  JC_RDF_SYNC_INTERVAL_S: "rdf_sync_interval_s",
+  JC_RDF_SYNC_LOG: "rdf_sync_log",
 };
 
 /**
@@ -355,6 +390,13 @@ export function resolveConfig(
   if (!c.keyFile) c.keyFile = `${c.dataDir.replace(/\/+$/, "")}/log-key.hex`;
   if (c.witness && !c.witness.keyFile) {
     c.witness.keyFile = `${c.dataDir.replace(/\/+$/, "")}/witness-key.hex`;
+  }
+  if (c.rdfSync) {
+    try {
+      checkRdfSync(c.rdfSync);
+    } catch (e) {
+      throw new ConfigError((e as Error).message);
+    }
   }
   if (c.appends === "listed" && c.stewards.length === 0) {
     fail("appends", `is "listed" but stewards is empty: nothing could be appended`);

@@ -13,6 +13,7 @@ import { VerifierPool } from "./verify_pool.ts";
 import { ValidatePool } from "./validate_pool.ts";
 import { EmbeddedSparqlProvider } from "./sparql_worker.ts";
 import { openWitnessing, type Witnessing } from "./witnessing.ts";
+import { RdfSyncJob } from "./rdf_sync_job.ts";
 
 /** The verifier pool size `config.verifyWorkers` asks for on this machine (0: none). */
 export function verifyWorkerCount(config: ServiceConfig): number {
@@ -135,12 +136,26 @@ export async function startService(
     console.error(`Cannot backfill agents' chain heads: ${(e as Error).message}`)
   );
   const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
+  // The RDF sync into an external store (config `rdf_sync`, docs/RDF.md), off the append path:
+  // it reads this service's tiles over HTTP (a wildcard address is read on loopback).
+  let rdfSync: RdfSyncJob | undefined;
+  if (config.rdfSync) {
+    const self = ["0.0.0.0", "::"].includes(addr.hostname) ? "127.0.0.1" : host;
+    rdfSync = new RdfSyncJob({
+      setting: config.rdfSync,
+      selfUrl: `http://${self}:${addr.port}`,
+      metrics,
+    });
+    extra.rdfSync = rdfSync;
+    rdfSync.start();
+  }
   let stopping: Promise<void> | undefined;
   return {
     url: `http://${host}:${addr.port}`,
     signer: log.signer(),
     shutdown: () =>
       stopping ??= (async () => {
+        await rdfSync?.stop(); // ends a round between two batches (it reads over HTTP)
         await server.shutdown(); // stops accepting; waits for the requests in flight
         await witnessing.close(); // stops the collector, closes the witness state
         await log.close(); // drains the sequencer, then closes the store

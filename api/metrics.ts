@@ -157,6 +157,11 @@ export class Metrics {
     if (!this.#help.has(name)) this.#describe(name, "counter", help);
   }
 
+  /** Declares an unlabeled gauge's help text (`set` alone does not render it). */
+  describeGauge(name: string, help: string) {
+    if (!this.#help.has(name)) this.#describe(name, "gauge", help);
+  }
+
   /** Renders the exposition text. */
   render(): string {
     const lines: string[] = [];

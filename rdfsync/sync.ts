@@ -68,6 +68,8 @@ export interface SyncOptions {
   batch?: number;
   /** called after each batch */
   progress?: (synced: number, target: number) => void;
+  /** stops the pass between batches (what is written is recorded: the next pass resumes there) */
+  signal?: AbortSignal;
 }
 
 /** The sync-state graph of the log whose checkpoints carry `origin`. */
@@ -192,6 +194,7 @@ export async function syncOnce(o: SyncOptions): Promise<SyncReport> {
     const tileStart = tile * c2sp.TILE_WIDTH;
     const tileEnd = tileStart + entries.length;
     while (synced < tileEnd) {
+      if (o.signal?.aborted) break;
       const end = Math.min(tileEnd, synced + batch);
       await writeGraphs(
         o.store,
@@ -203,13 +206,14 @@ export async function syncOnce(o: SyncOptions): Promise<SyncReport> {
       synced = end;
       o.progress?.(synced, size);
     }
+    if (o.signal?.aborted) break;
   }
   return {
     from,
-    to: size,
+    to: synced,
     checkpointSize: size,
     root,
-    graphs: size - from,
+    graphs: synced - from,
     ms: performance.now() - t0,
   };
 }

@@ -3,6 +3,7 @@
 import { ApiError } from "../errors.ts";
 import type { RouteGroup } from "../route.ts";
 import type { CosignedCheckpoints } from "../witness_collector.ts";
+import type { RdfSyncStatus } from "../rdf_sync_job.ts";
 
 /** The operations route group. */
 export const opsRoutes: RouteGroup = {
@@ -55,12 +56,16 @@ export const opsRoutes: RouteGroup = {
         // docs/WITNESS.md: per witness of our checkpoints, its cosigned size, lag, failures and
         // any alarm (a 422: the witness holds a history of this log that this log does not).
         const collector = c.get("deps").extra?.collector as CosignedCheckpoints | undefined;
+        const body: Record<string, unknown> = { status: "ok", tree_size: size };
         if (collector) {
           const witnesses = await collector.status();
-          const alarm = witnesses.some((w) => w.alarm !== undefined);
-          return c.json({ status: "ok", tree_size: size, witness_alarm: alarm, witnesses });
+          body.witness_alarm = witnesses.some((w) => w.alarm !== undefined);
+          body.witnesses = witnesses;
         }
-        return c.json({ status: "ok", tree_size: size });
+        // docs/RDF.md "As a job of the service": the RDF sync job's state, size synced, failures.
+        const rdfSync = c.get("deps").extra?.rdfSync as { status(): RdfSyncStatus } | undefined;
+        if (rdfSync) body.rdf_sync = rdfSync.status();
+        return c.json(body);
       },
     },
     {
