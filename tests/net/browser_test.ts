@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { ROOT } from "../e2e/_service.ts";
 import { startHostile } from "./_hostile_server.ts";
+import { removeDirRetrying } from "../_fs.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 
@@ -93,6 +94,6 @@ Deno.test("browser: net/ in headless Chromium ends each hostile case with its co
     chrome.kill("SIGKILL");
     await chrome.status;
     await h.close();
-    await Deno.remove(tmp, { recursive: true });
+    await removeDirRetrying(tmp);
   }
 });

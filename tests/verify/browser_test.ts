@@ -3,6 +3,7 @@
 // Ed25519 envelopes on the WebCrypto and pure paths and writes the outcome into the DOM, which
 // `--dump-dom` returns. Chromium missing fails this test (Debian package chromium).
 import assert from "node:assert/strict";
+import { removeDirRetrying } from "../_fs.ts";
 
 const PAGE = `<!doctype html><html><body><pre id="out">pending</pre><script type="module">
 import * as v from "./verify.mjs";
@@ -87,6 +88,6 @@ Deno.test("verify/ bundled for the browser verifies ES256 and Ed25519 in headles
     });
   } finally {
     await server.shutdown();
-    await Deno.remove(dir, { recursive: true });
+    await removeDirRetrying(dir);
   }
 });
