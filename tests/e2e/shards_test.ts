@@ -14,6 +14,18 @@ import {
 import { c2sp } from "../../log/mod.ts";
 import { openSqliteLog } from "../../log/sqlite/mod.ts";
 import { steward, validEnvelope } from "../api/_fixtures.ts";
+import {
+  blake3,
+  coseSign1,
+  decodeCbor,
+  didKeyFromPublicKey,
+  ed25519PublicKey,
+  encodeCbor,
+  fromHex,
+  meterReading,
+  parseCoseSign1,
+  toHex,
+} from "../../verify/mod.ts";
 import { type Service, startService } from "./_service.ts";
 
 const TOKEN = "test-admin-token-0123456789";
@@ -287,6 +299,73 @@ Deno.test({
       assert.deepEqual(directorySuccession(after, d), []);
       await checkShards(svc.url, d);
       await appendFollowing(svc.url, "/", 99);
+    } finally {
+      await svc.stop();
+      await Deno.remove(dataDir, { recursive: true });
+    }
+  },
+});
+
+const AGENT_SECRET = new Uint8Array(32).fill(23);
+const AGENT = didKeyFromPublicKey(ed25519PublicKey(AGENT_SECRET));
+const vector = JSON.parse(
+  await Deno.readTextFile(new URL("../../conformance/vectors/meter-reading.json", import.meta.url)),
+).vectors.find((v: { expected: { valid: boolean } }) => v.expected.valid);
+const baseCore = decodeCbor(parseCoseSign1(fromHex(vector.cose_sign1_hex)).payload) as Map<
+  string,
+  unknown
+>;
+
+/** The agent's reading `seq` after `prev` (the conformance reading, re-keyed and re-chained). */
+function reading(seq: number, prev: string): Uint8Array {
+  const core = new Map(baseCore);
+  core.set("agent", AGENT);
+  core.set("seq", seq);
+  core.set("prev", prev);
+  return coseSign1(encodeCbor(core), AGENT_SECRET, AGENT);
+}
+
+async function postReading(url: string, r: Uint8Array) {
+  const res = await fetch(`${url}/v1/readings`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ envelopes: [toHex(r)] }),
+  });
+  assert.equal(res.status, 200);
+  return (await res.json()).results[0];
+}
+
+Deno.test({
+  ...opts,
+  name: "shards: readings go to the active shard; an agent's chain carries across rotations",
+  async fn() {
+    const dataDir = await Deno.makeTempDir({ prefix: "jc-shards-" });
+    const env = { DATA_DIR: dataDir, JC_ADMIN_TOKEN: TOKEN, JC_AGENTS: `${AGENT}=meter` };
+    let svc = await startService(env);
+    try {
+      const r0 = reading(0, meterReading.GENESIS_PREV);
+      const r1 = reading(1, toHex(blake3(r0)));
+      const r2 = reading(2, toHex(blake3(r1)));
+      assert.deepEqual(await postReading(svc.url, r0), { seq: 0, index: 0 });
+      assert.deepEqual(await postReading(svc.url, r1), { seq: 1, index: 1 });
+      assert.equal((await rotate(svc.url)).status, 200);
+      // the chain continues in s1 from the head s0 left (index 0 of the new shard)
+      assert.deepEqual(await postReading(svc.url, r2), { seq: 2, index: 0 });
+      const e = await fetch(`${svc.url}/shards/s1/v1/log/entries/0`, {
+        headers: { accept: "application/cose" },
+      });
+      assert.deepEqual(new Uint8Array(await e.arrayBuffer()), r2);
+      // a replay of a reading logged in the frozen shard is refused by the chain
+      const replay = await postReading(svc.url, r1);
+      assert.equal(replay.code, "reading-seq-replay");
+      const agent = await (await fetch(`${svc.url}/v1/agents/${AGENT}`)).json();
+      assert.equal(agent.last_seq, 2, JSON.stringify(agent));
+      assert.equal(agent.next_seq, 3);
+      // and after a restart too
+      await svc.stop();
+      svc = await startService(env);
+      const r3 = reading(3, toHex(blake3(r2)));
+      assert.deepEqual(await postReading(svc.url, r3), { seq: 3, index: 1 });
     } finally {
       await svc.stop();
       await Deno.remove(dataDir, { recursive: true });
