@@ -167,6 +167,11 @@ Deno.test({
       const s9 = await fetch(`${svc.url}/shards/s9/v1/log/tree-head`);
       assert.equal(s9.status, 404);
       await s9.body?.cancel();
+      const policy = await (await fetch(`${svc.url}/shards/s1/v1/log/policy`)).text();
+      assert.match(policy, new RegExp(`^log \\S+ ${svc.url}/shards/s1/log/sha256$`, "m"));
+      const health = await fetch(`${svc.url}/healthz`);
+      assert.equal(health.status, 200);
+      await health.body?.cancel();
       const s1head = await (await fetch(`${svc.url}/shards/s1/v1/log/tree-head`)).json();
       assert.equal(s1head.size, 3);
 
