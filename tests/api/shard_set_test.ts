@@ -27,11 +27,16 @@ Deno.test("shard set: appends racing a rotation are committed before the freeze 
       const set = await open(memoryShardFiles({ batchMax: 4, batchAgeMs: 1 }));
       try {
         const s0 = set.shards[0].gate.log;
-        const results = Array.from({ length: n }, (_, i) =>
-          s0.append(entry(i)).then(
-            (r) => ({ ok: r.index }),
-            (e) => ({ err: e }),
-          ));
+        // appends launched over 0..7 ms, the rotation at `delay` ms: some before, some during,
+        // some after it
+        const results = Array.from(
+          { length: n },
+          (_, i) =>
+            new Promise((r) => setTimeout(r, (i * 3) % 8)).then(() => s0.append(entry(i))).then(
+              (r) => ({ ok: r.index }),
+              (e) => ({ err: e }),
+            ),
+        );
         await new Promise((r) => setTimeout(r, delay));
         const d = await set.rotate("test");
         const final = d.shards[0].size;
