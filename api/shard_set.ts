@@ -144,7 +144,10 @@ export class ShardSet implements ShardService {
     this.#vkey = operatorVkey(this.#base, ed25519PublicKey(this.#o.operatorSecret));
     if (this.#o.maxAgeMs) {
       const every = Math.max(50, Math.min(1000, Math.floor(this.#o.maxAgeMs / 4)));
-      this.#timer = setInterval(() => this.#checkAge(), every);
+      this.#timer = setInterval(
+        () => this.#checkAge().catch((e) => this.#o.report?.(`shards: cannot check the age: ${e}`)),
+        every,
+      );
     }
   }
 
