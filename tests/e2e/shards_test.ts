@@ -238,14 +238,15 @@ Deno.test({
 
       // by age: one second; an empty active shard never rotates
       svc = await startService({ DATA_DIR: dataDir, JC_SHARD_MAX_AGE: "1" });
-      const before = (await directoryOf(svc.url)).d;
-      await appendFollowing(svc.url, prefix, 2000);
-      const until = Date.now() + 20_000;
-      let after = before;
-      while (after.shards.length === before.shards.length && Date.now() < until) {
-        await new Promise((r) => setTimeout(r, 200));
-        after = (await directoryOf(svc.url)).d;
-      }
+      // the active shard left by the size phase is older than a second and not empty: it
+      // rotates at once; then the new, empty one stays until it gets an entry
+      const before = (await directoryWhen(svc.url, (d) => d.shards.at(-1)!.size === 0)).d;
+      assert.equal(before.shards.length, d.shards.length + 1);
+      await appendFollowing(svc.url, before.shards.at(-1)!.prefix, 2000);
+      const after = (await directoryWhen(
+        svc.url,
+        (x) => x.shards.length === before.shards.length + 1,
+      )).d;
       assert.equal(after.shards.length, before.shards.length + 1, "rotated by age");
       await new Promise((r) => setTimeout(r, 2_000));
       const idle = (await directoryOf(svc.url)).d;
