@@ -4,7 +4,7 @@
 
 /** The shard settings of a ServiceConfig. */
 export interface ShardSettings {
-  /** Rotate once the active shard is this old (ms since it was created) and not empty. */
+  /** Rotate once the active shard's first entry is this old (ms). */
   shardMaxAgeMs?: number;
   /** Rotate once the active shard holds this many entries (checked after each batch). */
   shardMaxSize?: number;

@@ -23,7 +23,7 @@ import type { ShardFiles } from "./shard_files.ts";
 export interface ShardRecord {
   id: string;
   state: "active" | "frozen";
-  /** RFC 3339 UTC time the shard was created (the age rotation counts from it). */
+  /** RFC 3339 UTC time the shard was created. */
   created: string;
   /** A frozen shard's final values, recorded when it was frozen. */
   size?: number;
@@ -186,8 +186,10 @@ export class ShardSet implements ShardService {
     const max = this.#o.maxAgeMs!;
     const a = this.active();
     if (this.#rotation || this.#closed) return;
-    if (Date.parse(a.rec.created) + max > this.#now()) return;
-    if ((await a.gate.inner.latestHead()).size === 0) return; // an empty shard never rotates
+    // counted from the shard's first entry: an empty shard never rotates, and a shard that stood
+    // empty for long is not cut right after its first entry
+    const first = await this.#firstTime(a);
+    if (first === null || Date.parse(first) + max > this.#now()) return;
     this.rotate("age").catch((e) => this.#o.report?.(`shards: rotation by age failed: ${e}`));
   }
 
