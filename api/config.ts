@@ -17,6 +17,7 @@ import {
   RDF_SYNC_FIELDS,
   type RdfSyncSetting,
 } from "./rdf_sync_config.ts";
+import { SHARD_ENV_KEYS, SHARD_KEYS, type ShardSettings } from "./shard_config.ts";
 
 /** A token bucket's refill rate and capacity; perSecond 0 disables the limit. */
 export interface RateSpec {
@@ -25,7 +26,7 @@ export interface RateSpec {
 }
 
 /** The whole configuration of one service instance. */
-export interface ServiceConfig {
+export interface ServiceConfig extends ShardSettings {
   port: number;
   host: string;
   dataDir: string;
@@ -141,6 +142,7 @@ export function defaultConfig(): ServiceConfig {
     validateMaxNodes: 500,
     validateMaxQueued: 8,
     witnesses: [],
+    operatorKeyFile: "",
   };
 }
 
@@ -310,6 +312,17 @@ for (const [k, set] of Object.entries(RDF_SYNC_KEYS)) {
   };
 }
 
+// Shards and their lifecycle (api/shard_config.ts, docs/SHARDS.md).
+for (const [k, set] of Object.entries(SHARD_KEYS)) {
+  FILE_KEYS[k] = (c, v) => {
+    try {
+      set(c, v);
+    } catch (e) {
+      throw new ConfigError((e as Error).message);
+    }
+  };
+}
+
 /** Every config-file key (docs/CONFIG.md lists each; tests/docs/config_doc_test.ts checks). */
 export const CONFIG_FILE_KEYS: readonly string[] = Object.keys(FILE_KEYS);
 
@@ -357,6 +370,7 @@ export const ENV_KEYS: Record<string, string> = {
   JC_RDF_SYNC_POLICY: "rdf_sync_policy",
   JC_RDF_SYNC_INTERVAL_S: "rdf_sync_interval_s",
   JC_RDF_SYNC_LOG: "rdf_sync_log",
+  ...SHARD_ENV_KEYS,
 };
 
 /**
@@ -388,6 +402,7 @@ export function resolveConfig(
     if (v !== undefined && v !== "") FILE_KEYS[key](c, v);
   }
   if (!c.keyFile) c.keyFile = `${c.dataDir.replace(/\/+$/, "")}/log-key.hex`;
+  if (!c.operatorKeyFile) c.operatorKeyFile = `${c.dataDir.replace(/\/+$/, "")}/operator-key.hex`;
   if (c.witness && !c.witness.keyFile) {
     c.witness.keyFile = `${c.dataDir.replace(/\/+$/, "")}/witness-key.hex`;
   }

@@ -12,6 +12,11 @@ export const HTTP_CODES = {
   "bad-envelope-encoding": { status: 400, title: "Bad envelope encoding" },
   "empty-body": { status: 400, title: "Empty body" },
   "steward-not-allowed": { status: 403, title: "Steward not allowed" },
+  // Admin routes (POST /v1/logs/rotate, docs/SHARDS.md): no token configured / a wrong token.
+  "admin-disabled": { status: 403, title: "Admin routes disabled" },
+  "admin-unauthorized": { status: 401, title: "Admin token missing or wrong" },
+  // An append to a frozen shard (docs/SHARDS.md "Lifecycle"): `active` names the active one.
+  "shard-frozen": { status: 409, title: "Shard frozen" },
   "not-found": { status: 404, title: "Not found" },
   // A proof asked for at a size that has no signed head (SPEC §22.2: only signed roots are proven to).
   "head-not-found": { status: 404, title: "No signed head at that size" },

@@ -4,7 +4,6 @@
 // gracefully: stop accepting, finish the requests in flight, drain the sequencer (nothing
 // accepted is dropped), close the store. Configuration: docs/CONFIG.md.
 import { readingLink } from "./reading_link.ts";
-import { openMemoryLog } from "../log/mod.ts";
 import type { Log } from "../log/mod.ts";
 import { createApp, Metrics, verifierOptions } from "./mod.ts";
 import { ConfigError, type ServiceConfig } from "./config.ts";
@@ -14,6 +13,9 @@ import { ValidatePool } from "./validate_pool.ts";
 import { EmbeddedSparqlProvider } from "./sparql_worker.ts";
 import { openWitnessing, type Witnessing } from "./witnessing.ts";
 import { RdfSyncJob } from "./rdf_sync_job.ts";
+import { ShardSet } from "./shard_set.ts";
+import { openShardServing, type ShardServing } from "./shard_serve.ts";
+import { dispatchToShard } from "./shard_dispatch.ts";
 
 /** The verifier pool size `config.verifyWorkers` asks for on this machine (0: none). */
 export function verifyWorkerCount(config: ServiceConfig): number {
@@ -80,6 +82,8 @@ export async function startService(
     console.error(`verifier worker replaced: ${why.message}`);
   };
   let witnessing: Witnessing;
+  let shards!: ShardSet;
+  let serving!: ShardServing;
   try {
     const sequencer = {
       batchMax: config.batchMax,
@@ -88,19 +92,14 @@ export async function startService(
       logName: config.logName,
       cpuClock: threadCpuClock(),
     };
-    if (config.store === "memory") {
-      // Ephemeral: for trying the API out; everything is lost at exit.
-      log = await openMemoryLog(sequencer);
-    } else {
-      await Deno.mkdir(config.dataDir, { recursive: true });
-      // Loaded only when used, so the memory store runs where node:sqlite is absent.
-      const { openSqliteLog } = await import("../log/sqlite/mod.ts");
-      log = await openSqliteLog({ dir: config.dataDir, keyFile: config.keyFile, ...sequencer });
-    }
+    // The shards (docs/SHARDS.md): s0 is the data directory's store exactly as before shards.
+    serving = await openShardServing(config, sequencer, metrics);
+    shards = serving.shards;
+    log = shards.shards[0].gate.log;
     try {
       witnessing = await openWitnessing(config, log, metrics);
     } catch (e) {
-      await log.close();
+      await shards.close();
       throw e;
     }
     const workers = verifyWorkerCount(config);
@@ -108,7 +107,7 @@ export async function startService(
       pool = workers > 0 ? await VerifierPool.start(config, workers, { onReplaced }) : undefined;
     } catch (e) {
       await witnessing.close();
-      await log.close();
+      await shards.close();
       throw e;
     }
   } catch (e) {
@@ -119,8 +118,13 @@ export async function startService(
   // SPARQL and validation off the event loop, under time limits (issue 15).
   const sparql = new EmbeddedSparqlProvider();
   const validator = config.validateWorkers > 0 ? new ValidatePool(config) : undefined;
-  const extra: Record<string, unknown> = { ...witnessing.extra, sparql };
-  const app = createApp({
+  const extra: Record<string, unknown> = {
+    ...witnessing.extra,
+    sparql,
+    shards,
+    activeLog: shards.activeLog,
+  };
+  const deps = {
     log,
     config,
     verifier,
@@ -128,8 +132,14 @@ export async function startService(
     validate: validator?.validate,
     metrics,
     extra,
-  });
-  resolveApp((req, clientAddr) => app.fetch(req, { clientAddr }));
+  };
+  const app = createApp(deps);
+  // `/shards/<id>/…` to that shard's app (the log routes only), everything else to the root's.
+  const shardApp = serving.apps(deps);
+  resolveApp(async (req, clientAddr) =>
+    await dispatchToShard(req, (id) => shardApp(id, clientAddr)) ??
+      await app.fetch(req, { clientAddr })
+  );
   // A store written before agents' chain heads were kept is folded once, in the background from
   // the start (chunked: other requests are served meanwhile; readings wait for it).
   log.agentHead?.("", readingLink).catch((e) =>
@@ -158,7 +168,7 @@ export async function startService(
         await rdfSync?.stop(); // ends a round between two batches (it reads over HTTP)
         await server.shutdown(); // stops accepting; waits for the requests in flight
         await witnessing.close(); // stops the collector, closes the witness state
-        await log.close(); // drains the sequencer, then closes the store
+        await shards.close(); // drains every shard's sequencer, then closes its store
         pool?.close(); // nothing is in flight once the server has drained
         sparql.close();
         validator?.close();

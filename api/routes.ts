@@ -12,6 +12,7 @@ import { opsRoutes } from "./routes/ops.ts";
 import { publicationRoutes } from "./routes/publication.ts";
 import { readingsRoutes } from "./routes/readings.ts";
 import { rdfRoutes } from "./routes/rdf.ts";
+import { shardRoutes } from "./routes/shards.ts";
 import { sparqlRoutes } from "./routes/sparql.ts";
 import { vocabRoutes } from "./routes/vocab.ts";
 import { verifyRoutes } from "./routes/verify.ts";
@@ -34,6 +35,16 @@ export const ROUTE_GROUPS: RouteGroup[] = [
   sparqlRoutes,
   webRoutes,
   witnessRoutes,
+  shardRoutes,
+];
+
+/** The route groups every shard serves below its prefix (docs/SHARDS.md: the log routes). */
+export const SHARD_ROUTE_GROUPS: RouteGroup[] = [
+  logAppendRoutes,
+  logReadRoutes,
+  logProofRoutes,
+  logPolicyRoutes,
+  publicationRoutes,
 ];
 
 /** The flat route table. */

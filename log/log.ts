@@ -75,6 +75,11 @@ export interface Log {
   indexOfLeaf(leafHash: Uint8Array): Promise<number | undefined>;
   latestHead(): Promise<TreeHead>;
   headAt(size: number): Promise<TreeHead | undefined>;
+  /**
+   * Optional: the first signed head with at least one entry (its timestamp is when the log's
+   * first entry was sequenced; docs/SHARDS.md `first_time`), or undefined while the log is empty.
+   */
+  firstHead?(): Promise<TreeHead | undefined>;
   inclusionProof(index: number, size: number): Promise<Uint8Array[]>;
   consistencyProof(first: number, second: number): Promise<Uint8Array[]>;
   /**
@@ -810,6 +815,12 @@ class SequencedLog implements Log {
 
   latestHead(): Promise<TreeHead> {
     return Promise.resolve(this.#durable.json);
+  }
+
+  async firstHead(): Promise<TreeHead | undefined> {
+    if (this.#durable.head.size === 0) return undefined;
+    const [head] = await this.#s.heads(1, 1);
+    return head && headJson(head, this.#signer);
   }
 
   async headAt(size: number): Promise<TreeHead | undefined> {

@@ -41,6 +41,11 @@ export const logAppendRoutes: RouteGroup = {
         },
         { status: 400, description: "No body, bad JSON or bad hex." },
         { status: 403, description: "The steward is not on this log's list of stewards." },
+        {
+          status: 409,
+          description:
+            "This shard is frozen (shard-frozen): `active` names the shard to append to.",
+        },
         { status: 415, description: "Neither application/cose nor application/json." },
         {
           status: 422,

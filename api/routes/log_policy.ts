@@ -63,7 +63,9 @@ export const logPolicyRoutes: RouteGroup = {
       },
       handler: (c) => {
         const deps = c.get("deps");
-        const url = new URL(c.req.url).origin + "/log/sha256";
+        // a shard's app (docs/SHARDS.md) serves below its prefix: the log's URL includes it
+        const prefix = (deps.extra?.shardPrefix as string | undefined) ?? "";
+        const url = new URL(c.req.url).origin + prefix + "/log/sha256";
         const text = defaultPolicy(deps.log.vkeys().sha256, url, deps.config.witnesses ?? []);
         return new Response(text, {
           headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-cache" },

@@ -10,6 +10,7 @@ import { HYDRA_CONTEXT } from "../hydra.ts";
 import { negotiateOr406 } from "../negotiate.ts";
 import { hashParam, intParam, optIntParam } from "../params.ts";
 import type { AppEnv, RouteGroup } from "../route.ts";
+import { shardsOf } from "./shards.ts";
 
 /** Cache-Control for content that can never change. */
 export const IMMUTABLE = "public, max-age=31536000, immutable";
@@ -202,12 +203,15 @@ export const logReadRoutes: RouteGroup = {
         const log = c.get("deps").log;
         // docs/WITNESS.md: the witness role's own cosignature/v1 vkey, when configured.
         const witness = (c.get("deps").extra?.witness as { vkey?: string } | undefined)?.vkey;
+        // docs/SHARDS.md: the operator key that signs the shard directory (GET /v1/logs).
+        const operator = shardsOf(c.get("deps"))?.operatorVkey();
         return c.json({
           signer: log.signer(),
           public_key: toHex(log.publicKey()),
           log_name: log.logName(),
           vkeys: log.vkeys(),
           ...(witness ? { witness_vkey: witness } : {}),
+          ...(operator ? { operator_vkey: operator } : {}),
         });
       },
     },

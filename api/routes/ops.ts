@@ -33,10 +33,13 @@ export const opsRoutes: RouteGroup = {
         mutating: false,
       },
       handler: async (c) => {
-        const { log } = c.get("deps");
+        const { log, extra } = c.get("deps");
         let size: number;
         try {
           await log.check();
+          // with shards (docs/SHARDS.md), the active shard's store too: it takes the appends
+          const active = extra?.activeLog as typeof log | undefined;
+          if (active && active !== log) await active.check();
           size = (await log.latestHead()).size;
         } catch (e) {
           // The failing check: the log's error code (storage-read, storage-write, log-integrity).

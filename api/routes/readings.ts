@@ -25,6 +25,14 @@ import { readBodyLimited } from "../limits.ts";
 import type { AppDeps, RouteGroup } from "../route.ts";
 import { verifyWith } from "../verifier_options.ts";
 
+/**
+ * The log readings append to: the active shard's (docs/SHARDS.md: service-level appends go to the
+ * active shard; agents' chain heads carry across rotations, api/shard_set.ts), else the one log.
+ */
+function activeLog(deps: AppDeps): Log {
+  return (deps.extra?.activeLog as Log | undefined) ?? deps.log;
+}
+
 /** One lock per log: an agent's chain check and its append must not interleave. */
 const locks = new WeakMap<Log, { lock: Promise<unknown> }>();
 
@@ -61,7 +69,7 @@ async function accept(deps: AppDeps, envelope: Uint8Array): Promise<Result> {
       detail: "the envelope is not a meter-reading/1 COSE_Sign1",
     };
   }
-  const existing = await deps.log.indexOfLeaf(entryLeafHash(envelope));
+  const existing = await activeLog(deps).indexOfLeaf(entryLeafHash(envelope));
   if (existing !== undefined) return { seq, index: existing }; // exactly once: the same bytes, the same entry
   if (!Object.hasOwn(deps.config.agents, r.kid)) {
     return {
@@ -87,7 +95,7 @@ async function accept(deps: AppDeps, envelope: Uint8Array): Promise<Result> {
       detail: step?.detail ?? "the reading does not verify",
     };
   }
-  const head = await headOf(deps.log, r.kid);
+  const head = await headOf(activeLog(deps), r.kid);
   const want = head ? head.seq + 1 : 0;
   if (seq === null || seq < want) {
     return {
@@ -108,7 +116,7 @@ async function accept(deps: AppDeps, envelope: Uint8Array): Promise<Result> {
     };
   }
   // the chain head moves in the same commit as the reading (one store write, O(1) reads)
-  const res = await deps.log.append(envelope, { did: r.kid, seq, prev: blake3(envelope) });
+  const res = await activeLog(deps).append(envelope, { did: r.kid, seq, prev: blake3(envelope) });
   return { seq, index: res.index };
 }
 
@@ -198,7 +206,7 @@ export const readingsRoutes: RouteGroup = {
     handler: async (c) => {
       const deps = c.get("deps");
       const envelopes = await readBatch(c.req.raw, deps.config.bodyLimit);
-      const results = await locked(deps.log, async () => {
+      const results = await locked(activeLog(deps), async () => {
         const out: Result[] = [];
         for (const e of envelopes) out.push(await accept(deps, e));
         return out;
@@ -234,7 +242,7 @@ export const readingsRoutes: RouteGroup = {
           extra: { code_detail: "agent-not-registered" },
         });
       }
-      const head = await headOf(deps.log, did);
+      const head = await headOf(activeLog(deps), did);
       return c.json({
         did,
         label: deps.config.agents[did],

@@ -3,6 +3,7 @@
 // the list as a C2SP signed note (signed-note) under the operator key. This module is the one
 // definition of the note's text, its validation and the succession rules a monitor enforces
 // between two directories it saw. Pure: web APIs only (Deno, Node 20, workerd, browsers).
+import { didKeyFromPublicKey } from "../crypto.ts";
 import {
   C2spError,
   ed25519NoteSigner,
@@ -70,6 +71,12 @@ const bad = (code: string, why: string): never => {
 
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
 const BASE64_32 = /^[A-Za-z0-9+/]{43}=$/;
+/** An RFC 3339 UTC time that names a real instant (not 2026-02-30T25:00:00Z). */
+const isUtcTime = (v: unknown): v is string => {
+  if (typeof v !== "string" || !RFC3339_UTC.test(v)) return false;
+  const t = Date.parse(v);
+  return Number.isFinite(t) && new Date(t).toISOString().slice(0, 19) === v.slice(0, 19);
+};
 
 /** `s<n>` for shard number n. */
 export function shardId(n: number): string {
@@ -90,7 +97,9 @@ export function shardLogName(base: string, n: number): string {
 export function shardUrl(service: string | URL, prefix: string, path: string): URL {
   const root = new URL(service);
   const p = prefix === "/" ? "" : prefix;
-  return new URL(`${p}${path}`, root.origin + root.pathname.replace(/\/$/, "") + "/");
+  // relative to the service's base (a service below a path keeps it)
+  const rel = `${p}${path}`.replace(/^\/+/, "");
+  return new URL(rel, root.origin + root.pathname.replace(/\/$/, "") + "/");
 }
 
 /** A copy of `e` with its keys in the published order (the note's JSON is deterministic). */
@@ -179,7 +188,7 @@ export function checkDirectory(d: unknown): asserts d is Directory {
   if (typeof operator !== "string" || !isKeyName(operator)) {
     bad("directory-malformed", "operator is not a key name");
   }
-  if (typeof issued !== "string" || !RFC3339_UTC.test(issued)) {
+  if (!isUtcTime(issued)) {
     bad("directory-malformed", "issued is not an RFC 3339 UTC time");
   }
   if (!Array.isArray(shards) || shards.length === 0 || shards.length > MAX_SHARDS) {
@@ -188,6 +197,8 @@ export function checkDirectory(d: unknown): asserts d is Directory {
   const list = shards as unknown[];
   const base = isObj(list[0]) ? list[0].log_name : undefined;
   if (typeof base !== "string") bad("directory-malformed", "the first shard has no log_name");
+  // the operator key is named after the first shard's log (docs/SHARDS.md "The directory")
+  if (operator !== base) bad("directory-wrong-operator", `operator ${operator} is not ${base}`);
   const keys = new Set<string>();
   list.forEach((s, n) => {
     const where = `shard ${n}`;
@@ -210,6 +221,7 @@ export function checkDirectory(d: unknown): asserts d is Directory {
     }
     if (!isObj(e.vkeys)) bad("directory-bad-shard", `${where} has no vkeys`);
     const vkeys = e.vkeys as Record<string, unknown>;
+    let shardKey = "";
     for (const view of ["blake3", "sha256"] as const) {
       let k;
       try {
@@ -220,12 +232,19 @@ export function checkDirectory(d: unknown): asserts d is Directory {
       if (k!.name !== `${e.log_name}/${view}` || k!.type !== SIG_ED25519) {
         bad("directory-bad-shard", `${where}'s ${view} vkey is not ${e.log_name}/${view}`);
       }
+      const pub = Array.from(k!.publicKey).join(",");
       if (view === "blake3") {
-        const pub = Array.from(k!.publicKey).join(",");
         if (keys.has(pub)) {
           bad("directory-bad-shard", `${where} reuses a key (a new key is a new shard)`);
         }
         keys.add(pub);
+        shardKey = pub;
+        // the signer of its §22.2 heads is the key of its checkpoints
+        if (e.signer !== didKeyFromPublicKey(k!.publicKey)) {
+          bad("directory-bad-shard", `${where}'s signer is not the did:key of its vkeys`);
+        }
+      } else if (pub !== shardKey) {
+        bad("directory-bad-shard", `${where}'s two views are under two keys (one key a shard)`);
       }
     }
     if (!Number.isSafeInteger(e.size) || (e.size as number) < 0) {
@@ -233,7 +252,7 @@ export function checkDirectory(d: unknown): asserts d is Directory {
     }
     for (const t of ["first_time", "last_time"] as const) {
       const v = e[t];
-      if (v === null ? e.size !== 0 : typeof v !== "string" || !RFC3339_UTC.test(v)) {
+      if (v === null ? e.size !== 0 : e.size === 0 || !isUtcTime(v)) {
         bad("directory-bad-shard", `${where}'s ${t} (null exactly while empty)`);
       }
     }

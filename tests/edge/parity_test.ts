@@ -32,14 +32,17 @@ interface Answer {
 }
 
 const MASKED = new Set(["signature", "timestamp"]);
+// The operator key of the shard directory (docs/SHARDS.md) is each deployment's own: not compared.
+const DROPPED = new Set(["operator_vkey"]);
 const cose = { "content-type": "application/cose", accept: "application/json" };
 
 function mask(v: unknown, subst: (s: string) => string): unknown {
   if (typeof v === "string") return subst(v);
   if (Array.isArray(v)) return v.map((x) => mask(x, subst));
   if (v && typeof v === "object") {
+    const kept = Object.entries(v).filter(([k]) => !DROPPED.has(k));
     return Object.fromEntries(
-      Object.entries(v).map(([k, x]) => [k, MASKED.has(k) ? `<${k}>` : mask(x, subst)]),
+      kept.map(([k, x]) => [k, MASKED.has(k) ? `<${k}>` : mask(x, subst)]),
     );
   }
   return v;

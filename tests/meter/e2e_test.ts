@@ -159,8 +159,17 @@ Deno.test("e2e: bundled agent on Node 20 → service; service and agent killed a
     await until("readings across the outage", async () => (await agentHead()) >= before + 4);
     agent.kill("SIGKILL");
     await agent.status;
+    // A batch the killed agent sent (its backlog from the outage) may still be landing: count
+    // from the head once it has stood still for half a second, so that only the new agent's
+    // readings satisfy the wait below.
+    let h2 = await agentHead();
+    for (let still = 0; still < 5;) {
+      await new Promise((r) => setTimeout(r, 100));
+      const h = await agentHead();
+      still = h === h2 ? still + 1 : 0;
+      h2 = h;
+    }
     agent = startAgent();
-    const h2 = await agentHead();
     await until("readings after the agent restart", async () => (await agentHead()) >= h2 + 3);
     agent.kill("SIGTERM");
     await agent.status;

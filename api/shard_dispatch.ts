@@ -1,0 +1,36 @@
+// Serving shards below their prefixes (docs/SHARDS.md "A shard is a base URL"): a request for
+// `/shards/<id>/<path>` goes to that shard's app as `/<path>`; every other request goes to the
+// service's own app unchanged (the first shard's URLs are the root, forever). The test is one
+// string comparison at the path's start, so unprefixed requests pay nothing measurable.
+// Platform-neutral.
+
+/** The shard a request URL addresses and the path below its prefix (with the query), if any. */
+export function shardTarget(url: string): { id: string; path: string; at: number } | undefined {
+  const at = url.indexOf("/", url.indexOf("//") + 2);
+  if (at < 0 || !url.startsWith("/shards/", at)) return undefined;
+  const slash = url.indexOf("/", at + 8);
+  if (slash < 0) return undefined;
+  return { id: url.slice(at + 8, slash), path: url.slice(slash), at };
+}
+
+/**
+ * Answers `req` with the app of the shard it addresses, or undefined when it addresses none
+ * (`appOf` returns undefined for an unknown id: the service's app answers 404 then). A relative
+ * Location in the answer gets the shard's prefix.
+ */
+export async function dispatchToShard(
+  req: Request,
+  appOf: (id: string) => ((req: Request) => Response | Promise<Response>) | undefined,
+): Promise<Response | undefined> {
+  const t = shardTarget(req.url);
+  if (!t) return undefined;
+  const app = appOf(t.id);
+  if (!app) return undefined;
+  const inner = new Request(req.url.slice(0, t.at) + t.path, req);
+  const res = await app(inner);
+  const loc = res.headers.get("location");
+  if (!loc?.startsWith("/")) return res;
+  const headers = new Headers(res.headers);
+  headers.set("location", `/shards/${t.id}${loc}`);
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+}

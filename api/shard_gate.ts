@@ -1,0 +1,91 @@
+// A shard's log behind a gate (docs/SHARDS.md "Lifecycle"): appends pass while the shard is
+// active; a rotation holds new appends, drains the ones in flight (each accepted append is
+// committed and answered), and once the directory names the next shard the gate is frozen: every
+// later append answers 409 `shard-frozen` naming the active shard, reads pass forever.
+// Platform-neutral: the Deno entry uses it; the log itself (log/) knows nothing of shards.
+import type { AppendResult, Log } from "../log/mod.ts";
+import { ApiError } from "./errors.ts";
+
+/** Where appends go instead: the active shard's id and prefix. */
+export interface ActiveRef {
+  id: string;
+  prefix: string;
+}
+
+/** The 409 a frozen shard answers appends with. */
+export function shardFrozen(id: string, active: ActiveRef): ApiError {
+  return new ApiError(
+    "shard-frozen",
+    `Cannot append to shard ${id}: it is frozen; append to the active shard ${active.id} at ` +
+      `${active.prefix === "/" ? "/" : `${active.prefix}/`}v1/log/entries`,
+    { extra: { active: { id: active.id, prefix: active.prefix } } },
+  );
+}
+
+/** One shard's gate and its gated log. */
+export class ShardGate {
+  readonly id: string;
+  readonly inner: Log;
+  /** The log handlers use: `inner` with appends through the gate. */
+  readonly log: Log;
+  #active: ActiveRef | undefined;
+  #held: Promise<void> | undefined;
+  #inflight = 0;
+  #drained: (() => void) | undefined;
+
+  /** `onAppended`: called after every append that succeeded (the size-based rotation check). */
+  constructor(id: string, inner: Log, onAppended?: (r: AppendResult) => void) {
+    this.id = id;
+    this.inner = inner;
+    // every method but append is the log's own, bound to it (a class's private fields need it)
+    const gated = {} as Record<string, unknown>;
+    for (let o = inner as object; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
+      for (const k of Object.getOwnPropertyNames(o)) {
+        const f = (inner as unknown as Record<string, unknown>)[k];
+        if (typeof f === "function" && k !== "constructor" && !(k in gated)) {
+          gated[k] = f.bind(inner);
+        }
+      }
+    }
+    gated.append = async (entry: Uint8Array, link?: Parameters<Log["append"]>[1]) => {
+      while (this.#held) await this.#held;
+      if (this.#active) throw shardFrozen(this.id, this.#active);
+      this.#inflight++;
+      try {
+        const r = await inner.append(entry, link);
+        onAppended?.(r);
+        return r;
+      } finally {
+        if (--this.#inflight === 0) this.#drained?.();
+      }
+    };
+    this.log = gated as unknown as Log;
+  }
+
+  /** Whether the shard is frozen, and where appends go instead. */
+  get frozenFor(): ActiveRef | undefined {
+    return this.#active;
+  }
+
+  /** Holds new appends (they wait) until the returned release is called. */
+  hold(): () => void {
+    let release!: () => void;
+    const p = new Promise<void>((r) => release = r);
+    this.#held = p;
+    return () => {
+      if (this.#held === p) this.#held = undefined;
+      release();
+    };
+  }
+
+  /** Resolves once no append is in flight (call while held: then none can start). */
+  drain(): Promise<void> {
+    if (this.#inflight === 0) return Promise.resolve();
+    return new Promise((r) => this.#drained = () => (this.#drained = undefined, r()));
+  }
+
+  /** Freezes the shard for good: appends answer 409 naming `active`. */
+  freeze(active: ActiveRef): void {
+    this.#active = active;
+  }
+}

@@ -1,0 +1,105 @@
+// The embedded default's shards, for api/main.ts (docs/SHARDS.md "Embedded"): the shard files
+// under the data directory (or memory), the operator key (generated mode 0600 on first start,
+// `operator_key_file`), the ShardSet with the configured rotation, a witness collector for every
+// shard after the first (its own state in its folder: a frozen shard's final checkpoint is offered
+// until the witnesses cosigned it, like any other), and one app per shard serving only the log
+// routes below the shard's prefix.
+import type { Hono } from "hono";
+import { join } from "node:path";
+import { ed25519GenerateSecret } from "../verify/mod.ts";
+import { createApp } from "./app.ts";
+import type { ServiceConfig } from "./config.ts";
+import type { Metrics } from "./metrics.ts";
+import type { AppDeps, AppEnv } from "./route.ts";
+import { allRoutes, SHARD_ROUTE_GROUPS } from "./routes.ts";
+import { memoryShardFiles, type ShardLogOptions, sqliteShardFiles } from "./shard_files.ts";
+import { type ShardHandle, ShardSet } from "./shard_set.ts";
+import { WitnessCollector } from "./witness_collector.ts";
+import { sha256Source } from "./witness_source.ts";
+
+/** The open shards and how to build each one's app. */
+export interface ShardServing {
+  shards: ShardSet;
+  /** For the dispatcher: a shard's app (built on first use from the root's deps), by id. */
+  apps(
+    root: AppDeps,
+  ): (id: string, clientAddr: string) => ((req: Request) => Promise<Response>) | undefined;
+}
+
+/** Opens the shards of `config` (s0: the data directory's store, as before shards). */
+export async function openShardServing(
+  config: ServiceConfig,
+  o: ShardLogOptions & { logName?: string },
+  metrics: Metrics,
+): Promise<ShardServing> {
+  const { logName: _ignored, ...logOptions } = o;
+  let files, operatorSecret: Uint8Array;
+  if (config.store === "memory") {
+    files = memoryShardFiles(logOptions);
+    operatorSecret = ed25519GenerateSecret();
+  } else {
+    await Deno.mkdir(config.dataDir, { recursive: true });
+    const { loadOrCreateLogKey } = await import("../log/sqlite/key.ts");
+    files = sqliteShardFiles(config.dataDir, config.keyFile, logOptions);
+    operatorSecret = loadOrCreateLogKey(config.operatorKeyFile).secret;
+  }
+  const collectors = new Map<ShardHandle, { c: WitnessCollector; close(): Promise<void> }>();
+  const onShard = async (h: ShardHandle) => {
+    if (h.n === 0 || config.witnesses.length === 0) return; // s0's: api/witnessing.ts
+    const dir = files.dirOf(h.n);
+    let state;
+    if (dir) {
+      const { openSqliteWitnessState, WITNESS_DB_FILE } = await import(
+        "../log/sqlite/witness_state.ts"
+      );
+      state = openSqliteWitnessState(join(dir, WITNESS_DB_FILE));
+    } else {
+      const { memoryWitnessState } = await import("../log/c2sp/witness_state.ts");
+      state = memoryWitnessState();
+    }
+    const c = new WitnessCollector({
+      witnesses: config.witnesses,
+      source: sha256Source(h.gate.inner),
+      state,
+      metrics,
+    });
+    c.start();
+    collectors.set(h, { c, close: () => state.close() });
+  };
+  const onShardClose = async (h: ShardHandle) => {
+    const w = collectors.get(h);
+    if (!w) return;
+    await w.c.stop();
+    await w.close();
+  };
+  const shards = await ShardSet.open({
+    files,
+    operatorSecret,
+    logName: config.logName,
+    maxSize: config.shardMaxSize,
+    maxAgeMs: config.shardMaxAgeMs,
+    onShard,
+    onShardClose,
+    report: (line) => console.error(line),
+  });
+  return {
+    shards,
+    apps(root) {
+      const built = new Map<ShardHandle, Hono<AppEnv>>();
+      const routes = allRoutes(SHARD_ROUTE_GROUPS);
+      return (id, clientAddr) => {
+        const h = shards.byId(id);
+        if (!h || h.n === 0) return undefined;
+        let app = built.get(h);
+        if (!app) {
+          const w = collectors.get(h);
+          const extra = { shards, shardPrefix: h.prefix, ...(w ? { collector: w.c } : {}) };
+          app = createApp({ ...root, log: h.gate.log, extra }, routes);
+          built.set(h, app);
+        }
+        const a = app;
+        return async (req) => await a.fetch(req, { clientAddr });
+      };
+    },
+  };
+}

@@ -1,0 +1,342 @@
+// The shards of one service (docs/SHARDS.md): opens every shard the directory state lists, serves
+// the signed directory (re-signed at most once a second), rotates the active shard by age, size
+// or command in the order of docs/SHARDS.md "Lifecycle", and gives the service-level routes that
+// append (`/v1/readings`) a log that is always the active shard's, with agents' chain heads
+// carried across rotations. Platform-neutral besides the injected ShardFiles.
+import type { AgentHead, AgentLink, AppendResult, Log } from "../log/mod.ts";
+import { c2sp } from "../log/mod.ts";
+import {
+  type Directory,
+  type ShardEntry,
+  shardId,
+  shardLogName,
+  shardPrefix,
+  signDirectory,
+} from "../log/shards/mod.ts";
+import { operatorVkey } from "../log/shards/mod.ts";
+import { ed25519PublicKey } from "../verify/mod.ts";
+import { ApiError } from "./errors.ts";
+import { type ActiveRef, ShardGate } from "./shard_gate.ts";
+import type { ShardFiles } from "./shard_files.ts";
+
+/** One shard as the directory state records it. */
+export interface ShardRecord {
+  id: string;
+  state: "active" | "frozen";
+  /** RFC 3339 UTC time the shard was created. */
+  created: string;
+  /** A frozen shard's final values, recorded when it was frozen. */
+  size?: number;
+  root?: { blake3: string; sha256: string };
+  first_time?: string | null;
+  last_time?: string | null;
+}
+
+/** What the routes use (api/routes/shards.ts): the directory and the rotation command. */
+export interface ShardService {
+  operatorVkey(): string;
+  /** The signed directory and its content (cached: re-signed at most once a second). */
+  directory(): Promise<{ note: string; directory: Directory }>;
+  /** Rotates now; resolves with the directory that names the new active shard. */
+  rotate(reason: string): Promise<Directory>;
+}
+
+/** One open shard. */
+export interface ShardHandle {
+  n: number;
+  id: string;
+  prefix: string;
+  gate: ShardGate;
+  rec: ShardRecord;
+  /** Memoized time of the first entry (RFC 3339), once the shard has one. */
+  firstTime?: string;
+}
+
+/** Options of `ShardSet.open`. */
+export interface ShardSetOptions {
+  files: ShardFiles;
+  /** The operator key's secret (the directory's signer). */
+  operatorSecret: Uint8Array;
+  /** The configured log name of s0 (undefined: the bound one or the default). */
+  logName?: string;
+  maxSize?: number;
+  maxAgeMs?: number;
+  now?: () => number;
+  /** Called for every shard once open (at start and at each rotation), before it is listed. */
+  onShard?: (h: ShardHandle) => Promise<void> | void;
+  /** Called when a shard closes (at shutdown). */
+  onShardClose?: (h: ShardHandle) => Promise<void> | void;
+  report?: (line: string) => void;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const b64Root = (note: string) =>
+  c2sp.toBase64(c2sp.parseCheckpoint(c2sp.parseNote(note).text).root);
+
+/** The open shards of a service and their lifecycle. */
+export class ShardSet implements ShardService {
+  readonly shards: ShardHandle[] = [];
+  /** The log of the routes that append to the active shard (`/v1/readings`, agents' heads). */
+  readonly activeLog: Log;
+  readonly #o: ShardSetOptions;
+  readonly #now: () => number;
+  #vkey = "";
+  #base = "";
+  #rotation: Promise<Directory> | undefined;
+  #cache: { at: number; p: Promise<{ note: string; directory: Directory }> } | undefined;
+  #issued = 0;
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #closed = false;
+
+  private constructor(o: ShardSetOptions) {
+    this.#o = o;
+    this.#now = o.now ?? Date.now;
+    this.activeLog = this.#activeProxy();
+  }
+
+  /** Opens every listed shard (discarding unlisted ones), then starts the age timer. */
+  static async open(o: ShardSetOptions): Promise<ShardSet> {
+    const set = new ShardSet(o);
+    try {
+      await set.#open();
+    } catch (e) {
+      await set.close();
+      throw e;
+    }
+    return set;
+  }
+
+  async #open(): Promise<void> {
+    const f = this.#o.files;
+    let recs = f.load();
+    const first = recs === undefined;
+    recs ??= [{ id: "s0", state: "active", created: iso(this.#now()) }];
+    recs.forEach((r, n) => {
+      if (r.id !== shardId(n) || (r.state === "active") !== (n === recs!.length - 1)) {
+        throw new Error(
+          `Cannot open the shards: the state's shard ${n} is not ${shardId(n)}, ` +
+            "or not exactly the last is active",
+        );
+      }
+    });
+    for (const moved of f.discardFrom(recs.length)) {
+      this.#o.report?.(`shards: moved an unlisted shard aside (a rotation cut short): ${moved}`);
+    }
+    for (const [n, rec] of recs.entries()) {
+      const log = await f.openLog(n, n === 0 ? this.#o.logName : shardLogName(this.#base, n));
+      if (n === 0) this.#base = log.logName();
+      const h = this.#handle(n, log, rec);
+      if (rec.state === "frozen") {
+        const size = (await log.latestHead()).size;
+        if (size !== rec.size) {
+          throw new Error(
+            `Cannot open the shards: frozen ${rec.id} holds ${size} entries, ` +
+              `its state says ${rec.size}`,
+          );
+        }
+      }
+      this.shards.push(h);
+      await this.#o.onShard?.(h);
+    }
+    const active = this.#activeRef();
+    for (const h of this.shards) if (h.rec.state === "frozen") h.gate.freeze(active);
+    if (first) f.save(recs);
+    this.#vkey = operatorVkey(this.#base, ed25519PublicKey(this.#o.operatorSecret));
+    if (this.#o.maxAgeMs) {
+      const every = Math.max(50, Math.min(1000, Math.floor(this.#o.maxAgeMs / 4)));
+      this.#timer = setInterval(
+        () => this.#checkAge().catch((e) => this.#o.report?.(`shards: cannot check the age: ${e}`)),
+        every,
+      );
+    }
+  }
+
+  #handle(n: number, log: Log, rec: ShardRecord): ShardHandle {
+    const gate = new ShardGate(shardId(n), log, (r) => this.#checkSize(gate, r));
+    return { n, id: shardId(n), prefix: shardPrefix(n), gate, rec };
+  }
+
+  /** The active shard (the last). */
+  active(): ShardHandle {
+    return this.shards[this.shards.length - 1];
+  }
+
+  /** A shard by id (`s1`), or undefined. */
+  byId(id: string): ShardHandle | undefined {
+    const m = /^s(0|[1-9]\d{0,8})$/.exec(id);
+    return m ? this.shards[Number(m[1])] : undefined;
+  }
+
+  #activeRef(): ActiveRef {
+    const a = this.active();
+    return { id: a.id, prefix: a.prefix };
+  }
+
+  operatorVkey(): string {
+    return this.#vkey;
+  }
+
+  #checkSize(gate: ShardGate, r: AppendResult): void {
+    const max = this.#o.maxSize;
+    if (!max || r.tree_head.size < max || gate !== this.active().gate || this.#rotation) return;
+    this.rotate("size").catch((e) => this.#o.report?.(`shards: rotation by size failed: ${e}`));
+  }
+
+  async #checkAge(): Promise<void> {
+    const max = this.#o.maxAgeMs!;
+    const a = this.active();
+    if (this.#rotation || this.#closed) return;
+    // counted from the shard's first entry: an empty shard never rotates, and a shard that stood
+    // empty for long is not cut right after its first entry
+    const first = await this.#firstTime(a);
+    if (first === null || Date.parse(first) + max > this.#now()) return;
+    this.rotate("age").catch((e) => this.#o.report?.(`shards: rotation by age failed: ${e}`));
+  }
+
+  /**
+   * Rotates (docs/SHARDS.md "Lifecycle"), each step durable before the next: create the next
+   * shard (new key, empty tree and its signed head); hold and drain the active one (every append
+   * it accepted is committed and answered; its latest checkpoints are its final ones); write the
+   * state with both changes at once. Only then are appends to the old shard answered 409.
+   */
+  rotate(reason: string): Promise<Directory> {
+    if (this.#closed) return Promise.reject(new Error("Cannot rotate: the shards are closed"));
+    return this.#rotation ??= this.#rotate(reason).finally(() => this.#rotation = undefined);
+  }
+
+  async #rotate(reason: string): Promise<Directory> {
+    const old = this.active();
+    const n = this.shards.length;
+    const release = old.gate.hold();
+    let created: Log | undefined;
+    try {
+      created = await this.#o.files.openLog(n, shardLogName(this.#base, n));
+      await old.gate.drain();
+      const log = old.gate.inner;
+      const head = await log.latestHead();
+      const [b3, sha] = await Promise.all([log.checkpoint("blake3"), log.checkpoint("sha256")]);
+      const first = head.size > 0 ? await this.#firstTime(old) : null;
+      const frozen: ShardRecord = {
+        ...old.rec,
+        state: "frozen",
+        size: head.size,
+        root: { blake3: b64Root(b3), sha256: b64Root(sha) },
+        first_time: first,
+        last_time: head.size > 0 ? iso(head.timestamp) : null,
+      };
+      const next: ShardRecord = { id: shardId(n), state: "active", created: iso(this.#now()) };
+      const recs = [...this.shards.slice(0, -1).map((s) => s.rec), frozen, next];
+      this.#o.files.save(recs); // the new directory is in force from here
+      const h = this.#handle(n, created, next);
+      created = undefined;
+      old.rec = frozen;
+      this.shards.push(h);
+      old.gate.freeze(this.#activeRef());
+      this.#cache = undefined;
+      await this.#o.onShard?.(h);
+      this.#o.report?.(
+        `shards: rotated (${reason}): ${old.id} frozen at ${head.size}, ${h.id} active`,
+      );
+      return (await this.directory()).directory;
+    } catch (e) {
+      // the old directory stays in force; the unlisted shard is moved aside at the next start
+      await created?.close().catch(() => {});
+      throw e;
+    } finally {
+      release();
+    }
+  }
+
+  async #firstTime(h: ShardHandle): Promise<string | null> {
+    if (h.firstTime) return h.firstTime;
+    const first = await h.gate.inner.firstHead?.();
+    if (!first) return null;
+    return h.firstTime = iso(first.timestamp);
+  }
+
+  async #entry(h: ShardHandle): Promise<ShardEntry> {
+    const log = h.gate.inner;
+    const vkeys = log.vkeys();
+    const base = {
+      id: h.id,
+      log_name: log.logName(),
+      prefix: h.prefix,
+      state: h.rec.state,
+      signer: log.signer(),
+      vkeys: { blake3: vkeys.blake3, sha256: vkeys.sha256 },
+    };
+    if (h.rec.state === "frozen") {
+      return {
+        ...base,
+        first_time: h.rec.first_time ?? null,
+        last_time: h.rec.last_time ?? null,
+        size: h.rec.size!,
+        root: h.rec.root,
+      };
+    }
+    const head = await log.latestHead();
+    const first = head.size > 0 ? await this.#firstTime(h) : null;
+    return {
+      ...base,
+      first_time: first,
+      last_time: head.size > 0 ? iso(Math.max(head.timestamp, Date.parse(first!))) : null,
+      size: head.size,
+    };
+  }
+
+  directory(): Promise<{ note: string; directory: Directory }> {
+    const now = this.#now();
+    if (this.#cache && now - this.#cache.at < 1000 && now >= this.#cache.at) return this.#cache.p;
+    const p = (async () => {
+      const shards = await Promise.all(this.shards.map((h) => this.#entry(h)));
+      // never issued earlier than a directory already served (directory-rollback)
+      this.#issued = Math.max(this.#issued, this.#now());
+      const directory: Directory = { operator: this.#base, issued: iso(this.#issued), shards };
+      return { note: signDirectory(directory, this.#o.operatorSecret), directory };
+    })();
+    this.#cache = { at: now, p };
+    p.catch(() => this.#cache?.p === p && (this.#cache = undefined));
+    return p;
+  }
+
+  /** A log whose every call goes to the active shard; agents' heads fall back to older shards. */
+  #activeProxy(): Log {
+    const agentHead = async (did: string, linkOf?: (e: Uint8Array) => AgentLink | undefined) => {
+      for (let i = this.shards.length - 1; i >= 0; i--) {
+        const h: AgentHead | undefined = await this.shards[i].gate.log.agentHead?.(did, linkOf);
+        if (h) return h;
+      }
+      return undefined;
+    };
+    const append = async (entry: Uint8Array, link?: AgentLink) => {
+      try {
+        return await this.active().gate.log.append(entry, link);
+      } catch (e) {
+        // a rotation froze the shard between the chain check and the append: once more, there
+        if (e instanceof ApiError && e.code === "shard-frozen") {
+          return await this.active().gate.log.append(entry, link);
+        }
+        throw e;
+      }
+    };
+    return new Proxy({} as Log, {
+      get: (_t, k) => {
+        if (k === "agentHead") return agentHead;
+        if (k === "append") return append;
+        const log = this.active().gate.log as unknown as Record<string | symbol, unknown>;
+        return log[k];
+      },
+    });
+  }
+
+  /** Stops the timer, waits for a rotation under way, closes every shard's log. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    await this.#rotation?.catch(() => {});
+    for (const h of this.shards) {
+      await this.#o.onShardClose?.(h);
+      await h.gate.inner.close();
+    }
+  }
+}
