@@ -202,12 +202,15 @@ export const logReadRoutes: RouteGroup = {
         const log = c.get("deps").log;
         // docs/WITNESS.md: the witness role's own cosignature/v1 vkey, when configured.
         const witness = (c.get("deps").extra?.witness as { vkey?: string } | undefined)?.vkey;
+        // docs/SHARDS.md: the operator key's vkey (it signs the shard directory), when set.
+        const operator = c.get("deps").extra?.operatorVkey as string | undefined;
         return c.json({
           signer: log.signer(),
           public_key: toHex(log.publicKey()),
           log_name: log.logName(),
           vkeys: log.vkeys(),
           ...(witness ? { witness_vkey: witness } : {}),
+          ...(operator ? { operator_vkey: operator } : {}),
         });
       },
     },
