@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { repoPath } from "../../edge/mod.ts";
 
-async function runTask(state: string): Promise<{ signer: string; url: string }> {
+async function runTask(state: string): Promise<{ signer: string; operator: string; url: string }> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["task", "-q", "edge"],
     cwd: repoPath("."),
