@@ -1,6 +1,6 @@
 // Shards on the edge deployment (docs/SHARDS.md, docs/EDGE.md "Shards"; issue 12), in real local
 // workerd with a local R2 bucket: the signed directory (`GET /v1/logs`, opened under the operator
-// vkey, JSON and text), rotation by command (admin token: 401, 403) and by size, 409
+// vkey, JSON and text), rotation by command (admin token: 401, 403), by size and by age, 409
 // `shard-frozen` naming the active shard (the root append route after s0 froze, a frozen shard's
 // prefixed route), appends to the active shard's prefix through the batchers, a restart injected
 // after each step of a rotation (the directory stays consistent; an interrupted freeze is
@@ -113,7 +113,8 @@ async function assertFinal(base: URL, s: ShardEntry): Promise<void> {
 }
 
 Deno.test({
-  name: "edge shards: directory, rotation by command and size, 409s, faults, checks, no DO reads",
+  name:
+    "edge shards: directory, rotation by command, size and age, 409s, faults, checks, no DO reads",
   sanitizeResources: false,
   sanitizeOps: false,
   async fn(t) {
@@ -246,6 +247,24 @@ Deno.test({
         assert.equal(acked.get("/shards/s2")!.size, s2.size);
       });
 
+      await t.step("rotation by age: a round ending past the age rotates", async () => {
+        await rt.stop();
+        rt = await startWorker(state, { JC_SHARD_MAX_AGE: "1" });
+        // s3's first entry is older than a second: the next round there ends it.
+        await appendFollowing(rt.url, "/shards/s3", validEnvelope(seed++), acked);
+        let d: Directory | undefined;
+        for (let k = 0; k < 20 && (d?.shards.length ?? 0) < 5; k++) {
+          await pastCache();
+          d = await directory(rt.url);
+        }
+        assert.equal(d!.shards.length, 5, "s3 rotated by age");
+        assert.equal(d!.shards[3].size, acked.get("/shards/s3")!.size);
+        await assertFinal(rt.url, d!.shards[3]);
+        const late = await post(rt.url, "/shards/s3", validEnvelope(seed++));
+        assert.equal(late.status, 409);
+        assert.deepEqual(late.body.active, { id: "s4", prefix: "/shards/s4" });
+      });
+
       await t.step(
         "the full independent check on every shard under the directory's vkeys",
         async () => {
@@ -270,7 +289,7 @@ Deno.test({
           return [(s.sequencer as any).calls, ...(s.shards as any[]).map((x) => x.calls)];
         };
         const before = await calls();
-        assert.equal(before.length, 4);
+        assert.equal(before.length, 5);
         const d = await directory(rt.url);
         await fetch(new URL("/v1/logs", rt.url), { headers: { accept: "text/plain" } })
           .then((r) => r.text());
