@@ -290,6 +290,9 @@ export class LogSequencer extends DurableObject {
     entries: Uint8Array[],
     links: (AgentLink | undefined)[] | undefined,
   ): Promise<Outcome<AppendResult>[]> {
+    // Open first: opening loads the frozen record, which the checks below must see.
+    const opened = await capture(() => this.#core.log());
+    if (!opened.ok) return entries.map(() => opened as Outcome<never>);
     for (;;) {
       if (this.#frozen) {
         const f = this.#frozen;
