@@ -17,7 +17,20 @@ import {
   serveCached,
   unwrap,
 } from "./edge/mod.ts";
-import { type EdgeFaults, LOG_OBJECT_NAME, type SequencerStub } from "./edge/durable_object.ts";
+import {
+  type EdgeFaults,
+  LOG_OBJECT_NAME,
+  sequencerOf,
+  type SequencerStub,
+} from "./edge/durable_object.ts";
+import { ADMIN_TOKEN_SECRET, operatorKeyFromEnv, ShardFront } from "./edge/shard_front.ts";
+import { prefixedBucket, shardKeyPrefix } from "./edge/shards.ts";
+import { logAppendRoutes } from "./routes/log_append.ts";
+import { logReadRoutes } from "./routes/log_read.ts";
+import { logProofRoutes } from "./routes/log_proofs.ts";
+import { logPolicyRoutes } from "./routes/log_policy.ts";
+import { publicationRoutes } from "./routes/publication.ts";
+import { allRoutes } from "./routes.ts";
 import { R2Log } from "./edge/r2_log.ts";
 import type { R2BucketLike } from "./edge/r2.ts";
 import { bytesEqual, ed25519PublicKey } from "../verify/mod.ts";
@@ -32,7 +45,16 @@ import { defaultWitnessName } from "./witness_name.ts";
 import { type AgentLink, type AppendResult, defaultLogName } from "../log/mod.ts";
 import type { Hono } from "hono";
 
-export { LogBatcher, LogSequencer } from "./edge/durable_object.ts";
+export { LogBatcher, LogSequencer, LogShardSequencer } from "./edge/durable_object.ts";
+
+/** The routes a shard after the first answers below its prefix (docs/SHARDS.md: the log routes). */
+const SHARD_ROUTES = [
+  logAppendRoutes,
+  logReadRoutes,
+  logProofRoutes,
+  logPolicyRoutes,
+  publicationRoutes,
+];
 
 /** A Durable Object namespace binding (the slice used here). */
 interface Namespace<T> {
@@ -41,7 +63,7 @@ interface Namespace<T> {
 }
 
 interface BatcherStub {
-  append(entry: Uint8Array, link?: AgentLink): Promise<Outcome<AppendResult>>;
+  append(entry: Uint8Array, link?: AgentLink, shard?: number): Promise<Outcome<AppendResult>>;
   injectFaults(f: EdgeFaults): Promise<Outcome<void>>;
   stats(): Promise<Outcome<{ forwards: number; forwarded: number }>>;
 }
@@ -66,6 +88,9 @@ interface Built {
   log: R2Log;
   sequencer: () => SequencerStub & WitnessRpc;
   batcher: (k: number) => BatcherStub;
+  shards: ShardFront;
+  /** Shard n's sequencer (s0's is `sequencer()`). */
+  shardSequencer: (n: number) => SequencerStub;
 }
 
 // One app per isolate: the bindings of a deployment do not change while an isolate lives, and
@@ -97,36 +122,73 @@ function build(env: WorkerEnv): Built {
   }
   const id = ns.idFromName(LOG_OBJECT_NAME);
   const sequencer = () => ns.get(id);
+  const shardSequencer = (n: number) => n === 0 ? sequencer() : sequencerOf<SequencerStub>(env, n);
   const batcher = (k: number) => batchers!.get(batchers!.idFromName(`batcher-${k}`));
   const pub = ed25519PublicKey(secret);
-  const log = new R2Log({
+  const logName = config.logName ?? defaultLogName(pub);
+  const metrics = new Metrics();
+  let shards: ShardFront | undefined = undefined;
+  // Appends of shard n: front Worker → one of B batchers (at random) → shard n's sequencer; or
+  // straight to it. A shard the directory lists frozen answers 409 without either.
+  const shardLog = (n: number, publicKey: Uint8Array, name: string) =>
+    new R2Log({
+      bucket: prefixedBucket(bucket, shardKeyPrefix(n)),
+      append: settings.batchers > 0
+        ? (e, link) =>
+          batcher(Math.floor(Math.random() * settings.batchers)).append(e, link, n || undefined)
+        : (e, link) => shardSequencer(n).append(e, link),
+      bootstrap: () => shardSequencer(n).latestHead(),
+      // A chain head moves with every reading: asked of the sequencer, never read from R2.
+      agentHead: (did) => shardSequencer(n).agentHead(did),
+      publicKey,
+      logName: name,
+      cacheBytes: settings.cacheBytes,
+      latestMs: settings.headMaxAgeS * 1000,
+      frozen: (fresh) => shards!.frozenError(n, fresh),
+    });
+  const log = shardLog(0, pub, logName);
+  const operatorSecret = operatorKeyFromEnv(env);
+  const shardApps = new Map<number, (req: Request) => Promise<Response>>();
+  shards = new ShardFront({
     bucket,
-    // Appends: front Worker → one of B batchers (at random) → the sequencer; or straight to it.
-    append: settings.batchers > 0
-      ? (e, link) => batcher(Math.floor(Math.random() * settings.batchers)).append(e, link)
-      : (e, link) => sequencer().append(e, link),
-    bootstrap: () => sequencer().latestHead(),
-    // A chain head moves with every reading: asked of the sequencer, never read from R2.
-    agentHead: (did) => sequencer().agentHead(did),
-    publicKey: pub,
-    logName: config.logName ?? defaultLogName(pub),
-    cacheBytes: settings.cacheBytes,
-    latestMs: settings.headMaxAgeS * 1000,
+    logName,
+    logPublicKey: pub,
+    operatorSecret,
+    adminToken: typeof env[ADMIN_TOKEN_SECRET] === "string"
+      ? env[ADMIN_TOKEN_SECRET] as string
+      : undefined,
+    rotate: (n) => shardSequencer(n).rotate(),
+    shardApp: (n, publicKey, name) => {
+      let a = shardApps.get(n);
+      if (!a) {
+        const app = createApp({
+          log: shardLog(n, publicKey, name),
+          config,
+          verifier: verifierOptions(config),
+          metrics,
+          extra: { operatorVkey: shards!.operatorVkey() },
+        }, allRoutes(SHARD_ROUTES));
+        a = (req) => Promise.resolve(app.fetch(req, { clientAddr: clientAddrOf(req) }));
+        shardApps.set(n, a);
+      }
+      return a;
+    },
   });
   const app = createApp({
     log,
     config,
     verifier: verifierOptions(config),
-    metrics: new Metrics(),
+    metrics,
     // SPARQL is refused at the edge (501 sparql-unavailable, docs/EDGE.md): its in-memory store
     // holds the whole log's RDF, which neither fits a Worker's 128 MB nor can be kept per isolate.
     extra: {
       sparql: null,
       witness: edgeWitness(env, config, log, () => ns.get(id)),
       ...(config.witnesses.length ? { collector: rpcCollector(() => ns.get(id)) } : {}),
+      operatorVkey: shards.operatorVkey(),
     },
   });
-  built = { app, settings, log, sequencer, batcher };
+  built = { app, settings, log, sequencer, batcher, shards, shardSequencer };
   return built;
 }
 
@@ -162,17 +224,22 @@ async function testHook(req: Request, b: Built): Promise<Response | undefined> {
   if (path === "/__edge/stats") {
     const batchers = [];
     for (let k = 0; k < b.settings.batchers; k++) batchers.push(unwrap(await b.batcher(k).stats()));
+    // Every listed shard's sequencer after the first (docs/SHARDS.md).
+    const shards = [];
+    const listed = (await b.shards.state(true)).shards.length;
+    for (let n = 1; n < listed; n++) shards.push(unwrap(await b.shardSequencer(n).stats()));
     return json({
       sequencer: unwrap(await b.sequencer().stats()),
+      shards,
       batchers,
       isolate: { r2Gets: b.log.r2Gets },
     });
   }
   if (path === "/__edge/faults" && req.method === "POST") {
-    const f = await req.json() as EdgeFaults & { target?: string };
+    const f = await req.json() as EdgeFaults & { target?: string; shard?: number };
     if (f.target === "batchers") {
       for (let k = 0; k < b.settings.batchers; k++) unwrap(await b.batcher(k).injectFaults(f));
-    } else unwrap(await b.sequencer().injectFaults(f));
+    } else unwrap(await b.shardSequencer(f.shard ?? 0).injectFaults(f));
     return json({ ok: true });
   }
   if (path === "/__edge/flush" && req.method === "POST") {
@@ -180,6 +247,10 @@ async function testHook(req: Request, b: Built): Promise<Response | undefined> {
     return json({ ok: true });
   }
   return undefined;
+}
+
+function clientAddrOf(req: Request): string {
+  return req.headers.get("cf-connecting-ip") ?? "unknown";
 }
 
 /** Cloudflare's Cache API where the runtime has one (workerd does; other hosts may not). */
@@ -202,11 +273,15 @@ export default {
     }
     const hook = await testHook(req, b);
     if (hook) return hook;
-    const clientAddr = req.headers.get("cf-connecting-ip") ?? "unknown";
-    return await serveCached(req, async () => await b.app.fetch(req, { clientAddr }), {
-      cache: b.settings.httpCache ? defaultCache() : undefined,
-      waitUntil: (p) => ctx.waitUntil(p),
-      headMaxAgeS: b.settings.headMaxAgeS,
-    });
+    const cached = (r: Request, handle: () => Promise<Response>) =>
+      serveCached(r, handle, {
+        cache: b.settings.httpCache ? defaultCache() : undefined,
+        waitUntil: (p) => ctx.waitUntil(p),
+        headMaxAgeS: b.settings.headMaxAgeS,
+      });
+    const sharded = await b.shards.handle(req, cached);
+    if (sharded) return sharded;
+    const clientAddr = clientAddrOf(req);
+    return await cached(req, async () => await b.app.fetch(req, { clientAddr }));
   },
 };

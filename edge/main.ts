@@ -4,7 +4,7 @@
 //
 // Environment: PORT (default 8787), EDGE_STATE (durable local state, default .wrangler/state,
 // the folder `wrangler dev` uses too), JC_LOG_KEY (the log key; default: generated once and kept
-// in <EDGE_STATE>/jc-log-key.hex), and any JC_* variable of docs/CONFIG.md or docs/EDGE.md,
+// in <EDGE_STATE>/jc-log-key.hex), JC_OPERATOR_KEY (likewise, jc-operator-key.hex), and any JC_* variable of docs/CONFIG.md or docs/EDGE.md,
 // which overrides the [vars] of wrangler.toml.
 import { bundleWorker, repoPath } from "./tooling.ts";
 import { startEdge } from "./runtime.ts";
@@ -20,9 +20,26 @@ export async function buildWorker(): Promise<{ path: string; bytes: number; ms: 
 }
 
 /** The log key for a local run: JC_LOG_KEY, else the one kept in the state folder (created once). */
-export async function localLogKey(stateDir: string, env = Deno.env.toObject()): Promise<string> {
-  if (env.JC_LOG_KEY) return env.JC_LOG_KEY;
-  const file = `${stateDir}/jc-log-key.hex`;
+export function localLogKey(stateDir: string, env = Deno.env.toObject()): Promise<string> {
+  return localSecret(stateDir, "JC_LOG_KEY", "jc-log-key.hex", env);
+}
+
+/**
+ * The operator key for a local run (signs GET /v1/logs, docs/SHARDS.md): JC_OPERATOR_KEY, else
+ * the one kept in the state folder (created once).
+ */
+export function localOperatorKey(stateDir: string, env = Deno.env.toObject()): Promise<string> {
+  return localSecret(stateDir, "JC_OPERATOR_KEY", "jc-operator-key.hex", env);
+}
+
+async function localSecret(
+  stateDir: string,
+  name: string,
+  fileName: string,
+  env: Record<string, string>,
+): Promise<string> {
+  if (env[name]) return env[name];
+  const file = `${stateDir}/${fileName}`;
   try {
     return (await Deno.readTextFile(file)).trim();
   } catch (err) {
@@ -41,7 +58,9 @@ export async function localLogKey(stateDir: string, env = Deno.env.toObject()): 
 /** JC_* variables of the environment: they override wrangler.toml's vars for a local run. */
 export function varOverrides(env = Deno.env.toObject()): Record<string, string> {
   return Object.fromEntries(
-    Object.entries(env).filter(([k]) => k.startsWith("JC_") && k !== "JC_LOG_KEY"),
+    Object.entries(env).filter(([k]) =>
+      k.startsWith("JC_") && k !== "JC_LOG_KEY" && k !== "JC_OPERATOR_KEY"
+    ),
   );
 }
 
@@ -62,7 +81,11 @@ if (import.meta.main) {
       config: "wrangler.toml",
       port,
       persistTo: state,
-      bindings: { ...varOverrides(), JC_LOG_KEY: await localLogKey(state) },
+      bindings: {
+        ...varOverrides(),
+        JC_LOG_KEY: await localLogKey(state),
+        JC_OPERATOR_KEY: await localOperatorKey(state),
+      },
       verbose: true,
     });
     console.log(JSON.stringify({ listening: rt.url.href.replace(/\/$/, ""), state }));

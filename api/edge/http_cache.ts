@@ -82,7 +82,11 @@ export async function serveCached(
 }
 
 function withHeadMaxAge(path: string, res: Response, opts: CacheOptions): Response {
-  if (!LATEST_HEAD_PATHS.has(path) || res.status !== 200 || opts.headMaxAgeS <= 0) return res;
+  // A shard's routes (docs/SHARDS.md) are the log routes below its prefix.
+  if (
+    !LATEST_HEAD_PATHS.has(path.replace(/^\/shards\/s\d+(?=\/)/, "")) || res.status !== 200 ||
+    opts.headMaxAgeS <= 0
+  ) return res;
   const out = new Response(res.body, res);
   out.headers.set("cache-control", `public, max-age=${opts.headMaxAgeS}`);
   return out;

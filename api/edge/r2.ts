@@ -50,6 +50,9 @@ export const leafKey = (leafHash: Uint8Array) => `leaves/${toHex(leafHash)}`;
 /** The index of a content identity (docs/DECISIONS.md "One entry per signed content"): write-once. */
 export const contentKey = (contentId: Uint8Array) => `contents/${toHex(contentId)}`;
 
+/** The RFC 3339 UTC time of the head of the log's first round (docs/SHARDS.md `first_time`): write-once. */
+export const FIRST_TIME_KEY = "first-time";
+
 /** A StoredHead as JSON (hex bytes). */
 export function headToJson(h: StoredHead): string {
   return JSON.stringify({

@@ -67,6 +67,12 @@ export interface R2LogOptions {
   cacheBytes: number;
   /** How long a read of the latest head is reused, ms. */
   latestMs: number;
+  /**
+   * docs/SHARDS.md: the 409 `shard-frozen` error when this shard is frozen (undefined while it
+   * is active); asked before an append (the Worker's directory state, at most a second old) and
+   * `fresh` after the sequencer answered `shard-frozen`.
+   */
+  frozen?: (fresh: boolean) => Promise<Error | undefined>;
   now?: () => number;
 }
 
@@ -122,6 +128,8 @@ export class R2Log implements Log {
   }
 
   async append(entry: Uint8Array, link?: AgentLink): Promise<AppendResult> {
+    const frozen = await this.#o.frozen?.(false);
+    if (frozen) throw frozen;
     let o: Outcome<AppendResult>;
     try {
       o = await this.#o.append(entry, link);
@@ -131,6 +139,9 @@ export class R2Log implements Log {
       throw new LogStorageError("sequencer-unavailable", "Cannot append: the sequencer failed", {
         cause: e,
       });
+    }
+    if (!o.ok && o.error.code === "shard-frozen" && this.#o.frozen) {
+      throw (await this.#o.frozen(true)) ?? unwrap(o);
     }
     const r = unwrap(o);
     this.#saw(r.tree_head);

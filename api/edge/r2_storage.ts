@@ -36,6 +36,7 @@ import { readPublishedTile } from "../../log/published_tiles.ts";
 import {
   checkpointKey,
   contentKey,
+  FIRST_TIME_KEY,
   headFromJson,
   headKey,
   headToJson,
@@ -215,6 +216,10 @@ export class R2PublishedStorage implements LogStorage {
       for (const c of await this.#hot.contentIdsIn(from, to)) {
         jobs.push(() => this.#writeOnce(contentKey(c.contentId), c.index));
       }
+      // docs/SHARDS.md: the directory's first_time, the time of the first round's head.
+      if (from === 0) {
+        jobs.push(() => this.#writeOnce(FIRST_TIME_KEY, new Date(head.timestamp).toISOString()));
+      }
     }
     await limited(jobs);
     await this.#o.onStep?.("uploaded", to);
@@ -229,7 +234,7 @@ export class R2PublishedStorage implements LogStorage {
   }
 
   /** Puts `key` → `index` unless it exists; an existing one must hold the same index. */
-  async #writeOnce(key: string, index: number): Promise<void> {
+  async #writeOnce(key: string, index: number | string): Promise<void> {
     this.stats.r2Puts++;
     const put = await this.#r2.put(key, String(index), {
       onlyIf: { etagDoesNotMatch: "*" },
@@ -292,6 +297,23 @@ export class R2PublishedStorage implements LogStorage {
     const h = this.#cpPending ?? await this.#hot.latestHead();
     if (h && (this.#published ?? await this.#hot.publishedSize()) >= h.size) {
       await this.#checkpoint(h);
+    }
+  }
+
+  /**
+   * Waits until the checkpoints in R2 name at least `size` (a frozen shard's final ones,
+   * docs/SHARDS.md), writing them as soon as the once-a-second rule allows.
+   */
+  async checkpointAt(size: number): Promise<void> {
+    await this.replay();
+    for (let k = 0; k < 8 && this.#cpSize < size; k++) {
+      await this.flushCheckpoint();
+      if (this.#cpSize >= size) return;
+      const wait = Math.max(1, this.#cpAt + this.#o.checkpointMs - this.#now());
+      await new Promise((r) => setTimeout(r, wait));
+    }
+    if (this.#cpSize < size) {
+      throw new LogStorageError("r2-unavailable", `Cannot publish the checkpoint at ${size}`);
     }
   }
 

@@ -39,10 +39,18 @@ export function logKeyFromEnv(env: Record<string, unknown>): Uint8Array {
   return fromHex(v.trim());
 }
 
-/** Opens the log over `storage` with the key and sequencer settings of the Worker's bindings. */
-export async function openEdgeLog(storage: LogStorage, env: Record<string, unknown>): Promise<Log> {
-  const secretKey = logKeyFromEnv(env);
+/**
+ * Opens the log over `storage` with the key and sequencer settings of the Worker's bindings; a
+ * shard after the first (docs/SHARDS.md) brings its own key and log name in `shard`.
+ */
+export async function openEdgeLog(
+  storage: LogStorage,
+  env: Record<string, unknown>,
+  shard?: { secretKey: Uint8Array; logName: string },
+): Promise<Log> {
+  const secretKey = shard?.secretKey ?? logKeyFromEnv(env);
   const config = edgeConfig(env);
+  if (shard) config.logName = shard.logName;
   try {
     return await openEdgeLogWith(storage, secretKey, config);
   } catch (e) {

@@ -23,6 +23,27 @@ export interface EdgeSettings {
   checkpointMs: number;
   /** Test-only fault injection and stats routes under /__edge/ (JC_EDGE_TEST_HOOKS, "off"). */
   testHooks: boolean;
+  /** docs/SHARDS.md: the active shard rotates at this size (JC_SHARD_MAX_SIZE; 0: never). */
+  shardMaxSize: number;
+  /** ... or once its first entry is this old, seconds (JC_SHARD_MAX_AGE; 0: never). */
+  shardMaxAgeS: number;
+}
+
+const AGE_UNITS: Record<string, number> = { "": 1, s: 1, m: 60, h: 3600, d: 86400 };
+
+/** A duration in seconds: an integer with an optional unit s, m, h or d (`180d`). */
+function age(env: Record<string, unknown>, name: string): number {
+  const v = env[name];
+  if (v === undefined || v === "") return 0;
+  const m = /^(\d{1,10})([smhd]?)$/.exec(String(v).trim());
+  if (!m) {
+    throw new EdgeConfigError(
+      `Cannot load config: ${name} must be a duration like 3600, 90m or 180d, got ${
+        JSON.stringify(v)
+      }`,
+    );
+  }
+  return Number(m[1]) * AGE_UNITS[m[2]];
 }
 
 function int(env: Record<string, unknown>, name: string, dflt: number, max: number): number {
@@ -60,6 +81,8 @@ export function edgeSettings(env: Record<string, unknown>): EdgeSettings {
     dedupWindow: Math.max(256, int(env, "JC_EDGE_DEDUP_WINDOW", 4096, 1 << 20)),
     checkpointMs: int(env, "JC_EDGE_CHECKPOINT_MS", 1000, 60_000),
     testHooks: onOff(env, "JC_EDGE_TEST_HOOKS", "off"),
+    shardMaxSize: int(env, "JC_SHARD_MAX_SIZE", 0, Number.MAX_SAFE_INTEGER),
+    shardMaxAgeS: age(env, "JC_SHARD_MAX_AGE"),
   };
 }
 

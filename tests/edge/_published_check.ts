@@ -21,8 +21,16 @@ export interface PublishedLog {
   entries: Uint8Array[];
 }
 
-async function bytesAt(base: URL, path: string): Promise<Uint8Array> {
-  const res = await fetch(new URL(path, base));
+/** Where the check reads: a shard's prefix below the service (docs/SHARDS.md) and its vkeys. */
+export interface CheckOptions {
+  /** The shard's prefix (`/shards/s1`); default the service root (s0). */
+  prefix?: string;
+  /** The vkeys to open the checkpoints under (the directory's); default GET <prefix>/v1/log/key. */
+  vkeys?: { blake3: string; sha256: string };
+}
+
+async function bytesAt(base: string, path: string): Promise<Uint8Array> {
+  const res = await fetch(`${base}${path}`);
   const b = new Uint8Array(await res.arrayBuffer());
   if (res.status !== 200) {
     throw new Error(`GET ${path}: ${res.status} ${new TextDecoder().decode(b)}`);
@@ -31,16 +39,21 @@ async function bytesAt(base: URL, path: string): Promise<Uint8Array> {
 }
 
 /**
- * Checks the published log at `base`; `acked` maps each acknowledged index to its entry's bytes.
+ * Checks the published log of the shard at `opts.prefix` of `service`; `acked` maps each acknowledged index to its entry's bytes.
  * Returns the size and entries it read (the BLAKE3 view's).
  */
 export async function checkPublished(
-  base: URL,
+  service: URL,
   acked: Map<number, Uint8Array>,
+  opts: CheckOptions = {},
 ): Promise<PublishedLog> {
-  const key = await (await fetch(new URL("/v1/log/key", base))).json();
+  const prefix = opts.prefix && opts.prefix !== "/" ? opts.prefix : "";
+  // Every path below is the log route's own, below the shard's base.
+  const base = service.origin + prefix;
+  const at = (p: string) => new URL(base + p);
+  const key = opts.vkeys ? { vkeys: opts.vkeys } : await (await fetch(at("/v1/log/key"))).json();
   const json = { headers: { accept: "application/json" } };
-  const head = await (await fetch(new URL("/v1/log/tree-head", base), json)).json();
+  const head = await (await fetch(at("/v1/log/tree-head"), json)).json();
   assert.equal(typeof head.size, "number");
   let out: PublishedLog | undefined;
   const sizes: number[] = [];
@@ -68,7 +81,7 @@ export async function checkPublished(
     if (view === "blake3") {
       if (head.size === checkpoint.size) assert.equal(head.root, toHex(checkpoint.root));
       const signed = await (await fetch(
-        new URL(`/v1/log/tree-heads/${checkpoint.size}`, base),
+        at(`/v1/log/tree-heads/${checkpoint.size}`),
         json,
       )).json();
       assert.equal(signed.root, toHex(checkpoint.root), "the §22.2 head signs the same root");

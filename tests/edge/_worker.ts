@@ -5,6 +5,8 @@ import { bundleWorker, type EdgeRuntime, startEdge } from "../../edge/mod.ts";
 
 /** The log key every edge test runs with (hex of 32 bytes 0x2a). */
 export const TEST_LOG_KEY = "2a".repeat(32);
+/** The operator key (signs GET /v1/logs) every edge test runs with. */
+export const TEST_OPERATOR_KEY = "3b".repeat(32);
 
 let bundled: Promise<string> | undefined;
 
@@ -30,6 +32,7 @@ export async function startWorker(
     persistTo,
     bindings: {
       JC_LOG_KEY: TEST_LOG_KEY,
+      JC_OPERATOR_KEY: TEST_OPERATOR_KEY,
       JC_RATE_READ: "0",
       JC_RATE_WRITE: "0",
       // Checkpoints with every round (local R2 has no 1 write/s limit): deterministic heads for

@@ -269,7 +269,14 @@ Deno.test("edge settings and log key: bad values are refused with the variable's
     dedupWindow: 4096,
     checkpointMs: 1000,
     testHooks: false,
+    shardMaxSize: 0,
+    shardMaxAgeS: 0,
   });
+  assert.equal(edgeSettings({ JC_SHARD_MAX_AGE: "180d" }).shardMaxAgeS, 180 * 86400);
+  assert.equal(edgeSettings({ JC_SHARD_MAX_AGE: "90m" }).shardMaxAgeS, 5400);
+  assert.equal(edgeSettings({ JC_SHARD_MAX_SIZE: "1000000" }).shardMaxSize, 1_000_000);
+  assert.throws(() => edgeSettings({ JC_SHARD_MAX_AGE: "6 months" }), /JC_SHARD_MAX_AGE/);
+  assert.throws(() => edgeSettings({ JC_SHARD_MAX_SIZE: "-1" }), /JC_SHARD_MAX_SIZE/);
   assert.equal(edgeSettings({ JC_EDGE_DEDUP_WINDOW: "10" }).dedupWindow, 256, "at least 256");
   assert.throws(() => edgeSettings({ JC_EDGE_HEAD_MAX_AGE_S: "-1" }), /JC_EDGE_HEAD_MAX_AGE_S/);
   assert.throws(() => edgeSettings({ JC_EDGE_BATCHERS: "x" }), /JC_EDGE_BATCHERS/);

@@ -241,6 +241,8 @@ Deno.test({
     const worker = await startWorker(state, {
       JC_OPERATOR_CONFIG: await Deno.readTextFile(opConfig),
       JC_LOG_NAME: "parity.example/jc",
+      // No operator key on either side: /v1/log/key answers alike (no operator_vkey).
+      JC_OPERATOR_KEY: "",
     });
     try {
       const wBase = worker.url.href.replace(/\/$/, "");

@@ -95,6 +95,7 @@ Deno.test({
           `/v1/log/proof/inclusion?index=650&size=${size}`,
           `/v1/log/proof/consistency?first=100&second=${size}`,
           "/v1/log/key",
+          "/v1/logs", // the signed shard directory (docs/SHARDS.md): from R2 too
         ];
         for (const p of paths) {
           const res = await fetch(new URL(p, rt.url), { headers: { accept: "application/json" } });

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { repoPath } from "../../edge/mod.ts";
 
-async function runTask(state: string): Promise<{ signer: string; url: string }> {
+async function runTask(state: string): Promise<{ signer: string; operator: string; url: string }> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["task", "-q", "edge"],
     cwd: repoPath("."),
@@ -33,7 +33,11 @@ async function runTask(state: string): Promise<{ signer: string; url: string }> 
     assert.equal(health.status, 200, await health.clone().text());
     await health.body?.cancel();
     const key = await (await fetch(hello.listening + "/v1/log/key")).json();
-    return { signer: key.signer, url: hello.listening };
+    // The operator key (docs/SHARDS.md) is generated and kept like the log key: /v1/logs signs.
+    const logs = await fetch(hello.listening + "/v1/logs");
+    assert.equal(logs.status, 200, await logs.clone().text());
+    assert.equal((await logs.json()).operator_vkey, key.operator_vkey);
+    return { signer: key.signer, operator: key.operator_vkey as string, url: hello.listening };
   } finally {
     child.kill("SIGTERM");
     const status = await child.status;
@@ -56,8 +60,12 @@ Deno.test({
       const keyFile = (await Deno.readTextFile(`${state}/jc-log-key.hex`)).trim();
       assert.match(keyFile, /^[0-9a-f]{64}$/);
       assert.equal((await Deno.stat(`${state}/jc-log-key.hex`)).mode! & 0o777, 0o600);
+      const opFile = (await Deno.readTextFile(`${state}/jc-operator-key.hex`)).trim();
+      assert.match(opFile, /^[0-9a-f]{64}$/);
+      assert.equal((await Deno.stat(`${state}/jc-operator-key.hex`)).mode! & 0o777, 0o600);
       const second = await runTask(state);
       assert.equal(second.signer, first.signer);
+      assert.equal(second.operator, first.operator, "the same operator key on restart");
     } finally {
       await Deno.remove(state, { recursive: true }).catch(() => {});
     }
