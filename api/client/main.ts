@@ -35,7 +35,16 @@ import {
   verifyProofCommand,
 } from "./tile_commands.ts";
 import type { TileClient } from "./tiles.ts";
-import { allShards, type ShardContext, submitFollowing, targetShard } from "./shard_commands.ts";
+import {
+  allShards,
+  directoryFromFile,
+  logKeyForProof,
+  mirrorShards,
+  serviceDirectory,
+  type ShardContext,
+  submitFollowing,
+  targetShard,
+} from "./shard_commands.ts";
 import type { MonitorState } from "./monitor.ts";
 import { keyFileText, keyScheme, parseKeyFile, sealCore, SealRefused } from "./seal.ts";
 import {
@@ -315,7 +324,8 @@ const COMMANDS: Record<string, Command> = {
           : given;
         try {
           const tc = await tileClient(t.base, flags, e);
-          if (tc) return await proveFromTiles(tc, target, flags);
+          const shard = t.shard ? { shard: t.shard.id } : {};
+          if (tc) return await proveFromTiles(tc, target, flags, shard);
           if (file) throw new UsageError("--tlog-proof needs the log's tiles (--source tiles)");
           const signer = str(p, "signer") ?? t.shard?.signer;
           const r = await new LogClient(t.base, signer, fetch, netOf(e)).prove(target);
@@ -324,7 +334,7 @@ const COMMANDS: Record<string, Command> = {
             size: r.size,
             leaf_hash: r.leaf_hash,
             path: r.path,
-            ...(t.shard ? { shard: t.shard.id } : {}),
+            ...shard,
             verified: true,
           });
           return EXIT.ok;
@@ -463,13 +473,25 @@ const COMMANDS: Record<string, Command> = {
         "DIR (docs/PUBLICATION.md), checking every tile against its signed checkpoint and each " +
         "new checkpoint against the last one mirrored; files are written atomically, the " +
         "checkpoint last. Alarms (exit 3) when the log does not extend what DIR holds.",
-      options: [URL_OPTS[1], LOG_KEY_OPT],
+      options: [URL_OPTS[1], LOG_KEY_OPT, {
+        ...SHARD_OPT,
+        help: "mirror this shard only (into DIR itself); default: every shard below its prefix",
+      }, OPERATOR_OPT],
       positionals: [2, 2],
       footer: EXITS,
     },
     async run(p, e) {
       const [url, dir] = p.positional;
-      const tc = await tileClient(url, { ...flagsOf(p), source: "tiles" }, e);
+      // docs/CLIENTS.md "Shards": every shard, or --shard's; --log-key names one log (as before).
+      const ctx = shardCtxOf(p, e, url);
+      const t = ctx.pinnedLog && ctx.shard === undefined
+        ? { base: url, shard: undefined }
+        : await targetShard({ ...ctx, shard: ctx.shard ?? "s0" });
+      if (t.shard && ctx.shard === undefined) return await mirrorShards(ctx, path(dir, e));
+      const flags = t.shard && !str(p, "log-key")
+        ? { ...flagsOf(p), "log-key": t.shard.vkeys.blake3 }
+        : flagsOf(p);
+      const tc = await tileClient(t.base, { ...flags, source: "tiles" }, e);
       return await mirrorCommand(tc!, path(dir, e));
     },
   },
@@ -491,6 +513,19 @@ const COMMANDS: Record<string, Command> = {
           value: "FILE",
           help: "a C2SP tlog-policy instead of --log-key/--witness/--quorum; below quorum: exit 5",
         },
+        {
+          name: "url",
+          value: "URL",
+          help: "instead of --log-key: the service whose shard directory names the proof's log " +
+            "(by its checkpoint's origin; online)",
+        },
+        {
+          name: "directory",
+          value: "FILE",
+          help: "instead of --log-key, offline: a saved GET /v1/logs (mirror's DIR/v1/logs), " +
+            "opened with --operator-key",
+        },
+        OPERATOR_OPT,
       ],
       positionals: [2, 2],
       footer: EXITS,
@@ -501,9 +536,26 @@ const COMMANDS: Record<string, Command> = {
       if (policy) {
         return await verifyProofPolicyCommand(path(receipt, e), path(proof, e), path(policy, e));
       }
-      if (!str(p, "log-key")) throw new UsageError("--log-key VKEY (or --policy FILE) is required");
+      let flags = flagsOf(p);
+      // docs/CLIENTS.md "Shards": the proof's origin names its shard; its key from the directory.
+      const url = str(p, "url"), file = str(p, "directory");
+      if (!str(p, "log-key") && (url || file)) {
+        const ctx = shardCtxOf(p, e, url);
+        if (file && !ctx.operatorKey) throw new UsageError("--directory needs --operator-key");
+        const d = file
+          ? await directoryFromFile(path(file, e), ctx.operatorKey!)
+          : (await serviceDirectory(ctx))?.directory;
+        if (!d) throw new Error(`Cannot find the proof's log: ${url} publishes no shard directory`);
+        flags = {
+          ...flags,
+          "log-key": logKeyForProof(await Deno.readTextFile(path(proof, e)), d).vkey,
+        };
+      }
+      if (!flags["log-key"]) {
+        throw new UsageError("--log-key VKEY (or --url, --directory, --policy) is required");
+      }
       num(p, "quorum", 0, 0);
-      return await verifyProofCommand(path(receipt, e), path(proof, e), flagsOf(p));
+      return await verifyProofCommand(path(receipt, e), path(proof, e), flags);
     },
   },
   keygen: {

@@ -3,16 +3,34 @@
 // shard (a 409 `shard-frozen` re-reads the directory and retries once, on the shard it names), and
 // the operator keys the client remembers (trust on first use, like ssh's known_hosts). A service
 // without a directory (404 on /v1/logs) is one shard at its root: nothing changes for it.
-import type { Directory, ShardEntry } from "../../log/shards/mod.ts";
-import { type CheckedAppend, HttpError, LogClient, type NetOptions } from "./client.ts";
+import {
+  type Directory,
+  DirectoryError,
+  openDirectory,
+  type ShardEntry,
+} from "../../log/shards/mod.ts";
+import { c2sp } from "../../log/mod.ts";
+import { MirrorAlarm, mirrorLog, type MirrorReport } from "./mirror.ts";
+import { fsMirrorStore } from "./mirror_fs.ts";
+import { TileClient } from "./tiles.ts";
+import {
+  type CheckedAppend,
+  HttpError,
+  LogClient,
+  type NetOptions,
+  VerificationFailure,
+} from "./client.ts";
 import {
   activeShard,
+  checkShardKeys,
   checkSuccession,
+  DirectoryAlarm,
   readDirectory,
   type ServiceDirectory,
   serviceRoot,
   shardBase,
   shardById,
+  shardByOrigin,
 } from "./directory.ts";
 
 /** How a command reaches a service and its directory. */
@@ -177,10 +195,130 @@ export async function submitFollowing(
     } catch (e2) {
       if (!isFrozen(e2)) throw e2;
       throw new ShardFrozen(
-        `Cannot append: ${where} and then ${active.id} (the directory's active shard, re-read) ` +
-          `both answer 409 shard-frozen; not retrying again`,
+        `Cannot append: ${where} answered 409 shard-frozen, and so did ${active.id}, the active ` +
+          `shard of the re-read directory; not retrying again`,
         e2.problem,
       );
     }
+  }
+}
+
+/** What `mirror` did with one shard. */
+interface ShardMirrored {
+  id: string;
+  state: "active" | "frozen";
+  views: MirrorReport["views"];
+}
+
+/**
+ * `mirror URL DIR` of a sharded service (no `--shard`): every shard into DIR below its prefix (s0
+ * at DIR, sN at DIR/shards/sN), so that DIR behind a static server answers as the service does;
+ * a frozen shard's checkpoints must be the directory's final ones (`shard-final-mismatch`,
+ * checked before anything of it is written); the directory, which must succeed the one mirrored
+ * before (same operator key), is written last as DIR/v1/logs.
+ */
+export async function mirrorShards(ctx: ShardContext, dir: string): Promise<number> {
+  const store = fsMirrorStore(dir);
+  const saved = await store.read("v1/logs");
+  let prev: { operator_vkey: string; note: string } | undefined;
+  if (saved) prev = JSON.parse(new TextDecoder().decode(saved));
+  const sd = await readDirectory(serviceRoot(ctx.url), {
+    ...ctx.net,
+    fetch: ctx.fetch,
+    operatorKey: ctx.operatorKey,
+    known: prev?.operator_vkey,
+  });
+  if (!sd) throw new Error(`Cannot mirror every shard: ${ctx.url} publishes no shard directory`);
+  if (prev) {
+    checkSuccession(ctx.url, await openDirectory(prev.note, prev.operator_vkey), sd.directory);
+  }
+  const done: ShardMirrored[] = [];
+  for (const s of sd.directory.shards) {
+    const client = new TileClient(shardBase(ctx.url, s), s.vkeys.blake3, {
+      ...ctx.net,
+      fetch: ctx.fetch,
+    });
+    if (s.state === "frozen") {
+      for (const v of ["blake3", "sha256"] as const) {
+        const c = (await client.checkpoint(v)).checkpoint;
+        if (c.size !== s.size || c2sp.toBase64(c.root) !== s.root![v]) {
+          throw new DirectoryAlarm(
+            "shard-final-mismatch",
+            `Cannot mirror frozen shard ${s.id}: its ${v} checkpoint (size ${c.size}) is not the ` +
+              `directory's final one (size ${s.size})`,
+          );
+        }
+      }
+    }
+    const sub = s.prefix === "/" ? dir : `${dir.replace(/\/+$/, "")}${s.prefix}`;
+    try {
+      const r = await mirrorLog(client, fsMirrorStore(sub));
+      done.push({ id: s.id, state: s.state, views: r.views });
+    } catch (e) {
+      if (e instanceof MirrorAlarm) {
+        console.error(`ALARM: ${client.base}: ${e.message}`);
+        console.log(
+          JSON.stringify({
+            ok: false,
+            url: client.base,
+            shard: s.id,
+            alarm: e.message.split("\n")[0],
+          }),
+        );
+        return 3;
+      }
+      throw e;
+    }
+  }
+  const answer = { operator_vkey: sd.operatorVkey, note: sd.note, directory: sd.directory };
+  await store.write("v1/logs", new TextEncoder().encode(JSON.stringify(answer)));
+  console.log(
+    JSON.stringify({ ok: true, url: ctx.url, dir, issued: sd.directory.issued, shards: done }),
+  );
+  return 0;
+}
+
+/**
+ * The log key of the shard a c2sp.org/tlog-proof@v1 names: its checkpoint's origin
+ * (`<log_name>/<view>`) looked up in the directory (`verify-proof --url`, `--directory`).
+ */
+export function logKeyForProof(proofText: string, d: Directory): { shard: string; vkey: string } {
+  let origin: string;
+  try {
+    const cp = c2sp.parseTlogProof(proofText).checkpoint;
+    origin = cp.slice(0, cp.indexOf("\n"));
+  } catch (e) {
+    throw new VerificationFailure(`Cannot verify the proof: ${(e as Error).message}`);
+  }
+  const s = shardByOrigin(d, origin);
+  if (!s) {
+    throw new VerificationFailure(
+      `Cannot verify the proof: its origin ${origin} is no shard of the directory`,
+    );
+  }
+  return { shard: s.id, vkey: origin.endsWith("/sha256") ? s.vkeys.sha256 : s.vkeys.blake3 };
+}
+
+/**
+ * A saved `GET /v1/logs` answer (as `mirror` writes DIR/v1/logs), opened offline with the pinned
+ * operator key (required: a file cannot introduce its own key).
+ */
+export async function directoryFromFile(file: string, operatorKey: string): Promise<Directory> {
+  const text = await Deno.readTextFile(file);
+  let note: unknown;
+  try {
+    const v = JSON.parse(text);
+    note = v && typeof v === "object" ? v.note : undefined;
+  } catch {
+    note = text; // the signed note alone (Accept: text/plain)
+  }
+  if (typeof note !== "string") throw new Error(`Cannot read ${file}: no shard directory note`);
+  try {
+    const d = await openDirectory(note, operatorKey);
+    checkShardKeys(file, d);
+    return d;
+  } catch (e) {
+    if (e instanceof DirectoryError) throw new DirectoryAlarm(e.code, e.message);
+    throw e;
   }
 }
