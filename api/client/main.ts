@@ -250,7 +250,9 @@ const COMMANDS: Record<string, Command> = {
       name: "deno task client submit",
       args: "FILE",
       summary: 'Appends a COSE_Sign1 envelope (raw bytes, hex, or {"envelope": hex}) to the log; ' +
-        "prints its index, after checking the leaf hash, the signed head and the inclusion proof.",
+        "prints its index, after checking the leaf hash, the signed head and the inclusion proof. " +
+        'Of a sharded service (GET /v1/logs, docs/CLIENTS.md "Shards"): to the active shard; a ' +
+        "409 shard-frozen re-reads the directory and retries once on the shard it names.",
       options: [...URL_OPTS, OPERATOR_OPT],
       positionals: [1, 1],
       footer: EXITS,
@@ -372,7 +374,9 @@ const COMMANDS: Record<string, Command> = {
         "seen for the same log key (consistency proof); alarms (exit 3) on anything else. From " +
         "the log's tiles (both views) when it publishes them. A failed poll (no answer, HTTP " +
         "error) is no alarm: each is reported on stderr, and a JSON line on stdout for a " +
-        "transport failure.",
+        "transport failure. Of a sharded service (GET /v1/logs): every shard, each against its " +
+        "own state, frozen ones against the directory's final roots, and the directory against " +
+        'the last one seen; alarms carry a stable code (docs/CLIENTS.md "Shards").',
       options: [
         {
           name: "state",
@@ -503,7 +507,9 @@ const COMMANDS: Record<string, Command> = {
       summary: "Checks, offline, that PROOF (a c2sp.org/tlog-proof@v1, as `prove --tlog-proof` " +
         "writes it) proves RECEIPT (its envelope: raw bytes, or hex if the file ends in .hex) " +
         "included in the log whose vkey is --log-key, and, with --witness, cosigned by at " +
-        "least --quorum of the witnesses.",
+        "least --quorum of the witnesses. Of a sharded service, the log's key may come from its " +
+        "shard directory instead (--url, or --directory with --operator-key): the shard whose " +
+        "log name is the proof's checkpoint origin.",
       options: [
         { name: "log-key", value: "VKEY", help: "the log's vkey (required)" },
         { name: "witness", value: "VKEY[,VKEY]", help: "witness vkeys" },
