@@ -12,7 +12,6 @@ import {
   MAX_DIRECTORY_BYTES,
   openDirectory,
   type ShardEntry,
-  shardUrl,
 } from "../../log/shards/mod.ts";
 import { c2sp } from "../../log/mod.ts";
 import { request } from "../../net/mod.ts";
@@ -60,9 +59,13 @@ export function serviceRoot(url: string): string {
   return url.replace(/\/+$/, "");
 }
 
-/** The base URL of shard `s` of the service at `url` (no trailing slash): every log route below. */
+/**
+ * The base URL of shard `s` of the service at `url` (no trailing slash): every log route below.
+ * The prefix is below the service's own base, which may itself have a path (a mirror served at
+ * `https://cdn.example/jc/`): `shardUrl` of log/shards resolves a prefix from the host's root.
+ */
 export function shardBase(url: string, s: ShardEntry): string {
-  return serviceRoot(shardUrl(serviceRoot(url), s.prefix, "").href);
+  return serviceRoot(url) + (s.prefix === "/" ? "" : s.prefix);
 }
 
 /**

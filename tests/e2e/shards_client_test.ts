@@ -258,8 +258,6 @@ Deno.test({
       const fa = await mon(`${dir}/fresh-api.json`, "--source", "api");
       assert.equal(fa.code, 3, fa.what);
       assert.equal(fa.json.code, "shard-final-mismatch");
-      // A shard whose tree does not extend what the monitor saw: s1's state from another s1.
-      // (Its checkpoints are kept per key, so a new tree under the same key is a split view.)
 
       // Another legitimate rotation, from the saved state: passes, three shards.
       await fx.rotate();
@@ -275,6 +273,18 @@ Deno.test({
         (m4.json.shards as { from: string }[]).map((x) => x.from),
         ["api", "api", "api"],
       );
+
+      // A frozen shard that moves (an entry appended behind the directory's back): alarm.
+      await fill(fx, 0, 1);
+      for (const t = Date.now();; await new Promise((r) => setTimeout(r, 50))) {
+        const cp = await (await fetch(`${fx.services[0].url}/log/sha256/checkpoint`)).text();
+        if (cp.split("\n")[1] === "9") break;
+        assert.ok(Date.now() - t < 20_000, "s0's checkpoint reaches 9");
+      }
+      const moved = await mon();
+      assert.equal(moved.code, 3, moved.what);
+      assert.equal(moved.json.code, "shard-final-mismatch");
+      assert.match(moved.stderr, /frozen shard s0: its blake3 checkpoint is size 9/);
     } finally {
       await fx.close();
       await Deno.remove(dir, { recursive: true }).catch(() => {});
