@@ -136,12 +136,20 @@ export function knownOperatorsPath(env: Record<string, string | undefined>): str
   return defaultStatePath(env)?.replace(/monitor\.json$/, "operators.json");
 }
 
-/** The service, its directory's key and the chosen shard, as the shard commands read them. */
-function shardCtxOf(p: ParsedArgs, e: ClientEnv, url = urlOf(p, e)): ShardContext {
+/**
+ * The service, its directory's key and the chosen shard, as the shard commands read them; in the
+ * commands that take a log key (`withLogKey`), --log-key or JC_LOG_KEY names one log.
+ */
+function shardCtxOf(
+  p: ParsedArgs,
+  e: ClientEnv,
+  url = urlOf(p, e),
+  withLogKey = true,
+): ShardContext {
   return {
     url,
     shard: str(p, "shard"),
-    pinnedLog: !!(str(p, "log-key") ?? e.env.JC_LOG_KEY),
+    pinnedLog: withLogKey && !!(str(p, "log-key") ?? e.env.JC_LOG_KEY),
     operatorKey: str(p, "operator-key") ?? (e.env.JC_OPERATOR_KEY || undefined),
     knownFile: knownOperatorsPath(e.env),
     net: netOf(e),
@@ -261,7 +269,7 @@ const COMMANDS: Record<string, Command> = {
       // docs/CLIENTS.md "Shards": to the active shard; a 409 shard-frozen is followed once.
       const envelope = await readEnvelopeFile(path(p.positional[0], e));
       const { append: a, shard } = await submitFollowing(
-        shardCtxOf(p, e),
+        shardCtxOf(p, e, urlOf(p, e), false),
         envelope,
         str(p, "signer"),
       );
@@ -359,7 +367,7 @@ const COMMANDS: Record<string, Command> = {
       footer: EXITS,
     },
     async run(p, e) {
-      const t = await targetShard(shardCtxOf(p, e));
+      const t = await targetShard(shardCtxOf(p, e, urlOf(p, e), false));
       const c = new LogClient(t.base, str(p, "signer") ?? t.shard?.signer, fetch, netOf(e));
       out({ ...(await c.head()), ...(t.shard ? { shard: t.shard.id } : {}), verified: true });
       return EXIT.ok;
