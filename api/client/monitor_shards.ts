@@ -33,6 +33,8 @@ export interface ShardSeen {
   root: string;
   sizes?: Record<string, number>;
   from: "tiles" | "api";
+  /** The one-log monitor's message for this shard. */
+  message: string;
 }
 
 /** Outcome of one poll of a service. */
@@ -136,6 +138,7 @@ export async function pollService(
           root: r.roots.blake3,
           sizes: r.sizes,
           from: "tiles",
+          message: r.message,
         };
         if (s.state === "frozen") {
           for (const v of ["blake3", "sha256"] as const) {
@@ -158,7 +161,14 @@ export async function pollService(
           }
           return alarm("shard-check-failed", `${root} shard ${s.id}: ${r.alarm}`);
         }
-        got = { id: s.id, state: s.state, size: r.head.size, root: r.head.root, from: "api" };
+        got = {
+          id: s.id,
+          state: s.state,
+          size: r.head.size,
+          root: r.head.root,
+          from: "api",
+          message: r.message,
+        };
         if (
           s.state === "frozen" &&
           (r.head.size !== s.size || r.head.root !== hexRoot(s.root!.blake3))
@@ -185,11 +195,12 @@ export async function pollService(
       ok: true,
       issued: d.issued,
       shards: seen,
-      message: `${seen.length} shard(s), directory issued ${d.issued}` +
+      // The active shard's own message first (as the one-log monitor prints it), then the rest.
+      message: `${active.message}; active shard ${active.id} of ${seen.length}, directory ` +
+        `issued ${d.issued}` +
         (svc
           ? " succeeds the last one"
-          : ` (operator key ${sd.firstUse ? "trusted on first use" : "pinned"})`) +
-        `; active ${active.id} at ${active.size}`,
+          : ` (operator key ${sd.firstUse ? "trusted on first use" : "pinned"})`),
     };
   } catch (e) {
     if (e instanceof DirectoryAlarm) return alarm(e.code, e.message);
@@ -230,9 +241,10 @@ export async function monitorService(
         size: a.size,
         root: a.root,
         ...(a.sizes ? { sizes: a.sizes } : {}),
-        issued: r.issued,
-        shards: r.shards,
         message: r.message,
+        ...(a.from === "tiles" ? { from: "tiles" } : {}),
+        issued: r.issued,
+        shards: r.shards.map(({ message: _m, ...x }) => x),
       }));
     } else if (r.transient) {
       const stop = reportFailedPoll(url, r, o.flags, failures);

@@ -272,9 +272,18 @@ export async function mirrorShards(ctx: ShardContext, dir: string): Promise<numb
   }
   const answer = { operator_vkey: sd.operatorVkey, note: sd.note, directory: sd.directory };
   await store.write("v1/logs", new TextEncoder().encode(JSON.stringify(answer)));
-  console.log(
-    JSON.stringify({ ok: true, url: ctx.url, dir, issued: sd.directory.issued, shards: done }),
-  );
+  // The active shard's report at the top level, as a one-log mirror prints it.
+  const a = done.at(-1)!;
+  console.log(JSON.stringify({
+    ok: true,
+    url: ctx.url,
+    dir,
+    views: a.views,
+    bound: a.views.blake3.size === a.views.sha256.size,
+    shard: a.id,
+    issued: sd.directory.issued,
+    shards: done,
+  }));
   return 0;
 }
 

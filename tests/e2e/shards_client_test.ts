@@ -13,6 +13,7 @@ import type { Directory } from "../../log/shards/mod.ts";
 import { steward, validEnvelope } from "../api/_fixtures.ts";
 import { ROOT } from "./_service.ts";
 import { type Sharded, startSharded } from "./_sharded.ts";
+import { serveDir } from "../publication/_static.ts";
 
 /** `deno task client …` with its own state directory (operators.json, monitor.json). */
 async function cli(args: string[], stateHome: string) {
@@ -62,7 +63,8 @@ Deno.test({
       const url = ["--url", fx.url];
       // Before the directory exists (404): one log at the root, output as before.
       fx.hooks.noDirectory = true;
-      const a0 = await cli(["submit", await envelopeFile(dir), ...url], dir);
+      const a0Envelope = await envelopeFile(dir);
+      const a0 = await cli(["submit", a0Envelope, ...url], dir);
       assert.equal(a0.code, 0, a0.what);
       assert.equal(a0.json.index, 0);
       assert.equal("shard" in a0.json, false, "no directory: no shard in the output");
@@ -77,7 +79,8 @@ Deno.test({
       assert.equal(known.operators[fx.url], fx.operatorVkey);
 
       await fx.rotate(); // s0 frozen at 2, s1 active
-      const a2 = await cli(["submit", await envelopeFile(dir), ...url], dir);
+      const e2 = await envelopeFile(dir);
+      const a2 = await cli(["submit", e2, ...url], dir);
       assert.equal(a2.code, 0, a2.what);
       assert.deepEqual([a2.json.shard, a2.json.index], ["s1", 0]);
       assert.equal(posts(fx).at(-1), "POST /shards/s1/v1/log/entries");
@@ -128,6 +131,64 @@ Deno.test({
       assert.deepEqual([pl.json.shard, pl.json.index, pl.json.leaf_hash], ["s0", 1, leaf]);
       const pa = await cli(["prove", "--leaf", leaf, ...url, "--source", "api"], dir);
       assert.deepEqual([pa.code, pa.json.shard, pa.json.index], [0, "s0", 1], pa.what);
+
+      // A receipt's tlog-proof names its shard by origin: verify-proof finds the shard's key.
+      const tp = `${dir}/s1-0.tlog-proof`;
+      const pt = await cli(["prove", "0", ...url, "--shard", "s1", "--tlog-proof", tp], dir);
+      assert.equal(pt.code, 0, pt.what);
+      const vu = await cli(["verify-proof", e2, tp, "--url", fx.url], dir);
+      assert.equal(vu.code, 0, vu.what);
+      assert.equal(vu.json.origin, "sharded.test/log/s1/blake3");
+      const vx = await cli(["verify-proof", a0Envelope, tp, "--url", fx.url], dir);
+      assert.equal(vx.code, 3, vx.what);
+      assert.match(vx.stderr, /CHECK FAILED: .*tlog-proof-bad-inclusion/);
+
+      // mirror: every shard below its prefix, the directory last; the mirror answers as the service.
+      const m = `${dir}/mirror`;
+      const mi = await cli(["mirror", fx.url, m], dir);
+      assert.equal(mi.code, 0, mi.what);
+      assert.deepEqual((mi.json.shards as { id: string }[]).map((x) => x.id), ["s0", "s1", "s2"]);
+      // The active shard's report at the top level, as a one-log mirror prints it.
+      assert.equal(mi.json.shard, "s2");
+      assert.equal((mi.json.views as { sha256: { size: number } }).sha256.size, 1);
+      await Deno.stat(`${m}/log/sha256/checkpoint`);
+      await Deno.stat(`${m}/shards/s2/log/blake3/checkpoint`);
+      await Deno.stat(`${m}/v1/logs`);
+      const again = await cli(["mirror", fx.url, m], dir);
+      assert.equal(again.code, 0, again.what);
+      const one = await cli(["mirror", fx.url, `${dir}/one`, "--shard", "s1"], dir);
+      assert.equal(one.code, 0, one.what);
+      assert.equal((one.json.views as { blake3: { size: number } }).blake3.size, 1);
+      await Deno.stat(`${dir}/one/log/blake3/checkpoint`);
+      const vd = await cli([
+        "verify-proof",
+        e2,
+        tp,
+        "--directory",
+        `${m}/v1/logs`,
+        "--operator-key",
+        fx.operatorVkey,
+      ], dir);
+      assert.equal(vd.code, 0, vd.what);
+      const vn = await cli(["verify-proof", e2, tp, "--directory", `${m}/v1/logs`], dir);
+      assert.equal(vn.code, 2, vn.what);
+      const srv = await serveDir(m);
+      try {
+        // The static mirror follows its own directory: s1's entry proven from its tiles.
+        const pm = await cli(["prove", "0", "--url", srv.url, "--shard", "s1"], dir);
+        assert.equal(pm.code, 0, pm.what);
+        assert.deepEqual([pm.json.shard, pm.json.leaf_hash], ["s1", a2.json.leaf_hash]);
+      } finally {
+        await srv.close();
+      }
+      // A frozen shard whose checkpoint is not the directory's final one: nothing of it mirrored.
+      const d = await fx.directory();
+      d.shards[1].root = { ...d.shards[1].root!, blake3: c2sp.toBase64(new Uint8Array(32)) };
+      fx.hooks.queue.push(fx.sign(d));
+      const bad = await cli(["mirror", fx.url, `${dir}/bad`], dir);
+      assert.equal(bad.code, 3, bad.what);
+      assert.match(bad.stderr, /shard-final-mismatch/);
+      await assert.rejects(Deno.stat(`${dir}/bad/shards/s1`), Deno.errors.NotFound);
 
       // The operator key: pinned right passes; pinned wrong, or announced other, is refused (3).
       const pin = await cli(["head", ...url, "--operator-key", fx.operatorVkey], dir);
@@ -181,6 +242,12 @@ Deno.test({
       assert.equal(m1.code, 0, m1.what);
       assert.deepEqual([m1.json.shard, m1.json.size], ["s0", 8]);
       assert.match(m1.json.message as string, /trusted on first use/);
+      // As the one-log monitor prints it: the checkpoints seen before shards carry on (same key).
+      assert.equal(m1.json.from, "tiles");
+      assert.match(
+        m1.json.message as string,
+        /^blake3 8 extends 5; sha256 8 extends 5; views bound/,
+      );
       const oneShard = await fx.note();
 
       // A legitimate rotation passes: s0 frozen at its final checkpoints, s1 active.
