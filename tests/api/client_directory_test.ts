@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { c2sp } from "../../log/mod.ts";
 import {
   type Directory,
+  DIRECTORY_HEADER,
   operatorVkey,
   type ShardEntry,
   signDirectory,
@@ -89,10 +90,14 @@ Deno.test("client directory: 404, TOFU, pinned and remembered keys, refusals wit
 
     answer = json({ operator_vkey: OP_VKEY, directory: DIR });
     assert.equal(await code(readDirectory(url)), "directory-malformed");
-    // A shard whose signer is not its vkeys' key.
+    // A shard whose signer is not its vkeys' key (signed by hand: signDirectory may refuse it).
     const mixed = structuredClone(DIR);
     mixed.shards[1].signer = shard(1, 12, false).signer;
-    answer = json({ operator_vkey: OP_VKEY, note: signDirectory(mixed, OP) });
+    const text = `${DIRECTORY_HEADER}\n${JSON.stringify(mixed)}\n`;
+    answer = json({
+      operator_vkey: OP_VKEY,
+      note: c2sp.signNote(text, [c2sp.ed25519NoteSigner(BASE, OP)]),
+    });
     assert.equal(await code(readDirectory(url)), "directory-bad-shard");
     // Bounded: an answer past 2 × 4 MiB + 64 KiB is cut (net-body-too-large), never parsed.
     answer = () => new Response(new Uint8Array(9 * 1024 * 1024).fill(0x20));
