@@ -1,6 +1,6 @@
 // The client's reader of a service's shard directory (docs/SHARDS.md, docs/CLIENTS.md "Shards"):
 // `GET /v1/logs` fetched within bounded time and size (net/), opened under the operator key —
-// pinned (`--operator-key`, JC_OPERATOR_KEY), or the one remembered for the service, or, trusted on
+// pinned (`--operator-key`, JC_OPERATOR_VKEY), or the one remembered for the service, or, trusted on
 // first use, the one the answer names — with every rule of log/shards' `checkDirectory`. A service
 // that answers 404 is a single-shard log: its root is its only shard, and every command behaves as
 // it did before shards. Pure: fetch only (the CLI keeps the remembered keys; shard_commands.ts).
@@ -44,7 +44,7 @@ export interface ServiceDirectory {
 
 /** How the directory's key is known; `net` and `fetch` reach the service. */
 export interface DirectoryOptions extends NetOptions {
-  /** The pinned operator vkey (`--operator-key`, JC_OPERATOR_KEY). */
+  /** The pinned operator vkey (`--operator-key`, JC_OPERATOR_VKEY). */
   operatorKey?: string;
   /** The operator vkey remembered for this service (state file, known operators). */
   known?: string;

@@ -92,7 +92,7 @@ const SHARD_OPT = {
 const OPERATOR_OPT = {
   name: "operator-key",
   value: "VKEY",
-  help: "pin the operator key of the shard directory (or $JC_OPERATOR_KEY); " +
+  help: "pin the operator key of the shard directory (or $JC_OPERATOR_VKEY); " +
     "default: trusted on first use, then remembered",
 };
 const SOURCE_OPT = {
@@ -150,7 +150,7 @@ function shardCtxOf(
     url,
     shard: str(p, "shard"),
     pinnedLog: withLogKey && !!(str(p, "log-key") ?? e.env.JC_LOG_KEY),
-    operatorKey: str(p, "operator-key") ?? (e.env.JC_OPERATOR_KEY || undefined),
+    operatorKey: str(p, "operator-key") ?? (e.env.JC_OPERATOR_VKEY || undefined),
     knownFile: knownOperatorsPath(e.env),
     net: netOf(e),
   };
@@ -430,7 +430,7 @@ const COMMANDS: Record<string, Command> = {
         const sharded = await monitorService(
           url,
           {
-            operatorKey: str(p, "operator-key") ?? (e.env.JC_OPERATOR_KEY || undefined),
+            operatorKey: str(p, "operator-key") ?? (e.env.JC_OPERATOR_VKEY || undefined),
             flags,
             env: (k) => e.env[k],
             net: netOf(e),

@@ -46,7 +46,7 @@ export type ServicePoll =
 
 /** What a sharded poll needs besides the service and the state. */
 export interface ServiceOptions {
-  /** `--operator-key` / JC_OPERATOR_KEY. */
+  /** `--operator-key` / JC_OPERATOR_VKEY. */
   operatorKey?: string;
   /** The monitor's flags (`--source`, `--policy`, `--evidence`, …): applied to every shard. */
   flags: Flags;

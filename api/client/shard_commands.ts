@@ -44,7 +44,7 @@ export interface ShardContext {
    * no directory is read (as before shards).
    */
   pinnedLog?: boolean;
-  /** `--operator-key` (or JC_OPERATOR_KEY). */
+  /** `--operator-key` (or JC_OPERATOR_VKEY). */
   operatorKey?: string;
   /** Where remembered operator keys live (undefined: remember nothing). */
   knownFile?: string;
