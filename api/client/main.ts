@@ -25,6 +25,7 @@ import { HttpError, LogClient, VerificationFailure } from "./client.ts";
 import { type FailureCount, reportFailedPoll } from "./monitor_report.ts";
 import { netOptionsFromEnv } from "./net_env.ts";
 import { emptyState, parseState, poll } from "./monitor.ts";
+import { monitorService } from "./monitor_shards.ts";
 import {
   type Flags,
   mirrorCommand,
@@ -34,6 +35,16 @@ import {
   verifyProofCommand,
 } from "./tile_commands.ts";
 import type { TileClient } from "./tiles.ts";
+import {
+  allShards,
+  directoryFromFile,
+  logKeyForProof,
+  mirrorShards,
+  serviceDirectory,
+  type ShardContext,
+  submitFollowing,
+  targetShard,
+} from "./shard_commands.ts";
 import type { MonitorState } from "./monitor.ts";
 import { keyFileText, keyScheme, parseKeyFile, sealCore, SealRefused } from "./seal.ts";
 import {
@@ -72,6 +83,18 @@ const POLICY_OPT = {
   value: "FILE",
   help: "a C2SP tlog-policy every SHA-256 checkpoint must meet (tiles only); below quorum: exit 5",
 };
+// docs/CLIENTS.md "Shards": a service that publishes a shard directory (GET /v1/logs).
+const SHARD_OPT = {
+  name: "shard",
+  value: "sN",
+  help: "the shard (docs/SHARDS.md) to read; default the active one (a leaf: every shard)",
+};
+const OPERATOR_OPT = {
+  name: "operator-key",
+  value: "VKEY",
+  help: "pin the operator key of the shard directory (or $JC_OPERATOR_VKEY); " +
+    "default: trusted on first use, then remembered",
+};
 const SOURCE_OPT = {
   name: "source",
   value: "auto|tiles|api",
@@ -108,8 +131,29 @@ function netOf(e: ClientEnv) {
   return netOptionsFromEnv((k) => e.env[k]);
 }
 
-function clientOf(p: ParsedArgs, e: ClientEnv): LogClient {
-  return new LogClient(urlOf(p, e), str(p, "signer"), fetch, netOf(e));
+/** Where the client remembers operator keys (trust on first use), beside the monitor's state. */
+export function knownOperatorsPath(env: Record<string, string | undefined>): string | undefined {
+  return defaultStatePath(env)?.replace(/monitor\.json$/, "operators.json");
+}
+
+/**
+ * The service, its directory's key and the chosen shard, as the shard commands read them; in the
+ * commands that take a log key (`withLogKey`), --log-key or JC_LOG_KEY names one log.
+ */
+function shardCtxOf(
+  p: ParsedArgs,
+  e: ClientEnv,
+  url = urlOf(p, e),
+  withLogKey = true,
+): ShardContext {
+  return {
+    url,
+    shard: str(p, "shard"),
+    pinnedLog: withLogKey && !!(str(p, "log-key") ?? e.env.JC_LOG_KEY),
+    operatorKey: str(p, "operator-key") ?? (e.env.JC_OPERATOR_VKEY || undefined),
+    knownFile: knownOperatorsPath(e.env),
+    net: netOf(e),
+  };
 }
 
 /** The parsed options as the tile commands read them (none of theirs repeats). */
@@ -214,18 +258,27 @@ const COMMANDS: Record<string, Command> = {
       name: "deno task client submit",
       args: "FILE",
       summary: 'Appends a COSE_Sign1 envelope (raw bytes, hex, or {"envelope": hex}) to the log; ' +
-        "prints its index, after checking the leaf hash, the signed head and the inclusion proof.",
-      options: URL_OPTS,
+        "prints its index, after checking the leaf hash, the signed head and the inclusion proof. " +
+        'Of a sharded service (GET /v1/logs, docs/CLIENTS.md "Shards"): to the active shard; a ' +
+        "409 shard-frozen re-reads the directory and retries once on the shard it names.",
+      options: [...URL_OPTS, OPERATOR_OPT],
       positionals: [1, 1],
       footer: EXITS,
     },
     async run(p, e) {
-      const a = await clientOf(p, e).submit(await readEnvelopeFile(path(p.positional[0], e)));
+      // docs/CLIENTS.md "Shards": to the active shard; a 409 shard-frozen is followed once.
+      const envelope = await readEnvelopeFile(path(p.positional[0], e));
+      const { append: a, shard } = await submitFollowing(
+        shardCtxOf(p, e, urlOf(p, e), false),
+        envelope,
+        str(p, "signer"),
+      );
       out({
         index: a.index,
         leaf_hash: a.leaf_hash,
         created: a.created,
         tree_size: a.tree_head.size,
+        ...(shard ? { shard } : {}),
         verified: true,
       });
       return EXIT.ok;
@@ -253,6 +306,8 @@ const COMMANDS: Record<string, Command> = {
         },
         { name: "view", value: "blake3|sha256", help: "the view of --tlog-proof (default blake3)" },
         POLICY_OPT,
+        SHARD_OPT,
+        OPERATOR_OPT,
       ],
       positionals: [0, 1],
       footer: EXITS,
@@ -260,28 +315,61 @@ const COMMANDS: Record<string, Command> = {
     async run(p, e) {
       const target = proveTarget(p);
       const file = str(p, "tlog-proof");
-      const flags = withPaths(
+      const given = withPaths(
         file ? { ...flagsOf(p), "tlog-proof": path(file, e) } : flagsOf(p),
         e,
       );
-      const tc = await tileClient(urlOf(p, e), flags, e);
-      if (tc) return await proveFromTiles(tc, target, flags);
-      if (file) throw new UsageError("--tlog-proof needs the log's tiles (--source tiles)");
-      const r = await clientOf(p, e).prove(target);
-      out({ index: r.index, size: r.size, leaf_hash: r.leaf_hash, path: r.path, verified: true });
-      return EXIT.ok;
+      // docs/CLIENTS.md "Shards": an index is within one shard; a leaf is looked for in each.
+      const shards = await allShards(shardCtxOf(p, e));
+      if (typeof target === "number" && shards.length > 1) {
+        throw new UsageError(
+          `an index names an entry within one shard: give --shard (${
+            shards.map((t) => t.shard!.id).reverse().join(", ")
+          })`,
+        );
+      }
+      for (const [i, t] of shards.entries()) {
+        const flags = t.shard && !str(p, "log-key")
+          ? { ...given, "log-key": t.shard.vkeys.blake3 }
+          : given;
+        try {
+          const tc = await tileClient(t.base, flags, e);
+          const shard = t.shard ? { shard: t.shard.id } : {};
+          if (tc) return await proveFromTiles(tc, target, flags, shard);
+          if (file) throw new UsageError("--tlog-proof needs the log's tiles (--source tiles)");
+          const signer = str(p, "signer") ?? t.shard?.signer;
+          const r = await new LogClient(t.base, signer, fetch, netOf(e)).prove(target);
+          out({
+            index: r.index,
+            size: r.size,
+            leaf_hash: r.leaf_hash,
+            path: r.path,
+            ...shard,
+            verified: true,
+          });
+          return EXIT.ok;
+        } catch (err) {
+          // Not in this shard: look in the one before it.
+          if (i < shards.length - 1 && err instanceof HttpError && err.status === 404) continue;
+          throw err;
+        }
+      }
+      return EXIT.error; // unreachable: the last shard's refusal is thrown
     },
   },
   head: {
     brief: "check and print the latest signed tree head",
     spec: {
       name: "deno task client head",
-      summary: "Fetches the latest signed tree head and checks its signature against the log key.",
-      options: URL_OPTS,
+      summary: "Fetches the latest signed tree head and checks its signature against the log key " +
+        "(of a sharded service: the active shard's, or --shard's, key from the signed directory).",
+      options: [...URL_OPTS, SHARD_OPT, OPERATOR_OPT],
       footer: EXITS,
     },
     async run(p, e) {
-      out({ ...(await clientOf(p, e).head()), verified: true });
+      const t = await targetShard(shardCtxOf(p, e, urlOf(p, e), false));
+      const c = new LogClient(t.base, str(p, "signer") ?? t.shard?.signer, fetch, netOf(e));
+      out({ ...(await c.head()), ...(t.shard ? { shard: t.shard.id } : {}), verified: true });
       return EXIT.ok;
     },
   },
@@ -294,7 +382,9 @@ const COMMANDS: Record<string, Command> = {
         "seen for the same log key (consistency proof); alarms (exit 3) on anything else. From " +
         "the log's tiles (both views) when it publishes them. A failed poll (no answer, HTTP " +
         "error) is no alarm: each is reported on stderr, and a JSON line on stdout for a " +
-        "transport failure.",
+        "transport failure. Of a sharded service (GET /v1/logs): every shard, each against its " +
+        "own state, frozen ones against the directory's final roots, and the directory against " +
+        'the last one seen; alarms carry a stable code (docs/CLIENTS.md "Shards").',
       options: [
         {
           name: "state",
@@ -314,6 +404,7 @@ const COMMANDS: Record<string, Command> = {
         LOG_KEY_OPT,
         SOURCE_OPT,
         POLICY_OPT,
+        OPERATOR_OPT,
         {
           name: "evidence",
           value: "DIR",
@@ -333,6 +424,23 @@ const COMMANDS: Record<string, Command> = {
       num(p, "max-failures", 10, 1); // checked here; read by reportFailedPoll
       const flags = withPaths(flagsOf(p), e);
       const failures: FailureCount = { n: 0 };
+      // docs/CLIENTS.md "Shards": a service with a shard directory, every shard (unless --log-key
+      // names one log); without one (404 on /v1/logs) the one log below, as before.
+      if (!str(p, "log-key") && !e.env.JC_LOG_KEY) {
+        const sharded = await monitorService(
+          url,
+          {
+            operatorKey: str(p, "operator-key") ?? (e.env.JC_OPERATOR_VKEY || undefined),
+            flags,
+            env: (k) => e.env[k],
+            net: netOf(e),
+          },
+          () => loadState(statePath),
+          (s) => saveState(statePath, s),
+          failures,
+        );
+        if (sharded !== undefined) return sharded;
+      }
       // A log that cannot be reached yet is polled (and its failures reported) by the loop below.
       // (Not with --policy: the API loop cannot check a quorum, so it never stands in for tiles.)
       const tc = await tileClient(url, flags, e).catch((err) => {
@@ -377,13 +485,25 @@ const COMMANDS: Record<string, Command> = {
         "DIR (docs/PUBLICATION.md), checking every tile against its signed checkpoint and each " +
         "new checkpoint against the last one mirrored; files are written atomically, the " +
         "checkpoint last. Alarms (exit 3) when the log does not extend what DIR holds.",
-      options: [URL_OPTS[1], LOG_KEY_OPT],
+      options: [URL_OPTS[1], LOG_KEY_OPT, {
+        ...SHARD_OPT,
+        help: "mirror this shard only (into DIR itself); default: every shard below its prefix",
+      }, OPERATOR_OPT],
       positionals: [2, 2],
       footer: EXITS,
     },
     async run(p, e) {
       const [url, dir] = p.positional;
-      const tc = await tileClient(url, { ...flagsOf(p), source: "tiles" }, e);
+      // docs/CLIENTS.md "Shards": every shard, or --shard's; --log-key names one log (as before).
+      const ctx = shardCtxOf(p, e, url);
+      const t = ctx.pinnedLog && ctx.shard === undefined
+        ? { base: url, shard: undefined }
+        : await targetShard({ ...ctx, shard: ctx.shard ?? "s0" });
+      if (t.shard && ctx.shard === undefined) return await mirrorShards(ctx, path(dir, e));
+      const flags = t.shard && !str(p, "log-key")
+        ? { ...flagsOf(p), "log-key": t.shard.vkeys.blake3 }
+        : flagsOf(p);
+      const tc = await tileClient(t.base, { ...flags, source: "tiles" }, e);
       return await mirrorCommand(tc!, path(dir, e));
     },
   },
@@ -395,7 +515,9 @@ const COMMANDS: Record<string, Command> = {
       summary: "Checks, offline, that PROOF (a c2sp.org/tlog-proof@v1, as `prove --tlog-proof` " +
         "writes it) proves RECEIPT (its envelope: raw bytes, or hex if the file ends in .hex) " +
         "included in the log whose vkey is --log-key, and, with --witness, cosigned by at " +
-        "least --quorum of the witnesses.",
+        "least --quorum of the witnesses. Of a sharded service, the log's key may come from its " +
+        "shard directory instead (--url, or --directory with --operator-key): the shard whose " +
+        "log name is the proof's checkpoint origin.",
       options: [
         { name: "log-key", value: "VKEY", help: "the log's vkey (required)" },
         { name: "witness", value: "VKEY[,VKEY]", help: "witness vkeys" },
@@ -405,6 +527,19 @@ const COMMANDS: Record<string, Command> = {
           value: "FILE",
           help: "a C2SP tlog-policy instead of --log-key/--witness/--quorum; below quorum: exit 5",
         },
+        {
+          name: "url",
+          value: "URL",
+          help: "instead of --log-key: the service whose shard directory names the proof's log " +
+            "(by its checkpoint's origin; online)",
+        },
+        {
+          name: "directory",
+          value: "FILE",
+          help: "instead of --log-key, offline: a saved GET /v1/logs (mirror's DIR/v1/logs), " +
+            "opened with --operator-key",
+        },
+        OPERATOR_OPT,
       ],
       positionals: [2, 2],
       footer: EXITS,
@@ -415,9 +550,26 @@ const COMMANDS: Record<string, Command> = {
       if (policy) {
         return await verifyProofPolicyCommand(path(receipt, e), path(proof, e), path(policy, e));
       }
-      if (!str(p, "log-key")) throw new UsageError("--log-key VKEY (or --policy FILE) is required");
+      let flags = flagsOf(p);
+      // docs/CLIENTS.md "Shards": the proof's origin names its shard; its key from the directory.
+      const url = str(p, "url"), file = str(p, "directory");
+      if (!str(p, "log-key") && (url || file)) {
+        const ctx = shardCtxOf(p, e, url);
+        if (file && !ctx.operatorKey) throw new UsageError("--directory needs --operator-key");
+        const d = file
+          ? await directoryFromFile(path(file, e), ctx.operatorKey!)
+          : (await serviceDirectory(ctx))?.directory;
+        if (!d) throw new Error(`Cannot find the proof's log: ${url} publishes no shard directory`);
+        flags = {
+          ...flags,
+          "log-key": logKeyForProof(await Deno.readTextFile(path(proof, e)), d).vkey,
+        };
+      }
+      if (!flags["log-key"]) {
+        throw new UsageError("--log-key VKEY (or --url, --directory, --policy) is required");
+      }
       num(p, "quorum", 0, 0);
-      return await verifyProofCommand(path(receipt, e), path(proof, e), flagsOf(p));
+      return await verifyProofCommand(path(receipt, e), path(proof, e), flags);
     },
   },
   keygen: {

@@ -15,6 +15,21 @@ export interface MonitorState {
   urls: Record<string, string>;
   /** signer → heads seen, in the order seen (the last one is the largest). */
   heads: Record<string, TreeHead[]>;
+  /**
+   * Sharded services (docs/CLIENTS.md "Shards"; absent in files from before shards, which still
+   * load): service root → the last directory accepted and each shard's own state.
+   */
+  services?: Record<string, ServiceState>;
+}
+
+/** What the monitor keeps of one sharded service. */
+export interface ServiceState {
+  /** The operator vkey (pinned, or trusted on first use): a later different one is an alarm. */
+  operator_vkey: string;
+  /** The last directory note accepted, verbatim (the next must succeed it). */
+  note: string;
+  /** Per shard id: the views' binding so far (bind_views.ts; checkpoints are kept per vkey). */
+  shards: Record<string, { bind?: unknown }>;
 }
 
 /** Most heads remembered per signer. */
@@ -31,7 +46,8 @@ export type PollResult =
   | { ok: false; alarm: string; transient: boolean; code?: string };
 
 /**
- * Polls `url` once, checking its latest head against `state`, which is updated in place only
+ * Polls `url` once (pinned to `signer` when given), checking its latest head against `state`, which
+ * is updated in place only
  * when the poll passes. `transient` marks failures that prove nothing (network, 5xx); a
  * transport failure (net/: timeout, oversize body, redirect loop, bad UTF-8/JSON, no connection)
  * also carries its NetError `code`.
@@ -41,9 +57,11 @@ export async function poll(
   state: MonitorState,
   fetchFn: typeof fetch = fetch,
   net: NetOptions = {},
+  signer?: string,
 ): Promise<PollResult> {
   const known = state.urls[url];
-  const client = new LogClient(url, undefined, fetchFn, net);
+  // `signer`: a shard's key from the signed directory (a head by any other is a failed check).
+  const client = new LogClient(url, signer, fetchFn, net);
   try {
     const signer = await client.signer();
     if (known && known !== signer) {

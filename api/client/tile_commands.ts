@@ -90,12 +90,14 @@ export async function resolveLogKey(
  * `target` (64 lowercase hex; main.ts's `proveTarget` decides which, so 64 digits are a leaf hash),
  * proven in both views against their signed checkpoints (a leaf hash is looked up by the service's
  * index, then proven from tiles);
- * `--tlog-proof FILE` also writes a c2sp.org/tlog-proof@v1 for `--view` (default blake3).
+ * `--tlog-proof FILE` also writes a c2sp.org/tlog-proof@v1 for `--view` (default blake3); `extra`
+ * joins the printed line (the shard of a sharded service).
  */
 export async function proveFromTiles(
   client: TileClient,
   target: number | string,
   flags: Flags,
+  extra: Record<string, unknown> = {},
 ): Promise<number> {
   let index: number;
   if (typeof target === "number") index = target;
@@ -133,6 +135,7 @@ export async function proveFromTiles(
     path: b.path,
     views,
     from: "tiles",
+    ...extra,
     verified: true,
   });
   return 0;

@@ -78,16 +78,21 @@ export async function startService(env: Record<string, string>): Promise<Service
   };
 }
 
-/** Runs the client CLI (`deno task client ...`); returns its exit code and output. */
+/**
+ * Runs the client CLI (`deno task client ...`); returns its exit code and output. Each run has its
+ * own empty state directory (XDG_STATE_HOME): the operator keys the client remembers per service
+ * URL (docs/CLIENTS.md "Shards") never leak between tests, whose ports are reused.
+ */
 export async function runClient(args: string[]) {
+  const state = await Deno.makeTempDir({ prefix: "jc-client-state-" });
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["task", "-q", "client", ...args],
     cwd: ROOT,
-    env: { NO_COLOR: "1" },
+    env: { NO_COLOR: "1", XDG_STATE_HOME: state },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
-  }).output();
+  }).output().finally(() => Deno.remove(state, { recursive: true }).catch(() => {}));
   const dec = new TextDecoder();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
 }

@@ -207,6 +207,17 @@ export function startHostile(fixed?: Behaviour, opts: HostileOptions = {}): Host
       }
       case "long-proof":
       case "proof-65": {
+        // A log without shards: no directory (docs/SHARDS.md; the client then uses the root).
+        if (path === "/v1/logs") {
+          const nf = enc.encode(`{"code":"not-found"}`);
+          return await write(
+            conn,
+            enc.encode(
+              `HTTP/1.1 404 Not Found\r\ncontent-type: application/problem+json\r\n` +
+                `content-length: ${nf.length}\r\nconnection: close\r\n\r\n`,
+            ),
+          ).then(() => write(conn, nf));
+        }
         const key = `${b} ${req.method} ${path}`;
         let bytes = answers.get(key);
         if (!bytes) {

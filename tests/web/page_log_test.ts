@@ -52,7 +52,13 @@ async function verifyOnPage(page: Page, env: Uint8Array): Promise<Record<string,
 Deno.test("page log panel: verified, corrupted tile, split view warning, absent", async () => {
   const dir = await Deno.makeTempDir({ prefix: "jc-page-log-" });
   const key = `${dir}/log.key`;
-  const env = { JC_KEY_FILE: key, JC_LOG_NAME: "page.test/log" };
+  // A and B share their keys (the log key; the operator key where the service has shards):
+  // same keys, other entries.
+  const env = {
+    JC_KEY_FILE: key,
+    JC_LOG_NAME: "page.test/log",
+    JC_OPERATOR_KEY_FILE: `${dir}/operator.key`,
+  };
   const a = await startService({ ...env, DATA_DIR: `${dir}/a` });
   const browser = await launchChromium();
   const [r0, r1, r2, r3] = await defaultValidPositives();

@@ -6,7 +6,10 @@
 // witnesses' cosignatures are counted against a policy. A different key, a smaller tree or an
 // inconsistent checkpoint is a security warning that shows both signed statements and offers them
 // for download. Hooks: `data-inclusion="verified|absent|failed"`,
-// `data-consistency="verified|first-seen|failed"`, `data-quorum="met|not-met|none"`.
+// `data-consistency="verified|first-seen|failed"`, `data-quorum="met|not-met|none"`. A sharded
+// service (docs/SHARDS.md; web/app/shards.ts): the shard holding the receipt is checked, its key
+// from the signed directory (`data-shard="sN"`); an operator key other than the pinned one is a
+// security warning.
 /// <reference lib="dom" />
 import { blake3Hasher, sha256Hasher, verifyConsistency, verifyInclusion } from "../../log/mod.ts";
 import {
@@ -23,6 +26,7 @@ import { type Child, download, el, replace } from "./dom.ts";
 import { fingerprint } from "./report_view.ts";
 import { getBytes, getJson } from "./net.ts";
 import { policyVerdict, type PolicyView } from "./policy.ts";
+import { findShard, OperatorKeyChanged, type ShardFound } from "./shards.ts";
 
 /** The view the page checks: the JouleClaw (BLAKE3) view, whose leaf hash the report shows. */
 export const VIEW = "blake3";
@@ -212,12 +216,13 @@ async function witnessedView(
   index: number,
   pinnedVkey: string,
   policy: PolicyView | undefined,
+  prefix = "",
 ): Promise<{ quorum: "met" | "not-met" | "none"; included: boolean; lines: Child[] }> {
   const lines: Child[] = [];
   const pinned = parseVkey(pinnedVkey);
   const origin = pinned.name.replace(/\/blake3$/, "/sha256");
   const note = new TextDecoder("utf-8", { fatal: true }).decode(
-    await getBytes("/log/sha256/checkpoint", "checkpoint"),
+    await getBytes(`${prefix}/log/sha256/checkpoint`, "checkpoint"),
   );
   let opened: OpenedCheckpoint;
   try {
@@ -232,7 +237,7 @@ async function witnessedView(
   let included = false;
   if (index < cp.size) {
     try {
-      const reader = new TileHashReader(sha256Hasher, cp, fetchTile("/log/sha256"));
+      const reader = new TileHashReader(sha256Hasher, cp, fetchTile(`${prefix}/log/sha256`));
       const proof = await reader.inclusionProof(index);
       included = verifyInclusion(
         sha256Hasher,
@@ -258,6 +263,29 @@ async function witnessedView(
   return { quorum: q.state, included, lines };
 }
 
+/** The line naming the shard and how its key is known. */
+function shardLine(sh: ShardFound): HTMLElement {
+  return el(
+    "p",
+    { "data-field": "shard" },
+    `Shard ${sh.shard.id} (${sh.shard.state}) of ${sh.count}, its key from the directory signed ` +
+      `by the operator key ${sh.firstUse ? "pinned on first use" : "pinned"}: `,
+    el("code", { class: "wrap" }, sh.operatorVkey),
+    ".",
+  );
+}
+
+/** The operator key changed since this browser pinned it. */
+function operatorWarning(e: OperatorKeyChanged): Warning {
+  return {
+    title: "the log operator's key changed",
+    explanation: "This browser pinned another operator key for this log's shard directory. An " +
+      "operator does not change its key; nothing was checked against the new one.",
+    before: e.before,
+    now: e.now,
+  };
+}
+
 /** Looks a verified envelope up in the log and checks everything the log says about it. */
 export async function checkInLog(
   envelope: Uint8Array,
@@ -271,9 +299,20 @@ export async function checkInLog(
   replace(body, el("p", { class: "status-line" }, "Checking the log…"));
   const lines: Child[] = [];
   const warnings: Warning[] = [];
-  const base = `/log/${VIEW}`;
+  panel.removeAttribute("data-shard");
   try {
-    const pin = await pinnedKey(lines);
+    // A sharded service (docs/SHARDS.md): the shard holding the receipt, its key from the signed
+    // directory; without a directory (404), the one log at the root, its key pinned as before.
+    const sh = await findShard(leafHash, storage());
+    const prefix = sh?.base ?? "";
+    const base = `${prefix}/log/${VIEW}`;
+    const pin: { vkey: string; warning?: Warning } = sh
+      ? { vkey: sh.shard.vkeys.blake3 }
+      : await pinnedKey(lines);
+    if (sh) {
+      panel.setAttribute("data-shard", sh.shard.id);
+      lines.push(shardLine(sh));
+    }
     if (pin.warning) warnings.push(pin.warning);
     const note = new TextDecoder("utf-8", { fatal: true }).decode(
       await getBytes(`${base}/checkpoint`, "checkpoint"),
@@ -310,9 +349,11 @@ export async function checkInLog(
     if (c.warning) warnings.push(c.warning);
 
     // The index comes from the server; the proof below is what makes it true.
-    const found = await getJson<{ index: number }>(`/v1/log/leaves/${leafHash}`, "json").catch(() =>
-      undefined
-    );
+    const found = sh
+      ? (sh.index === undefined ? undefined : { index: sh.index })
+      : await getJson<{ index: number }>(`/v1/log/leaves/${leafHash}`, "json").catch(() =>
+        undefined
+      );
     if (!found) {
       panel.setAttribute("data-inclusion", "absent");
       lines.push(el("p", {}, "This receipt is not in this log."));
@@ -337,7 +378,9 @@ export async function checkInLog(
       );
       // The witnessed view: the same entry at the same index under the SHA-256 checkpoint that
       // witnesses cosign, and the policy's quorum on it.
-      const w = ok ? await witnessedView(envelope, found.index, pin.vkey, policy) : undefined;
+      const w = ok
+        ? await witnessedView(envelope, found.index, pin.vkey, policy, prefix)
+        : undefined;
       if (w) {
         panel.setAttribute("data-quorum", w.quorum);
         lines.push(...w.lines);
@@ -352,7 +395,9 @@ export async function checkInLog(
             ` at index ${found.index}: inclusion proof of ${proof.length} hash${
               proof.length === 1 ? "" : "es"
             } verified against the signed checkpoint. `,
-            el("a", { href: `/?index=${found.index}` }, "Link to this entry"),
+            sh && sh.shard.id !== "s0"
+              ? `(shard ${sh.shard.id})`
+              : el("a", { href: `/?index=${found.index}` }, "Link to this entry"),
           )
           : el(
             "p",
@@ -366,6 +411,7 @@ export async function checkInLog(
       lines.push(el("p", {}, el("strong", {}, "✗ Not proven"), `: ${(e as Error).message}`));
     }
   } catch (e) {
+    if (e instanceof OperatorKeyChanged) warnings.push(operatorWarning(e));
     if (!panel.hasAttribute("data-inclusion")) panel.setAttribute("data-inclusion", "failed");
     lines.push(el("p", {}, `Cannot check the log: ${(e as Error).message}`));
   } finally {
