@@ -6,7 +6,7 @@
 // One rule on two paths: ed25519Verify (WebCrypto fast path after the same strict pre-checks in
 // JS, because WebCrypto alone is not strict) and ed25519VerifyPure (@noble/ed25519 Point API).
 // Both are run over every upstream case in tests/verify/ed25519_upstream_test.ts.
-import { getPublicKey as noblePublicKey, hashes, Point, sign as nobleSign } from "@noble/ed25519";
+import { hashes, Point, utils as nobleUtils } from "@noble/ed25519";
 import { sha512 } from "@noble/hashes/sha2.js";
 import { fromHex } from "./bytes.ts";
 
@@ -214,13 +214,51 @@ export function ed25519Backend(): "webcrypto" | "pure" | "unprobed" {
   return webCryptoUsable === undefined ? "unprobed" : webCryptoUsable ? "webcrypto" : "pure";
 }
 
+// --- signing ---------------------------------------------------------------------------------
+
+/** RFC 8032 §5.1.5's expansion of a secret seed: the scalar s, the nonce prefix and A's bytes. */
+interface Expanded {
+  seed: Uint8Array; // a private copy, compared on every use: the caller may refill its array
+  scalar: bigint;
+  prefix: Uint8Array;
+  pub: Uint8Array;
+}
+
+// Expanded keys by the caller's seed array (a log signs every head with one key): deriving A is a
+// base-point multiplication, as costly as the signature itself, so it is done once per seed array.
+const expanded = new WeakMap<Uint8Array, Expanded>();
+
+function expand(secret32: Uint8Array): Expanded {
+  const hit = expanded.get(secret32);
+  if (hit && eq32(hit.seed, 0, secret32, 0)) return hit;
+  const e = nobleUtils.getExtendedPublicKey(secret32); // SHA-512, clamp, [s]B (RFC 8032 §5.1.5)
+  const out = { seed: secret32.slice(), scalar: e.scalar, prefix: e.prefix, pub: e.pointBytes };
+  expanded.set(secret32, out);
+  return out;
+}
+
+function modL(b: Uint8Array): bigint {
+  return bytesToBigLE(b) % L;
+}
+
 /**
- * RFC 8032 §5.1.6 deterministic Ed25519 signature of `msg` under the 32-byte secret seed.
+ * RFC 8032 §5.1.6 deterministic Ed25519 signature of `msg` under the 32-byte secret seed. The
+ * seed's expansion (§5.1.5) is kept per seed array, so a signature costs one base-point
+ * multiplication; the bytes are @noble/ed25519's `sign` (tests/verify/ed25519_test.ts).
  * @example ed25519Sign(new TextEncoder().encode("hi"), secret) // 64 bytes
  */
 export function ed25519Sign(msg: Uint8Array, secret32: Uint8Array): Uint8Array {
   assertSecret(secret32);
-  return nobleSign(msg, secret32);
+  assertBytes("msg", msg);
+  const e = expand(secret32);
+  const r = modL(sha512(concat3(e.prefix, msg, new Uint8Array(0)))); // step 2: r = H(prefix || M)
+  const R = Point.BASE.multiply(r).toBytes(); // step 3: R = [r]B (r = 0 throws, as noble's sign)
+  const k = modL(sha512(concat3(R, e.pub, msg))); // step 4: k = H(R || A || M)
+  const S = (r + k * e.scalar) % L; // step 5: S = (r + k·s) mod L
+  const sig = new Uint8Array(64);
+  sig.set(R, 0);
+  sig.set(le32(S), 32);
+  return sig;
 }
 
 /**
@@ -229,7 +267,7 @@ export function ed25519Sign(msg: Uint8Array, secret32: Uint8Array): Uint8Array {
  */
 export function ed25519PublicKey(secret32: Uint8Array): Uint8Array {
   assertSecret(secret32);
-  return noblePublicKey(secret32);
+  return expand(secret32).pub.slice();
 }
 
 /** A fresh random 32-byte secret seed from crypto.getRandomValues. */
