@@ -9,6 +9,7 @@
 import { hashes, Point, utils as nobleUtils } from "@noble/ed25519";
 import { sha512 } from "@noble/hashes/sha2.js";
 import { fromHex } from "./bytes.ts";
+import { type Backend, keyId, WebCryptoKeys } from "./webcrypto_keys.ts";
 
 hashes.sha512 = sha512; // @noble/ed25519 3.x needs a sync SHA-512 for sign/getPublicKey
 
@@ -147,35 +148,7 @@ function concat3(a: Uint8Array, b: Uint8Array, c: Uint8Array): Uint8Array {
 
 // --- WebCrypto fast path ---------------------------------------------------------------------
 
-const KEY_CACHE_MAX = 4096;
-const keyCache = new Map<string, Promise<CryptoKey | null>>(); // imports in flight or done
-const readyKeys = new Map<string, CryptoKey>(); // imported keys: no await on the hot path
-const ED25519 = { name: "Ed25519" } as const;
-let webCryptoUsable: boolean | undefined; // undefined: not probed yet
-
-function cacheKeyOf(pub: Uint8Array): string {
-  return String.fromCharCode.apply(null, pub as unknown as number[]);
-}
-
-function importKey(id: string, pub: Uint8Array): Promise<CryptoKey | null> {
-  let p = keyCache.get(id);
-  if (p) return p;
-  p = crypto.subtle.importKey("raw", pub.slice(), ED25519, false, ["verify"]).then(
-    (k) => {
-      if (readyKeys.size >= KEY_CACHE_MAX) readyKeys.delete(readyKeys.keys().next().value!);
-      readyKeys.set(id, k);
-      return k;
-    },
-    (err: unknown) => {
-      keyCache.delete(id);
-      if (err instanceof DOMException && err.name === "NotSupportedError") webCryptoUsable = false;
-      return null; // unusable here (unsupported or rejected key): the pure path decides
-    },
-  );
-  if (keyCache.size >= KEY_CACHE_MAX) keyCache.delete(keyCache.keys().next().value!); // FIFO bound
-  keyCache.set(id, p);
-  return p;
-}
+const webCrypto = new WebCryptoKeys({ name: "Ed25519" }, { name: "Ed25519" });
 
 /**
  * Strict cofactorless Ed25519 verification (Decision 3): the strict pre-checks in JS, then
@@ -193,12 +166,13 @@ export async function ed25519Verify(
   assertBytes("msg", msg);
   assertBytes("pub", pub);
   if (!ed25519StrictPrecheck(sig, pub)) return false;
-  if (webCryptoUsable === false) return ed25519VerifyPure(sig, msg, pub);
-  const id = cacheKeyOf(pub);
-  const key = readyKeys.get(id) ?? await importKey(id, pub);
-  if (key === null) return ed25519VerifyPure(sig, msg, pub);
-  webCryptoUsable = true;
-  return crypto.subtle.verify(ED25519, key, sig as BufferSource, msg as BufferSource);
+  return await webCrypto.verify(
+    keyId(pub),
+    () => pub.slice(),
+    sig,
+    msg,
+    () => ed25519VerifyPure(sig, msg, pub),
+  );
 }
 
 /**
@@ -206,12 +180,12 @@ export async function ed25519Verify(
  * For tests and for environments whose WebCrypto Ed25519 is known to be broken.
  */
 export function setWebCryptoEd25519(enabled: boolean): void {
-  webCryptoUsable = enabled ? undefined : false;
+  webCrypto.setEnabled(enabled);
 }
 
 /** Which path ed25519Verify took last: "webcrypto", "pure", or "unprobed" before the first call. */
-export function ed25519Backend(): "webcrypto" | "pure" | "unprobed" {
-  return webCryptoUsable === undefined ? "unprobed" : webCryptoUsable ? "webcrypto" : "pure";
+export function ed25519Backend(): Backend {
+  return webCrypto.backend();
 }
 
 // --- signing ---------------------------------------------------------------------------------
