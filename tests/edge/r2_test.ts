@@ -110,27 +110,30 @@ Deno.test({
         assert.equal(after - before, 1, "only the stats call itself reached the sequencer");
       });
 
-      await t.step("exactly-once past the dedup window: an early entry keeps its index", async () => {
-        // The 100 appends of a group race through 8 batchers: envs[0] has whatever index it got.
-        const indexOf = (e: Uint8Array) => [...acked].find(([, b]) => b === e)![0];
-        const first = indexOf(envs[0]);
-        assert.ok(first < 100, `envs[0] was logged in the first group (index ${first})`);
-        const before = (await seqStats(rt.url)).storage;
-        const again = await post(rt.url, envs[0]);
-        assert.equal(again.status, 200, "already logged");
-        assert.equal(again.body.index, first);
-        const after = (await seqStats(rt.url)).storage;
-        assert.ok(after.r2Gets > before.r2Gets, "found through R2's write-once leaf object");
-        // One signed content, other bytes (a tagged twin), past the window: the original index,
-        // through R2's write-once content-identity object (docs/DECISIONS.md).
-        const twin = await post(rt.url, retagged(envs[0]));
-        assert.equal(twin.status, 200, JSON.stringify(twin.body));
-        assert.equal(twin.body.index, first);
-        const at = indexOf(envs[690]);
-        const recent = await post(rt.url, envs[690]);
-        assert.equal(recent.status, 200);
-        assert.equal(recent.body.index, at);
-      });
+      await t.step(
+        "exactly-once past the dedup window: an early entry keeps its index",
+        async () => {
+          // The 100 appends of a group race through 8 batchers: envs[0] has whatever index it got.
+          const indexOf = (e: Uint8Array) => [...acked].find(([, b]) => b === e)![0];
+          const first = indexOf(envs[0]);
+          assert.ok(first < 100, `envs[0] was logged in the first group (index ${first})`);
+          const before = (await seqStats(rt.url)).storage;
+          const again = await post(rt.url, envs[0]);
+          assert.equal(again.status, 200, "already logged");
+          assert.equal(again.body.index, first);
+          const after = (await seqStats(rt.url)).storage;
+          assert.ok(after.r2Gets > before.r2Gets, "found through R2's write-once leaf object");
+          // One signed content, other bytes (a tagged twin), past the window: the original index,
+          // through R2's write-once content-identity object (docs/DECISIONS.md).
+          const twin = await post(rt.url, retagged(envs[0]));
+          assert.equal(twin.status, 200, JSON.stringify(twin.body));
+          assert.equal(twin.body.index, first);
+          const at = indexOf(envs[690]);
+          const recent = await post(rt.url, envs[690]);
+          assert.equal(recent.status, 200);
+          assert.equal(recent.body.index, at);
+        },
+      );
 
       await t.step("the sequencer's SQLite holds a bounded window, not the log", async () => {
         const small = (await seqStats(rt.url)).databaseBytes;
