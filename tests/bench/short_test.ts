@@ -33,3 +33,29 @@ Deno.test("deno task bench: every suite completes in short mode, none reports an
   assert.ok(report.http.closed_loop.appends > 200, JSON.stringify(report.http.closed_loop));
   assert.equal(Object.keys(report.http.open_loop.failed_by_status).length, 0);
 });
+
+Deno.test("bench/profile.ts: both profiles run and bench/cpuprof.ts attributes them (docs/PERFORMANCE.md)", async () => {
+  for (const [mode, n, c] of [["verify", "2000", "8"], ["http", "600", "8"]]) {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "bench/profile.ts", mode, n, c],
+      cwd: root,
+      env: { NO_COLOR: "1" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = new TextDecoder().decode(out.stdout);
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    const files = text.split("\n").filter((l) => l.endsWith(".cpuprofile"));
+    assert.ok(files.length >= 1, text);
+    // the verify path's own functions show up in the main thread's profile
+    assert.match(text, mode === "verify" ? /verifyEnvelope report\.ts/ : /µs  /, text);
+    if (mode === "http") {
+      const j = JSON.parse(text.split("\n").find((l) => l.startsWith("{"))!);
+      assert.ok(j.server_cpu_us_per_append > 0, text);
+      assert.ok(files.some((f) => f.includes("worker")), "the verifier workers are profiled too");
+    }
+    for (const f of files) {
+      await Deno.remove(f.replace(/\/[^/]+$/, ""), { recursive: true }).catch(() => {});
+    }
+  }
+});
