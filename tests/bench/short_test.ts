@@ -52,7 +52,6 @@ Deno.test("bench/profile.ts: both profiles run and bench/cpuprof.ts attributes t
     if (mode === "http") {
       const j = JSON.parse(text.split("\n").find((l) => l.startsWith("{"))!);
       assert.ok(j.server_cpu_us_per_append > 0, text);
-      assert.ok(files.some((f) => f.includes("worker")), "the verifier workers are profiled too");
     }
     for (const f of files) {
       await Deno.remove(f.replace(/\/[^/]+$/, ""), { recursive: true }).catch(() => {});
