@@ -80,13 +80,14 @@ export async function startService(
     console.error(`verifier worker replaced: ${why.message}`);
   };
   let witnessing: Witnessing;
+  const cpuClock = threadCpuClock();
   try {
     const sequencer = {
       batchMax: config.batchMax,
       batchAgeMs: config.batchAgeMs,
       pendingMax: config.pendingMax,
       logName: config.logName,
-      cpuClock: threadCpuClock(),
+      cpuClock: cpuClock?.read,
     };
     if (config.store === "memory") {
       // Ephemeral: for trying the API out; everything is lost at exit.
@@ -114,6 +115,7 @@ export async function startService(
   } catch (e) {
     resolveApp(() => new Response(null, { status: 503, headers: { "retry-after": "5" } }));
     await server.shutdown();
+    cpuClock?.close();
     throw e;
   }
   // SPARQL and validation off the event loop, under time limits (issue 15).
@@ -162,6 +164,7 @@ export async function startService(
         pool?.close(); // nothing is in flight once the server has drained
         sparql.close();
         validator?.close();
+        cpuClock?.close();
       })(),
   };
 }
@@ -189,8 +192,9 @@ if (import.meta.main) {
 /**
  * This thread's CPU time in ms from /proc/thread-self/schedstat (Linux: its first field, ns on
  * CPU), for the sequencer's per-phase CPU figures on /metrics; undefined where it cannot be read.
+ * `close` releases the descriptor (the service's shutdown).
  */
-function threadCpuClock(): (() => number) | undefined {
+function threadCpuClock(): { read: () => number; close: () => void } | undefined {
   // One descriptor, opened on this (the main) thread and re-read from offset 0: several reads per
   // batch, so an open/read/close each cost the append path about 3 µs of CPU (docs/PERFORMANCE.md).
   let file: Deno.FsFile;
@@ -200,16 +204,22 @@ function threadCpuClock(): (() => number) | undefined {
     return undefined;
   }
   const buf = new Uint8Array(64);
+  let open = true;
   const read = () => {
+    if (!open) return NaN; // after shutdown
     file.seekSync(0, Deno.SeekMode.Start);
     const n = file.readSync(buf) ?? 0;
     let ns = 0;
     for (let i = 0; i < n && buf[i] >= 0x30 && buf[i] <= 0x39; i++) ns = ns * 10 + buf[i] - 0x30;
     return n > 0 ? ns / 1e6 : NaN;
   };
+  const close = () => {
+    if (open) file.close();
+    open = false;
+  };
   try {
-    if (Number.isFinite(read())) return read;
+    if (Number.isFinite(read())) return { read, close };
   } catch { /* unreadable: no per-phase figures */ }
-  file.close();
+  close();
   return undefined;
 }
