@@ -9,7 +9,7 @@
 // AppDeps.verify; createApp and the Workers entry (api/worker.ts) keep the in-thread verifier.
 // The reports are those of the in-thread verifier, value for value (tests/api/verify_pool_test.ts
 // checks every conformance vector).
-import type { VerificationReport } from "../verify/mod.ts";
+import { receiptOf, type VerificationReport } from "../verify/mod.ts";
 import type { ServiceConfig } from "./config.ts";
 
 /**
@@ -37,10 +37,29 @@ interface Queue {
   bytes: number;
 }
 
-/** One envelope's outcome: the report, or the message of the error verifyEnvelope threw. */
+/**
+ * One envelope's outcome: the report without its `receipt` (the JSON projection, a third of the
+ * report's structured-clone cost; the main thread computes it from the envelope if it is read,
+ * which the append route never does for a valid receipt), or the message of the error
+ * verifyEnvelope threw.
+ */
 export type PoolOutcome =
-  | { report: VerificationReport }
+  | { report: Omit<VerificationReport, "receipt"> }
   | { error: { name: string; message: string } };
+
+/** `r` with its `receipt` computed from `envelope` when first read (receiptOf: the same value). */
+function withReceipt(
+  r: Omit<VerificationReport, "receipt">,
+  envelope: Uint8Array,
+): VerificationReport {
+  let receipt: unknown, known = false;
+  return Object.defineProperty(r, "receipt", {
+    enumerable: true,
+    configurable: true,
+    get: () => known ? receipt : (known = true, receipt = receiptOf(envelope)),
+    set: (v: unknown) => (known = true, receipt = v),
+  }) as VerificationReport;
+}
 
 /** A pool worker's message. */
 export type PoolAnswer =
@@ -87,7 +106,7 @@ class PoolWorker {
         if (!p) continue;
         this.pending.delete(m.ids[i]);
         const o = m.outcomes[i];
-        if ("report" in o) p.resolve(o.report);
+        if ("report" in o) p.resolve(withReceipt(o.report, p.envelope));
         else {
           const e = new Error(o.error.message);
           e.name = o.error.name;

@@ -22,7 +22,8 @@ function answer(m: PoolAnswer): void {
 
 async function outcome(envelope: Uint8Array): Promise<PoolOutcome> {
   try {
-    return { report: await verifyEnvelope(envelope, options) };
+    const { receipt: _, ...report } = await verifyEnvelope(envelope, options);
+    return { report }; // the receipt is computed where it is read (verify_pool.ts withReceipt)
   } catch (e) {
     const err = e instanceof Error ? e : new Error(String(e));
     return { error: { name: err.name, message: err.message } };
