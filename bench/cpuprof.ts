@@ -37,6 +37,23 @@ function selfTimes(p: CpuProfile): Map<number, number> {
   return self;
 }
 
+/** µs sampled in each node and everything below it. */
+function subtreeTimes(
+  p: CpuProfile,
+  self: Map<number, number>,
+  byId: Map<number, ProfileNode>,
+): Map<number, number> {
+  const total = new Map<number, number>();
+  const sum = (id: number): number => {
+    let t = self.get(id) ?? 0;
+    for (const c of byId.get(id)!.children ?? []) t += sum(c);
+    total.set(id, t);
+    return t;
+  };
+  sum(p.nodes[0].id);
+  return total;
+}
+
 /** µs per frame name, self time (or inclusive: the frame's subtrees, outermost frame only). */
 export function perFunction(p: CpuProfile, inclusive = false): Map<string, number> {
   const self = selfTimes(p);
@@ -49,14 +66,7 @@ export function perFunction(p: CpuProfile, inclusive = false): Map<string, numbe
     }
     return out;
   }
-  const total = new Map<number, number>();
-  const sum = (id: number): number => {
-    let t = self.get(id) ?? 0;
-    for (const c of byId.get(id)!.children ?? []) t += sum(c);
-    total.set(id, t);
-    return t;
-  };
-  sum(p.nodes[0].id);
+  const total = subtreeTimes(p, self, byId);
   const walk = (id: number, open: Set<string>) => {
     const k = frameName(byId.get(id)!);
     if (!open.has(k)) {
@@ -79,14 +89,7 @@ export function treeBelow(
 ): string[] {
   const self = selfTimes(p);
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
-  const total = new Map<number, number>();
-  const sum = (id: number): number => {
-    let t = self.get(id) ?? 0;
-    for (const c of byId.get(id)!.children ?? []) t += sum(c);
-    total.set(id, t);
-    return t;
-  };
-  sum(p.nodes[0].id);
+  const total = subtreeTimes(p, self, byId);
   interface Merged {
     t: number;
     s: number;
