@@ -166,13 +166,11 @@ export async function ed25519Verify(
   assertBytes("msg", msg);
   assertBytes("pub", pub);
   if (!ed25519StrictPrecheck(sig, pub)) return false;
-  return await webCrypto.verify(
-    keyId(pub),
-    () => pub.slice(),
-    sig,
-    msg,
-    () => ed25519VerifyPure(sig, msg, pub),
-  );
+  if (webCrypto.disabled()) return ed25519VerifyPure(sig, msg, pub);
+  const id = keyId(pub);
+  const key = webCrypto.ready(id) ?? await webCrypto.import(id, () => pub.slice());
+  if (key === null) return ed25519VerifyPure(sig, msg, pub);
+  return webCrypto.verify(key, sig, msg);
 }
 
 /**

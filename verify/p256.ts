@@ -148,15 +148,12 @@ export async function es256Verify(
     setBounded(points, id, q);
   }
   if (typeof q === "string") return false;
+  if (webCrypto.disabled()) return es256VerifyPure(sig, msg, pub);
   const point = q;
   // a key already checked valid is imported as its uncompressed form, which every WebCrypto reads
-  return await webCrypto.verify(
-    id,
-    () => point.toBytes(false),
-    sig,
-    msg,
-    () => es256VerifyPure(sig, msg, pub),
-  );
+  const key = webCrypto.ready(id) ?? await webCrypto.import(id, () => point.toBytes(false));
+  if (key === null) return es256VerifyPure(sig, msg, pub);
+  return webCrypto.verify(key, sig, msg);
 }
 
 /** Forces the pure path in es256Verify (`false`), or lets it probe WebCrypto again (`true`). */

@@ -38,25 +38,27 @@ export class WebCryptoKeys {
     readonly verifyAlg: AlgorithmIdentifier | EcdsaParams,
   ) {}
 
-  /**
-   * WebCrypto's verdict on `sig` over `msg` under the key `id` names (its raw bytes built by
-   * `raw` when it must be imported), or `pure()`'s where WebCrypto cannot answer.
-   */
-  async verify(
-    id: string,
-    raw: () => Uint8Array,
-    sig: Uint8Array,
-    msg: Uint8Array,
-    pure: () => boolean,
-  ): Promise<boolean> {
-    if (this.#usable === false) return pure();
-    const key = this.#ready.get(id) ?? await this.#import(id, raw);
-    if (key === null) return pure();
+  /** Whether the pure path must answer (WebCrypto lacks the algorithm, or it was disabled). */
+  disabled(): boolean {
+    return this.#usable === false;
+  }
+
+  /** The imported key `id` names, when it is imported already (no await on the hot path). */
+  ready(id: string): CryptoKey | undefined {
+    return this.#ready.get(id);
+  }
+
+  /** WebCrypto's verdict on `sig` over `msg` under `key` (and the probe's answer: usable). */
+  verify(key: CryptoKey, sig: Uint8Array, msg: Uint8Array): Promise<boolean> {
     this.#usable = true;
     return crypto.subtle.verify(this.verifyAlg, key, sig as BufferSource, msg as BufferSource);
   }
 
-  #import(id: string, raw: () => Uint8Array): Promise<CryptoKey | null> {
+  /**
+   * Imports the key `id` names from its raw bytes (built by `raw`), once, sharing an import in
+   * flight; null when WebCrypto cannot use it (then the pure path decides).
+   */
+  import(id: string, raw: () => Uint8Array): Promise<CryptoKey | null> {
     let p = this.#pending.get(id);
     if (p) return p;
     p = crypto.subtle.importKey("raw", raw() as BufferSource, this.importAlg, false, ["verify"])
