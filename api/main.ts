@@ -84,13 +84,14 @@ export async function startService(
   let witnessing: Witnessing;
   let shards!: ShardSet;
   let serving!: ShardServing;
+  const cpuClock = threadCpuClock();
   try {
     const sequencer = {
       batchMax: config.batchMax,
       batchAgeMs: config.batchAgeMs,
       pendingMax: config.pendingMax,
       logName: config.logName,
-      cpuClock: threadCpuClock(),
+      cpuClock: cpuClock?.read,
     };
     // The shards (docs/SHARDS.md): s0 is the data directory's store exactly as before shards.
     serving = await openShardServing(config, sequencer, metrics);
@@ -113,6 +114,7 @@ export async function startService(
   } catch (e) {
     resolveApp(() => new Response(null, { status: 503, headers: { "retry-after": "5" } }));
     await server.shutdown();
+    cpuClock?.close();
     throw e;
   }
   // SPARQL and validation off the event loop, under time limits (issue 15).
@@ -172,6 +174,7 @@ export async function startService(
         pool?.close(); // nothing is in flight once the server has drained
         sparql.close();
         validator?.close();
+        cpuClock?.close();
       })(),
   };
 }
@@ -199,13 +202,34 @@ if (import.meta.main) {
 /**
  * This thread's CPU time in ms from /proc/thread-self/schedstat (Linux: its first field, ns on
  * CPU), for the sequencer's per-phase CPU figures on /metrics; undefined where it cannot be read.
+ * `close` releases the descriptor (the service's shutdown).
  */
-function threadCpuClock(): (() => number) | undefined {
-  const read = () =>
-    Number(Deno.readTextFileSync("/proc/thread-self/schedstat").split(" ")[0]) / 1e6;
+function threadCpuClock(): { read: () => number; close: () => void } | undefined {
+  // One descriptor, opened on this (the main) thread and re-read from offset 0: several reads per
+  // batch, so an open/read/close each cost the append path about 3 µs of CPU (docs/PERFORMANCE.md).
+  let file: Deno.FsFile;
   try {
-    return Number.isFinite(read()) ? read : undefined;
+    file = Deno.openSync("/proc/thread-self/schedstat");
   } catch {
     return undefined;
   }
+  const buf = new Uint8Array(64);
+  let open = true;
+  const read = () => {
+    if (!open) return NaN; // after shutdown
+    file.seekSync(0, Deno.SeekMode.Start);
+    const n = file.readSync(buf) ?? 0;
+    let ns = 0;
+    for (let i = 0; i < n && buf[i] >= 0x30 && buf[i] <= 0x39; i++) ns = ns * 10 + buf[i] - 0x30;
+    return n > 0 ? ns / 1e6 : NaN;
+  };
+  const close = () => {
+    if (open) file.close();
+    open = false;
+  };
+  try {
+    if (Number.isFinite(read())) return { read, close };
+  } catch { /* unreadable: no per-phase figures */ }
+  close();
+  return undefined;
 }

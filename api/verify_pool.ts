@@ -9,23 +9,57 @@
 // AppDeps.verify; createApp and the Workers entry (api/worker.ts) keep the in-thread verifier.
 // The reports are those of the in-thread verifier, value for value (tests/api/verify_pool_test.ts
 // checks every conformance vector).
-import type { VerificationReport } from "../verify/mod.ts";
+import { receiptOf, type VerificationReport } from "../verify/mod.ts";
 import type { ServiceConfig } from "./config.ts";
 
 /**
- * A request to a pool worker: verify each of `envelopes` and answer with the same `ids`. The
- * envelopes that arrive in one turn of the event loop travel in one message (the per-message
- * cost on the event loop was as large as verifying in place).
+ * A request to a pool worker: verify each envelope and answer with the same `ids`. The envelopes
+ * that arrive in one turn of the event loop travel in one message (the per-message cost on the
+ * event loop was as large as verifying in place), packed end to end in one transferred buffer:
+ * envelope i is `bytes[ends[i - 1] ?? 0, ends[i])` (one buffer moved cost the event loop a third
+ * of one buffer per envelope, docs/PERFORMANCE.md).
  */
 export interface PoolRequest {
   ids: number[];
-  envelopes: Uint8Array[];
+  bytes: Uint8Array;
+  ends: number[];
 }
 
-/** One envelope's outcome: the report, or the message of the error verifyEnvelope threw. */
+/** The envelopes of a request, as views into its buffer. */
+export function requestEnvelopes(m: PoolRequest): Uint8Array[] {
+  return m.ends.map((end, i) => m.bytes.subarray(i === 0 ? 0 : m.ends[i - 1], end));
+}
+
+/** Queued requests of one worker, not yet sent. */
+interface Queue {
+  ids: number[];
+  envelopes: Uint8Array[];
+  bytes: number;
+}
+
+/**
+ * One envelope's outcome: the report without its `receipt` (the JSON projection, a third of the
+ * report's structured-clone cost; the main thread computes it from the envelope if it is read,
+ * which the append route never does for a valid receipt), or the message of the error
+ * verifyEnvelope threw.
+ */
 export type PoolOutcome =
-  | { report: VerificationReport }
+  | { report: Omit<VerificationReport, "receipt"> }
   | { error: { name: string; message: string } };
+
+/** `r` with its `receipt` computed from `envelope` when first read (receiptOf: the same value). */
+function withReceipt(
+  r: Omit<VerificationReport, "receipt">,
+  envelope: Uint8Array,
+): VerificationReport {
+  let receipt: unknown, known = false;
+  return Object.defineProperty(r, "receipt", {
+    enumerable: true,
+    configurable: true,
+    get: () => known ? receipt : (known = true, receipt = receiptOf(envelope)),
+    set: (v: unknown) => (known = true, receipt = v),
+  }) as VerificationReport;
+}
 
 /** A pool worker's message. */
 export type PoolAnswer =
@@ -47,7 +81,7 @@ class PoolWorker {
   readonly pending = new Map<number, Pending>();
   readonly ready: Promise<void>;
   /** Requests of this turn not yet sent. */
-  queue: PoolRequest = { ids: [], envelopes: [] };
+  queue: Queue = { ids: [], envelopes: [], bytes: 0 };
   /** When this worker last answered (or was last idle): the pool's watchdog reads it. */
   lastProgress = performance.now();
 
@@ -72,7 +106,7 @@ class PoolWorker {
         if (!p) continue;
         this.pending.delete(m.ids[i]);
         const o = m.outcomes[i];
-        if ("report" in o) p.resolve(o.report);
+        if ("report" in o) p.resolve(withReceipt(o.report, p.envelope));
         else {
           const e = new Error(o.error.message);
           e.name = o.error.name;
@@ -233,9 +267,9 @@ export class VerifierPool {
     const id = this.#nextId++;
     if (w.pending.size === 0) w.lastProgress = performance.now();
     w.pending.set(id, p);
-    // A copy: the caller keeps its bytes (it appends them next); the copy's buffer is moved.
     w.queue.ids.push(id);
-    w.queue.envelopes.push(envelope.slice());
+    w.queue.envelopes.push(envelope);
+    w.queue.bytes += envelope.length;
     this.#flushTimer ??= setTimeout(this.#flush, 0);
   }
 
@@ -244,8 +278,17 @@ export class VerifierPool {
     for (const w of this.#workers) {
       const q = w.queue;
       if (q.ids.length === 0) continue;
-      w.queue = { ids: [], envelopes: [] };
-      w.worker.postMessage(q, q.envelopes.map((e) => e.buffer as ArrayBuffer));
+      w.queue = { ids: [], envelopes: [], bytes: 0 };
+      // A copy: the callers keep their bytes (they append them next); the copy's buffer is moved.
+      const bytes = new Uint8Array(q.bytes);
+      const ends: number[] = [];
+      let o = 0;
+      for (const e of q.envelopes) {
+        bytes.set(e, o);
+        ends.push(o += e.length);
+      }
+      const m: PoolRequest = { ids: q.ids, bytes, ends };
+      w.worker.postMessage(m, [bytes.buffer]);
     }
   };
 

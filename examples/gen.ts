@@ -7,7 +7,8 @@
 import { sealCore, type SigningKey } from "../api/client/seal.ts";
 import { keyFileText, keyScheme } from "../api/client/seal.ts";
 import { blake3, coseSign1, encodeCbor, fromJson, verifyEnvelope } from "../verify/mod.ts";
-import { POLICY } from "../conformance/gen/config.ts";
+import { b3, POLICY } from "../conformance/gen/config.ts";
+import { jcp2 } from "../conformance/gen/siblings.ts";
 import { policyDigest } from "../verify/mod.ts";
 
 /** The examples' steward key: published, for trying things out only, never for real receipts. */
@@ -18,10 +19,28 @@ export function exampleKey(): SigningKey {
 }
 
 const T = "2026-06-01T09:30:00Z";
-const b3 = (s: string) =>
-  Array.from(blake3(new TextEncoder().encode(s)), (b) => b.toString(16).padStart(2, "0")).join("");
 
 type Core = Record<string, unknown>;
+
+/** A JCR-1 cascade receipt of one L1 tool call metered by a shunt (4200 µJ), claiming `joules`. */
+function receiptCore(id: string, joules: number, steward: string): Core {
+  return {
+    jc_receipt: "1",
+    id,
+    closed_at: T,
+    input_hash: b3("extract the invoice number from: INV-2026-0042"),
+    tier: "L1",
+    joules_uj: joules,
+    energy_provenance: "HwShunt",
+    steward,
+    tools_touched: [{
+      tool_id: "lawful:regex-extract",
+      joules_uj: 4200,
+      energy_provenance: "HwShunt",
+    }],
+    claims: [],
+  };
+}
 
 /** One example: its file stem, core, and what verifying it must answer. */
 export interface Example {
@@ -38,22 +57,7 @@ export function examples(steward: string): Example[] {
     stem: "receipt",
     description: 'JCR-1 cascade receipt (jc_receipt "1"): an L1 tool call metered by a shunt',
     codes: [],
-    core: {
-      jc_receipt: "1",
-      id: "example-0001",
-      closed_at: T,
-      input_hash: b3("extract the invoice number from: INV-2026-0042"),
-      tier: "L1",
-      joules_uj: 4200,
-      energy_provenance: "HwShunt",
-      steward,
-      tools_touched: [{
-        tool_id: "lawful:regex-extract",
-        joules_uj: 4200,
-        energy_provenance: "HwShunt",
-      }],
-      claims: [],
-    },
+    core: receiptCore("example-0001", 4200, steward),
   }, {
     stem: "policy",
     description: "policy/1 receipt (SPEC §10): a policy engine allowed a workspace read",
@@ -75,44 +79,14 @@ export function examples(steward: string): Example[] {
     stem: "jcp2",
     description: "jcp/2 receipt (JCP §8): an enforcement point allowed a metered tool call",
     codes: [],
-    core: {
-      jcp_receipt: "jcp/2",
-      grant_id: b3("example grant"),
-      issuer: steward,
-      subject: steward,
-      resource: b3("resource: tools/filesystem"),
-      action: "read",
-      payload_hash: b3('{"path":"/workspace/x"}'),
-      frame_kind: "tool-call",
-      trust: "control",
-      verdict: "allow",
-      cost_uj: 1200,
-      energy_provenance: "HwShunt",
-      budget_remaining_uj: 98_800,
-      budget_uj: 100_000,
-      steward,
-    },
+    // the conformance suite's jcp/2 allow, with the examples' key in every role
+    core: jcp2({ grant_id: b3("example grant"), issuer: steward, subject: steward, steward }),
   }, {
     stem: "invalid-joules-below-tools",
     description: "INVALID: claims 1000 µJ in total but its one tool alone used 4200 µJ " +
       "(JCR-1 §6 step 5: joules_uj >= Σ tools_touched.joules_uj)",
     codes: ["joules-below-tools"],
-    core: {
-      jc_receipt: "1",
-      id: "example-0002",
-      closed_at: T,
-      input_hash: b3("extract the invoice number from: INV-2026-0042"),
-      tier: "L1",
-      joules_uj: 1000,
-      energy_provenance: "HwShunt",
-      steward,
-      tools_touched: [{
-        tool_id: "lawful:regex-extract",
-        joules_uj: 4200,
-        energy_provenance: "HwShunt",
-      }],
-      claims: [],
-    },
+    core: receiptCore("example-0002", 1000, steward),
   }];
 }
 

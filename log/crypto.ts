@@ -12,5 +12,6 @@ export {
   envelopeContentId,
   fromHex,
   publicKeyFromDidKey,
+  sha256,
   toHex,
 } from "../verify/mod.ts";

@@ -1,9 +1,9 @@
 // RFC 6962 §2.1 tree hashing with the hash as a parameter; JouleClaw SPEC §22.1 plugs in BLAKE3
 // (leaf BLAKE3(0x00 || entry), node BLAKE3(0x01 || l || r), empty tree BLAKE3("")). The SHA-256
 // hasher exists so the upstream transparency-dev/merkle vectors run unchanged. BLAKE3 is verify/'s
-// (verify/blake3.ts via log/crypto.ts).
-import { sha256 } from "@noble/hashes/sha2.js";
-import { blake3, entryLeafHash } from "./crypto.ts";
+// (verify/blake3.ts via log/crypto.ts); SHA-256 is verify/sha256.ts's (FIPS 180-4, the one the
+// tool-receipt HMACs use), which costs the append path about a third of @noble/hashes' per leaf.
+import { blake3, entryLeafHash, sha256 } from "./crypto.ts";
 
 /** Bytes per hash for every hasher of this log (BLAKE3-256, SHA-256). */
 export const HASH_SIZE = 32;
@@ -18,8 +18,18 @@ export interface Hasher {
   empty(): Uint8Array;
 }
 
-const LEAF = new Uint8Array([0x00]);
-const NODE = new Uint8Array([0x01]);
+// 0x00 || entry and 0x01 || l || r for the SHA-256 view, assembled in a reused scratch (the hash
+// runs synchronously, so calls never interleave).
+let scratch = new Uint8Array(1024);
+
+function prefixed(tag: number, a: Uint8Array, b?: Uint8Array): Uint8Array {
+  const n = 1 + a.length + (b ? b.length : 0);
+  if (scratch.length < n) scratch = new Uint8Array(Math.max(n, 2 * scratch.length));
+  scratch[0] = tag;
+  scratch.set(a, 1);
+  if (b) scratch.set(b, 1 + a.length);
+  return scratch.subarray(0, n);
+}
 
 // 0x01 || l || r for 32-byte children, assembled in place; verify/'s BLAKE3 (one chunk, no
 // allocation but the output) hashes it. One implementation of BLAKE3 in the project.
@@ -52,7 +62,7 @@ export const blake3Hasher: Hasher = {
 
 /** RFC 6962 §2.1 with SHA-256, for the upstream vectors. */
 export const sha256Hasher: Hasher = {
-  leaf: (entry) => sha256.create().update(LEAF).update(entry).digest(),
-  node: (l, r) => sha256.create().update(NODE).update(l).update(r).digest(),
+  leaf: (entry) => sha256(prefixed(0x00, entry)),
+  node: (l, r) => sha256(prefixed(0x01, l, r)),
   empty: () => sha256(new Uint8Array(0)),
 };

@@ -6,9 +6,10 @@
 // One rule on two paths: ed25519Verify (WebCrypto fast path after the same strict pre-checks in
 // JS, because WebCrypto alone is not strict) and ed25519VerifyPure (@noble/ed25519 Point API).
 // Both are run over every upstream case in tests/verify/ed25519_upstream_test.ts.
-import { getPublicKey as noblePublicKey, hashes, Point, sign as nobleSign } from "@noble/ed25519";
+import { hashes, Point, utils as nobleUtils } from "@noble/ed25519";
 import { sha512 } from "@noble/hashes/sha2.js";
 import { fromHex } from "./bytes.ts";
+import { type Backend, keyId, WebCryptoKeys } from "./webcrypto_keys.ts";
 
 hashes.sha512 = sha512; // @noble/ed25519 3.x needs a sync SHA-512 for sign/getPublicKey
 
@@ -147,35 +148,7 @@ function concat3(a: Uint8Array, b: Uint8Array, c: Uint8Array): Uint8Array {
 
 // --- WebCrypto fast path ---------------------------------------------------------------------
 
-const KEY_CACHE_MAX = 4096;
-const keyCache = new Map<string, Promise<CryptoKey | null>>(); // imports in flight or done
-const readyKeys = new Map<string, CryptoKey>(); // imported keys: no await on the hot path
-const ED25519 = { name: "Ed25519" } as const;
-let webCryptoUsable: boolean | undefined; // undefined: not probed yet
-
-function cacheKeyOf(pub: Uint8Array): string {
-  return String.fromCharCode.apply(null, pub as unknown as number[]);
-}
-
-function importKey(id: string, pub: Uint8Array): Promise<CryptoKey | null> {
-  let p = keyCache.get(id);
-  if (p) return p;
-  p = crypto.subtle.importKey("raw", pub.slice(), ED25519, false, ["verify"]).then(
-    (k) => {
-      if (readyKeys.size >= KEY_CACHE_MAX) readyKeys.delete(readyKeys.keys().next().value!);
-      readyKeys.set(id, k);
-      return k;
-    },
-    (err: unknown) => {
-      keyCache.delete(id);
-      if (err instanceof DOMException && err.name === "NotSupportedError") webCryptoUsable = false;
-      return null; // unusable here (unsupported or rejected key): the pure path decides
-    },
-  );
-  if (keyCache.size >= KEY_CACHE_MAX) keyCache.delete(keyCache.keys().next().value!); // FIFO bound
-  keyCache.set(id, p);
-  return p;
-}
+const webCrypto = new WebCryptoKeys({ name: "Ed25519" }, { name: "Ed25519" });
 
 /**
  * Strict cofactorless Ed25519 verification (Decision 3): the strict pre-checks in JS, then
@@ -193,12 +166,11 @@ export async function ed25519Verify(
   assertBytes("msg", msg);
   assertBytes("pub", pub);
   if (!ed25519StrictPrecheck(sig, pub)) return false;
-  if (webCryptoUsable === false) return ed25519VerifyPure(sig, msg, pub);
-  const id = cacheKeyOf(pub);
-  const key = readyKeys.get(id) ?? await importKey(id, pub);
+  if (webCrypto.disabled()) return ed25519VerifyPure(sig, msg, pub);
+  const id = keyId(pub);
+  const key = webCrypto.ready(id) ?? await webCrypto.import(id, () => pub.slice());
   if (key === null) return ed25519VerifyPure(sig, msg, pub);
-  webCryptoUsable = true;
-  return crypto.subtle.verify(ED25519, key, sig as BufferSource, msg as BufferSource);
+  return webCrypto.verify(key, sig, msg);
 }
 
 /**
@@ -206,21 +178,59 @@ export async function ed25519Verify(
  * For tests and for environments whose WebCrypto Ed25519 is known to be broken.
  */
 export function setWebCryptoEd25519(enabled: boolean): void {
-  webCryptoUsable = enabled ? undefined : false;
+  webCrypto.setEnabled(enabled);
 }
 
 /** Which path ed25519Verify took last: "webcrypto", "pure", or "unprobed" before the first call. */
-export function ed25519Backend(): "webcrypto" | "pure" | "unprobed" {
-  return webCryptoUsable === undefined ? "unprobed" : webCryptoUsable ? "webcrypto" : "pure";
+export function ed25519Backend(): Backend {
+  return webCrypto.backend();
+}
+
+// --- signing ---------------------------------------------------------------------------------
+
+/** RFC 8032 §5.1.5's expansion of a secret seed: the scalar s, the nonce prefix and A's bytes. */
+interface Expanded {
+  seed: Uint8Array; // a private copy, compared on every use: the caller may refill its array
+  scalar: bigint;
+  prefix: Uint8Array;
+  pub: Uint8Array;
+}
+
+// Expanded keys by the caller's seed array (a log signs every head with one key): deriving A is a
+// base-point multiplication, as costly as the signature itself, so it is done once per seed array.
+const expanded = new WeakMap<Uint8Array, Expanded>();
+
+function expand(secret32: Uint8Array): Expanded {
+  const hit = expanded.get(secret32);
+  if (hit && eq32(hit.seed, 0, secret32, 0)) return hit;
+  const e = nobleUtils.getExtendedPublicKey(secret32); // SHA-512, clamp, [s]B (RFC 8032 §5.1.5)
+  const out = { seed: secret32.slice(), scalar: e.scalar, prefix: e.prefix, pub: e.pointBytes };
+  expanded.set(secret32, out);
+  return out;
+}
+
+function modL(b: Uint8Array): bigint {
+  return bytesToBigLE(b) % L;
 }
 
 /**
- * RFC 8032 §5.1.6 deterministic Ed25519 signature of `msg` under the 32-byte secret seed.
+ * RFC 8032 §5.1.6 deterministic Ed25519 signature of `msg` under the 32-byte secret seed. The
+ * seed's expansion (§5.1.5) is kept per seed array, so a signature costs one base-point
+ * multiplication; the bytes are @noble/ed25519's `sign` (tests/verify/ed25519_test.ts).
  * @example ed25519Sign(new TextEncoder().encode("hi"), secret) // 64 bytes
  */
 export function ed25519Sign(msg: Uint8Array, secret32: Uint8Array): Uint8Array {
   assertSecret(secret32);
-  return nobleSign(msg, secret32);
+  assertBytes("msg", msg);
+  const e = expand(secret32);
+  const r = modL(sha512(concat3(e.prefix, msg, new Uint8Array(0)))); // step 2: r = H(prefix || M)
+  const R = Point.BASE.multiply(r).toBytes(); // step 3: R = [r]B (r = 0 throws, as noble's sign)
+  const k = modL(sha512(concat3(R, e.pub, msg))); // step 4: k = H(R || A || M)
+  const S = (r + k * e.scalar) % L; // step 5: S = (r + k·s) mod L
+  const sig = new Uint8Array(64);
+  sig.set(R, 0);
+  sig.set(le32(S), 32);
+  return sig;
 }
 
 /**
@@ -229,7 +239,7 @@ export function ed25519Sign(msg: Uint8Array, secret32: Uint8Array): Uint8Array {
  */
 export function ed25519PublicKey(secret32: Uint8Array): Uint8Array {
   assertSecret(secret32);
-  return noblePublicKey(secret32);
+  return expand(secret32).pub.slice();
 }
 
 /** A fresh random 32-byte secret seed from crypto.getRandomValues. */

@@ -66,7 +66,13 @@ export type { ToolReceiptHmacFields, ToolReceiptWithTag } from "./hmac.ts";
 // JCP §5: the meter-reading/1 rules the meter agent grades with and the verifier re-checks.
 export * as meterReading from "./profiles/meter_reading.ts";
 // JCR-1 §6: the verifier and its report; receipt profiles by schema tag; SPEC §10.1 policy_digest.
-export { CANONICAL_FORM_CODES, failureCodes, STEP_NAMES, verifyEnvelope } from "./report.ts";
+export {
+  CANONICAL_FORM_CODES,
+  failureCodes,
+  receiptOf,
+  STEP_NAMES,
+  verifyEnvelope,
+} from "./report.ts";
 export type { VerificationReport, VerificationStep, VerifierOptions } from "./report.ts";
 export {
   assertMintable,
@@ -96,3 +102,4 @@ export {
 } from "./p256.ts";
 export type { Es256Refusal } from "./p256.ts";
 export { envelopeContentId } from "./content_id.ts";
+export { hmacSha256, sha256 } from "./sha256.ts";

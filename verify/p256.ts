@@ -12,6 +12,7 @@
 // Wycheproof ecdsa_secp256r1_sha256_p1363 case in tests/verify/p256_upstream_test.ts.
 import { p256 } from "@noble/curves/nist.js";
 import { sha256 } from "./sha256.ts";
+import { type Backend, keyId, setBounded, WebCryptoKeys } from "./webcrypto_keys.ts";
 
 const Point = p256.Point;
 const Fn = Point.Fn;
@@ -116,38 +117,10 @@ export function es256VerifyPure(sig: Uint8Array, msg: Uint8Array, pub: Uint8Arra
 
 // --- WebCrypto fast path ---------------------------------------------------------------------
 
-const KEY_CACHE_MAX = 4096;
-const keyCache = new Map<string, Promise<CryptoKey | null>>();
-const readyKeys = new Map<string, CryptoKey>();
-const ECDSA_P256 = { name: "ECDSA", namedCurve: "P-256" } as const;
-const ECDSA_SHA256 = { name: "ECDSA", hash: "SHA-256" } as const;
-let webCryptoUsable: boolean | undefined;
-
-function cacheKeyOf(pub: Uint8Array): string {
-  return String.fromCharCode.apply(null, pub as unknown as number[]);
-}
-
-/** Imports a key already checked valid: as its uncompressed form, which every WebCrypto reads. */
-function importKey(id: string, q: InstanceType<typeof Point>): Promise<CryptoKey | null> {
-  let p = keyCache.get(id);
-  if (p) return p;
-  const raw = q.toBytes(false);
-  p = crypto.subtle.importKey("raw", raw, ECDSA_P256, false, ["verify"]).then(
-    (k) => {
-      if (readyKeys.size >= KEY_CACHE_MAX) readyKeys.delete(readyKeys.keys().next().value!);
-      readyKeys.set(id, k);
-      return k;
-    },
-    (err: unknown) => {
-      keyCache.delete(id);
-      if (err instanceof DOMException && err.name === "NotSupportedError") webCryptoUsable = false;
-      return null; // the pure path decides
-    },
-  );
-  if (keyCache.size >= KEY_CACHE_MAX) keyCache.delete(keyCache.keys().next().value!);
-  keyCache.set(id, p);
-  return p;
-}
+const webCrypto = new WebCryptoKeys(
+  { name: "ECDSA", namedCurve: "P-256" },
+  { name: "ECDSA", hash: "SHA-256" },
+);
 
 /** Decoded keys by encoding (decompression costs a square root): bounded, oldest out first. */
 const points = new Map<string, InstanceType<typeof Point> | Es256Refusal>();
@@ -168,29 +141,29 @@ export async function es256Verify(
   assertBytes("msg", msg);
   assertBytes("pub", pub);
   if (es256SignatureForm(sig) !== undefined) return false;
-  const id = cacheKeyOf(pub);
+  const id = keyId(pub);
   let q = points.get(id);
   if (q === undefined) {
     q = decodePoint(pub);
-    if (points.size >= KEY_CACHE_MAX) points.delete(points.keys().next().value!);
-    points.set(id, q);
+    setBounded(points, id, q);
   }
   if (typeof q === "string") return false;
-  if (webCryptoUsable === false) return es256VerifyPure(sig, msg, pub);
-  const key = readyKeys.get(id) ?? await importKey(id, q);
+  if (webCrypto.disabled()) return es256VerifyPure(sig, msg, pub);
+  const point = q;
+  // a key already checked valid is imported as its uncompressed form, which every WebCrypto reads
+  const key = webCrypto.ready(id) ?? await webCrypto.import(id, () => point.toBytes(false));
   if (key === null) return es256VerifyPure(sig, msg, pub);
-  webCryptoUsable = true;
-  return crypto.subtle.verify(ECDSA_SHA256, key, sig as BufferSource, msg as BufferSource);
+  return webCrypto.verify(key, sig, msg);
 }
 
 /** Forces the pure path in es256Verify (`false`), or lets it probe WebCrypto again (`true`). */
 export function setWebCryptoEs256(enabled: boolean): void {
-  webCryptoUsable = enabled ? undefined : false;
+  webCrypto.setEnabled(enabled);
 }
 
 /** Which path es256Verify took last: "webcrypto", "pure", or "unprobed" before the first call. */
-export function es256Backend(): "webcrypto" | "pure" | "unprobed" {
-  return webCryptoUsable === undefined ? "unprobed" : webCryptoUsable ? "webcrypto" : "pure";
+export function es256Backend(): Backend {
+  return webCrypto.backend();
 }
 
 /**

@@ -291,6 +291,21 @@ export async function verifyEnvelope(
   };
 }
 
+/**
+ * A report's `receipt` computed from the envelope alone: the same value verifyEnvelope reports (the
+ * JSON projection of the decoded payload, or null when the envelope or its payload does not
+ * decode). For a report moved between threads without its projection (api/verify_pool.ts).
+ */
+export function receiptOf(envelope: Uint8Array): unknown {
+  let decoded: CborValue;
+  try {
+    decoded = decodeCbor(parseCoseSign1Views(envelope).payload);
+  } catch {
+    return null;
+  }
+  return projection(decoded);
+}
+
 /** The codes of a report's failing steps, in step order (what a conformance vector expects). */
 export function failureCodes(r: VerificationReport): string[] {
   return r.steps.filter((s) => s.status === "fail").map((s) => s.code!);

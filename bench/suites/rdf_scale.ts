@@ -4,8 +4,9 @@
 // receipts in the embedded store and in Virtuoso (bulk-loaded from the export's N-Quads by its
 // own loader). Beside them, the machine's limits measured in the same run: JSON.parse/s of a
 // receipt and raw WebCrypto Ed25519 verifies/s (bench/suites/_limits.ts). BENCH_RDF_SYNC_N sets the
-// synced log's length (default 2,000).
+// synced log's length (default 2,000). Short mode (bench/suites/_short.ts): a twentieth of both.
 import { rawWebCryptoVerifiesPerSecond } from "./_limits.ts";
+import { count, ms } from "./_short.ts";
 import { resolveConfig } from "../../api/config.ts";
 import { EmbeddedSparql } from "../../api/sparql_worker.ts";
 import type { Log } from "../../log/mod.ts";
@@ -16,8 +17,8 @@ import { startService } from "../../tests/e2e/_service.ts";
 import { seedEnvelope, seedLog, seedReceipt } from "../../tests/rdf/_seed.ts";
 import { startVirtuoso } from "../../tests/rdf/_virtuoso.ts";
 
-const N = Number(Deno.env.get("BENCH_RDF_SCALE_N") ?? 100_000);
-const SYNC_N = Number(Deno.env.get("BENCH_RDF_SYNC_N") ?? 2_000);
+const N = Number(Deno.env.get("BENCH_RDF_SCALE_N") ?? count(100_000));
+const SYNC_N = Number(Deno.env.get("BENCH_RDF_SYNC_N") ?? count(2_000));
 const SUM = `PREFIX jc: <https://jouleclaw.transaction.science/vocab/v1#>
 PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
 SELECT ?tier (SUM(xsd:decimal(STR(?j))) AS ?total)
@@ -38,7 +39,7 @@ export default async (): Promise<Record<string, unknown>> => {
   const text = JSON.stringify(seedReceipt(7), (_k, v) => typeof v === "bigint" ? String(v) : v);
   let parses = 0;
   const p0 = performance.now();
-  while (performance.now() - p0 < 1000) JSON.parse(text), parses++;
+  while (performance.now() - p0 < ms(1000)) JSON.parse(text), parses++;
   const limits = {
     json_parse_per_s: Math.round(parses / ((performance.now() - p0) / 1000)),
     webcrypto_ed25519_verifies_per_s: await rawWebCryptoVerifiesPerSecond(1000),

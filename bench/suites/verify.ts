@@ -36,7 +36,7 @@ import { count, ms } from "./_short.ts";
 
 const dir = new URL("../../conformance/vectors/", import.meta.url);
 
-async function positives(): Promise<{ envs: Uint8Array[]; opts: VerifierOptions }> {
+export async function positives(): Promise<{ envs: Uint8Array[]; opts: VerifierOptions }> {
   const envs: Uint8Array[] = [];
   for (const f of ["jcr1.json", "siblings.json"]) {
     for (const v of JSON.parse(await Deno.readTextFile(new URL(f, dir))).vectors) {

@@ -7,7 +7,8 @@
 //  - verified durable appends/s of the HTTP service with two witnesses configured (the collector
 //    running against two real witness processes) vs none, same run, alternating: the collector is
 //    off the append path, so the ratio should be >= 0.95.
-// JC_BENCH_WITNESS_MS sets each timed window (default 3000).
+// JC_BENCH_WITNESS_MS sets each timed window (default 3000; short mode, bench/suites/_short.ts:
+// a twentieth).
 import { signCheckpoint } from "../../log/c2sp/checkpoint.ts";
 import { ed25519Vkey } from "../../log/c2sp/note.ts";
 import { createWitness } from "../../log/c2sp/witness_role.ts";
@@ -18,9 +19,10 @@ import { consistencyProof, type NodeId, sha256Hasher, treeRoot } from "../../log
 import { ed25519GenerateSecret, toHex } from "../../verify/mod.ts";
 import { startService } from "../../tests/e2e/_service.ts";
 import { rawWebCryptoVerifiesPerSecond } from "./_limits.ts";
+import { ms } from "./_short.ts";
 import { appendRequest, Conn, post, type Prepared, presign } from "./http.ts";
 
-const MS = Number(Deno.env.get("JC_BENCH_WITNESS_MS") ?? 3000);
+const MS = Number(Deno.env.get("JC_BENCH_WITNESS_MS") ?? ms(3000));
 const LEAVES = 1 << 20;
 const ORIGIN_BASE = "bench.witness.test/log";
 

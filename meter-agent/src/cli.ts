@@ -285,16 +285,34 @@ export async function main(
   const writeMetrics = () => spool!.writeText("meter-agent.prom", agentMetrics(id.did, counters));
   let running = true;
   const timeoutMs = Math.round(a.timeout * 1000);
-  let head: ChainHead;
-  if (spool!.isFresh()) {
-    // The spool is lost (or new): continue the chain where the service has it, never at seq 0.
-    const h = await serverHead(a.server!, id.did, log, () => running, timeoutMs);
-    if (h === undefined) return 0; // stopped while waiting for the service
-    head = h;
-    spool!.resume(id.did, head);
-    counters.resumed++;
-    log(`spool ${a.spool} has no chain: resumed from the service at seq ${head.seq}`);
-  } else head = spool!.open(id.did);
+  // The chain head, or undefined while it is being read from the service (a new or lost spool,
+  // or readings parked): metering goes on meanwhile, each span stashed unsigned in the spool and
+  // signed, in order, once the head is known. Nothing measured waits on the service.
+  let head: ChainHead | undefined;
+  let headWait: Promise<void> | undefined;
+  const signStashed = () => {
+    const signedEnd = spool!.signedEnd();
+    for (const { n, span } of spool!.stashed()) {
+      if (span.end > signedEnd) {
+        const envelope = signReading(readingCore(span, id, a.host, head!), id);
+        head = spool!.append(id.did, head!.seq, envelope, span.end);
+      } // else: signed before a crash that left its stash behind
+      spool!.unstash(n);
+    }
+  };
+  const resumeFromService = (what: string) => {
+    head = undefined;
+    headWait = serverHead(a.server!, id.did, log, () => running, timeoutMs).then((h) => {
+      if (h === undefined) return; // stopped while waiting: the stash stays for the next start
+      spool!.resume(id.did, h);
+      head = h;
+      counters.resumed++;
+      writeMetrics();
+      log(`${what} at seq ${h.seq}`);
+      signStashed();
+      deliverer.kick();
+    });
+  };
   let resync = false;
   const deliverer = new Deliverer(spool!, a.server!, {
     log,
@@ -312,6 +330,13 @@ export async function main(
     },
     onAck: (n) => (counters.acked += n, writeMetrics()),
   });
+  if (spool!.isFresh()) {
+    // The spool is lost (or new): continue the chain where the service has it, never at seq 0.
+    resumeFromService(`spool ${a.spool} has no chain: resumed from the service`);
+  } else {
+    head = spool!.open(id.did);
+    signStashed(); // spans stashed before a restart, while the head was being read
+  }
   writeMetrics();
   const delivering = deliverer.run();
   const stop = () => {
@@ -321,26 +346,26 @@ export async function main(
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
   console.error(
-    `meter-agent: ${id.did} streaming to ${a.server} every ${a.interval} s from seq ${head.seq}`,
+    `meter-agent: ${id.did} streaming to ${a.server} every ${a.interval} s ` +
+      (head ? `from seq ${head.seq}` : "(the chain continues from the service's head)"),
   );
   while (running) {
     const span = await meter.span(a.interval * 1000);
-    if (resync) {
+    if (resync && head !== undefined) {
       // Readings were parked: what follows them cannot chain from them. Continue from the
       // service's head (the last reading it accepted).
       resync = false;
-      const h = await serverHead(a.server!, id.did, log, () => running, timeoutMs);
-      if (h === undefined) break;
-      head = h;
-      spool!.resume(id.did, head);
-      counters.resumed++;
-      writeMetrics();
-      log(`chain resumed from the service at seq ${head.seq}`);
+      resumeFromService("chain resumed from the service");
+    }
+    if (head === undefined) {
+      spool!.stash(span); // durable; signed once the head is known
+      continue;
     }
     const envelope = signReading(readingCore(span, id, a.host, head), id);
-    head = spool!.append(id.did, head.seq, envelope);
+    head = spool!.append(id.did, head.seq, envelope, span.end);
     deliverer.kick();
   }
+  await headWait;
   await delivering;
   return 0;
 }

@@ -2,7 +2,9 @@
 // fsynced) before it is sent, and it stays there until the service has acknowledged it. The chain
 // head (next seq and prev) is derived from what is on disk, so after a restart the agent neither
 // re-signs a spooled reading nor reuses its seq: across restarts and outages no reading is lost,
-// duplicated, or signed twice with different bytes.
+// duplicated, or signed twice with different bytes. A span measured while the chain head is not
+// known yet (a new or lost spool, the service not answering GET /v1/agents/{did}) is stashed
+// unsigned in unsigned/ (just as durably) and signed, in order, once the head is known.
 
 import {
   closeSync,
@@ -16,9 +18,12 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
+import { decodeCbor, parseCoseSign1 } from "../../verify/mod.ts";
+import type { GradedSpan } from "./meter.ts";
 import { type ChainHead, envelopeHash, GENESIS } from "./reading.ts";
 
 const NAME = /^(\d{16})\.cose$/;
+const STASHED = /^(\d{16})\.json$/;
 
 function fsyncDir(dir: string): void {
   try {
@@ -53,22 +58,31 @@ export interface Spooled {
   envelope: Uint8Array;
 }
 
+/** A span stashed unsigned while the chain head was unknown. */
+export interface Stashed {
+  n: number;
+  span: GradedSpan;
+}
+
 /** The on-disk spool of one agent identity. */
 export class Spool {
   readonly dir: string;
   readonly #pending: string;
   readonly #parked: string;
+  readonly #unsigned: string;
   constructor(dir: string) {
     this.dir = dir;
     this.#pending = join(dir, "pending");
     this.#parked = join(dir, "parked");
+    this.#unsigned = join(dir, "unsigned");
     mkdirSync(this.#pending, { recursive: true });
   }
 
   /**
    * Whether this spool remembers no chain (lost, or never used): no chain.json and nothing
-   * pending. The agent then resumes from the service's head (GET /v1/agents/{did}) instead of
-   * starting again at seq 0, which the service would refuse as a replay.
+   * pending (spans stashed unsigned do not count: they are not in a chain yet). The agent then
+   * resumes from the service's head (GET /v1/agents/{did}) instead of starting again at seq 0,
+   * which the service would refuse as a replay.
    */
   isFresh(): boolean {
     try {
@@ -144,12 +158,79 @@ export class Spool {
     return new Uint8Array(readFileSync(this.#path(seq)));
   }
 
-  /** Spools a signed reading durably, then records the new chain head. */
-  append(did: string, seq: number, envelope: Uint8Array): ChainHead {
+  /**
+   * Spools a signed reading durably, then records the new chain head (with the reading's span end,
+   * which tells a stashed span already signed from one that is not: {@link signedEnd}).
+   */
+  append(did: string, seq: number, envelope: Uint8Array, end?: number): ChainHead {
     writeDurable(this.#path(seq), envelope);
     const head = { seq: seq + 1, prev: envelopeHash(envelope) };
-    writeDurable(join(this.dir, "chain.json"), JSON.stringify({ did, ...head }));
+    writeDurable(join(this.dir, "chain.json"), JSON.stringify({ did, ...head, end }));
     return head;
+  }
+
+  /** Stashes a span measured while the chain head is unknown, durably, after the others. */
+  stash(span: GradedSpan): void {
+    mkdirSync(this.#unsigned, { recursive: true });
+    const n = (this.#stashedNumbers().at(-1) ?? -1) + 1;
+    writeDurable(join(this.#unsigned, `${String(n).padStart(16, "0")}.json`), JSON.stringify(span));
+  }
+
+  /** The stashed spans, oldest first. */
+  stashed(): Stashed[] {
+    return this.#stashedNumbers().map((n) => ({
+      n,
+      span: JSON.parse(readFileSync(this.#stashPath(n), "utf8")) as GradedSpan,
+    }));
+  }
+
+  /** Drops a stashed span once it is signed and spooled (or was already). */
+  unstash(n: number): void {
+    try {
+      unlinkSync(this.#stashPath(n));
+    } catch (e) {
+      if ((e as { code?: string }).code !== "ENOENT") throw e;
+    }
+    fsyncDir(this.#unsigned);
+  }
+
+  /**
+   * The span end of the last reading signed here: chain.json's, or the last pending reading's when
+   * that is later (a crash between spooling a reading and recording the head). A stashed span
+   * ending no later was signed before a crash and is not signed again.
+   */
+  signedEnd(): number {
+    let end = -Infinity;
+    const c = this.readJson("chain.json") as { end?: unknown } | undefined;
+    if (typeof c?.end === "number") end = c.end;
+    const last = this.#seqs().at(-1);
+    if (last !== undefined) {
+      const core = decodeCbor(parseCoseSign1(this.#read(last)).payload) as Map<string, unknown>;
+      const e = core.get("end");
+      if (typeof e === "number" && e > end) end = e;
+    }
+    return end;
+  }
+
+  #stashedNumbers(): number[] {
+    let names: string[];
+    try {
+      names = readdirSync(this.#unsigned);
+    } catch (e) {
+      if ((e as { code?: string }).code === "ENOENT") return [];
+      throw e;
+    }
+    const out: number[] = [];
+    for (const f of names) {
+      const m = STASHED.exec(f);
+      if (m) out.push(Number(m[1]));
+      else if (f.endsWith(".tmp")) unlinkSync(join(this.#unsigned, f)); // never renamed: never kept
+    }
+    return out.sort((a, b) => a - b);
+  }
+
+  #stashPath(n: number): string {
+    return join(this.#unsigned, `${String(n).padStart(16, "0")}.json`);
   }
 
   /** The oldest unacknowledged readings, in seq order. */

@@ -7,6 +7,12 @@ import assert from "node:assert/strict";
 
 const root = new URL("../../", import.meta.url);
 
+/**
+ * Suites that a test of their own runs in short mode, with assertions on their figures: not run a
+ * second time here (`bench edge` alone took a minute of this test on a loaded machine).
+ */
+const OWN_TEST: Record<string, string> = { edge: "tests/edge/bench_edge_test.ts" };
+
 Deno.test("deno task bench: every suite completes in short mode, none reports an error", async () => {
   const suites: string[] = [];
   for await (const e of Deno.readDir(new URL("bench/suites/", root))) {
@@ -14,8 +20,15 @@ Deno.test("deno task bench: every suite completes in short mode, none reports an
       suites.push(e.name.slice(0, -3));
     }
   }
+  for (const [suite, test] of Object.entries(OWN_TEST)) {
+    assert.ok(suites.includes(suite), `no suite ${suite}`);
+    const text = await Deno.readTextFile(new URL(test, root));
+    assert.match(text, new RegExp(`bench/suites/${suite}\\.ts`), `${test} runs ${suite}`);
+    assert.match(text, /JC_BENCH_SHORT/, `${test} runs ${suite} in short mode`);
+  }
+  const run = suites.filter((s) => !(s in OWN_TEST)).sort();
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["task", "-q", "bench"],
+    args: ["task", "-q", "bench", ...run],
     cwd: root,
     env: { JC_BENCH_SHORT: "1", JC_BENCH_HTTP_POOL: "200", NO_COLOR: "1" },
     stdout: "piped",
@@ -24,7 +37,7 @@ Deno.test("deno task bench: every suite completes in short mode, none reports an
   const err = new TextDecoder().decode(out.stderr);
   assert.equal(out.code, 0, err);
   const report = JSON.parse(new TextDecoder().decode(out.stdout));
-  for (const s of suites) {
+  for (const s of run) {
     assert.ok(report[s], `suite ${s} did not run\n${err}`);
     assert.equal(report[s].error, undefined, `suite ${s} crashed: ${report[s].error}`);
   }
@@ -32,4 +45,29 @@ Deno.test("deno task bench: every suite completes in short mode, none reports an
   assert.ok(report.http.signed_during_run > 0, JSON.stringify(report.http));
   assert.ok(report.http.closed_loop.appends > 200, JSON.stringify(report.http.closed_loop));
   assert.equal(Object.keys(report.http.open_loop.failed_by_status).length, 0);
+});
+
+Deno.test("bench/profile.ts: both profiles run and bench/cpuprof.ts attributes them (docs/PERFORMANCE.md)", async () => {
+  for (const [mode, n, c] of [["verify", "2000", "8"], ["http", "600", "8"]]) {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "bench/profile.ts", mode, n, c],
+      cwd: root,
+      env: { NO_COLOR: "1" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = new TextDecoder().decode(out.stdout);
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    const files = text.split("\n").filter((l) => l.endsWith(".cpuprofile"));
+    assert.ok(files.length >= 1, text);
+    // the verify path's own functions show up in the main thread's profile
+    assert.match(text, mode === "verify" ? /verifyEnvelope report\.ts/ : /µs {2}/, text);
+    if (mode === "http") {
+      const j = JSON.parse(text.split("\n").find((l) => l.startsWith("{"))!);
+      assert.ok(j.server_cpu_us_per_append > 0, text);
+    }
+    for (const f of files) {
+      await Deno.remove(f.replace(/\/[^/]+$/, ""), { recursive: true }).catch(() => {});
+    }
+  }
 });

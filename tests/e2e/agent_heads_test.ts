@@ -9,6 +9,7 @@
 // yield to the event loop, so /healthz is not held up meanwhile; then the mark is set.
 // JC_AGENT_HEADS_N changes the size (default 10^6).
 import assert from "node:assert/strict";
+import { readingAgent } from "../_readings.ts";
 import { DatabaseSync } from "node:sqlite";
 import { startService } from "./_service.ts";
 import {
@@ -20,42 +21,11 @@ import {
 } from "../../log/mod.ts";
 import { TreeEdge } from "../../log/edge.ts";
 import { openSqliteStorage } from "../../log/sqlite/mod.ts";
-import {
-  blake3,
-  coseSign1,
-  decodeCbor,
-  didKeyFromPublicKey,
-  ed25519PublicKey,
-  ed25519Sign,
-  encodeCbor,
-  fromHex,
-  meterReading,
-  parseCoseSign1,
-  toHex,
-} from "../../verify/mod.ts";
+import { blake3, ed25519Sign, meterReading, toHex } from "../../verify/mod.ts";
 
 const N = Number(Deno.env.get("JC_AGENT_HEADS_N") ?? 1_000_000);
 const LOG_SECRET = new Uint8Array(32).fill(9);
-const AGENT_SECRET = new Uint8Array(32).fill(11);
-const AGENT = didKeyFromPublicKey(ed25519PublicKey(AGENT_SECRET));
-
-const vectorFile = JSON.parse(
-  await Deno.readTextFile(new URL("../../conformance/vectors/meter-reading.json", import.meta.url)),
-);
-const vector = vectorFile.vectors.find((v: { expected: { valid: boolean } }) => v.expected.valid);
-const baseCore = decodeCbor(parseCoseSign1(fromHex(vector.cose_sign1_hex)).payload) as Map<
-  string,
-  unknown
->;
-
-/** The agent's reading `seq` after `prev` (the conformance reading, re-keyed and re-chained). */
-function reading(seq: number, prev: string): Uint8Array {
-  const core = new Map(baseCore);
-  core.set("agent", AGENT);
-  core.set("seq", seq);
-  core.set("prev", prev);
-  return coseSign1(encodeCbor(core), AGENT_SECRET, AGENT);
-}
+const { did: AGENT, reading } = readingAgent(new Uint8Array(32).fill(11));
 
 /** Writes `n` entries (readings at `at[k]`, seq k) into a new SQLite store in `dir`. */
 async function seed(dir: string, n: number, at: number[]): Promise<Uint8Array[]> {

@@ -50,6 +50,10 @@ Deno.test({
       const i1 = await twinsAreOneEntry(svc.url, svc.signer, 1);
       const i2 = await twinsAreOneEntry(svc.url, svc.signer, 2);
       assert.deepEqual([i1, i2], [0, 1]);
+      // the sequencer's per-phase CPU clock (api/main.ts threadCpuClock) reads this thread's time
+      const metrics = await (await fetch(svc.url + "/metrics")).text();
+      const seq = /^jc_sequencer_cpu_seconds_total\{phase="sequence"\} ([\d.e+-]+)$/m.exec(metrics);
+      assert.ok(seq && Number(seq[1]) > 0, metrics);
       await svc.stop();
       svc = await startService({ DATA_DIR: dataDir });
       const again = await post(svc.url, "/v1/log/entries", malleated(validEs256Envelope(1)));

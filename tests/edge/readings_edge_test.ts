@@ -5,39 +5,11 @@
 // sequencer. Checked: heads after each reading, a replayed reading answered with its index and
 // the head unmoved, a gap refused, and the head surviving a restart of the runtime.
 import assert from "node:assert/strict";
+import { readingAgent } from "../_readings.ts";
 import { removeBundle, startWorker } from "./_worker.ts";
-import {
-  blake3,
-  coseSign1,
-  decodeCbor,
-  didKeyFromPublicKey,
-  ed25519PublicKey,
-  encodeCbor,
-  fromHex,
-  meterReading,
-  parseCoseSign1,
-  toHex,
-} from "../../verify/mod.ts";
+import { blake3, meterReading, toHex } from "../../verify/mod.ts";
 
-const AGENT_SECRET = new Uint8Array(32).fill(13);
-const AGENT = didKeyFromPublicKey(ed25519PublicKey(AGENT_SECRET));
-const vectorFile = JSON.parse(
-  await Deno.readTextFile(new URL("../../conformance/vectors/meter-reading.json", import.meta.url)),
-);
-const vector = vectorFile.vectors.find((v: { expected: { valid: boolean } }) => v.expected.valid);
-const baseCore = decodeCbor(parseCoseSign1(fromHex(vector.cose_sign1_hex)).payload) as Map<
-  string,
-  unknown
->;
-
-/** The agent's reading `seq` after `prev` (the conformance reading, re-keyed and re-chained). */
-function reading(seq: number, prev: string): Uint8Array {
-  const core = new Map(baseCore);
-  core.set("agent", AGENT);
-  core.set("seq", seq);
-  core.set("prev", prev);
-  return coseSign1(encodeCbor(core), AGENT_SECRET, AGENT);
-}
+const { did: AGENT, reading } = readingAgent(new Uint8Array(32).fill(13));
 
 async function post(base: URL, envelopes: Uint8Array[]) {
   const res = await fetch(new URL("/v1/readings", base), {

@@ -288,3 +288,59 @@ Deno.test("e2e: a reading refused --park-after times is parked (kept on disk, lo
     await Deno.remove(tmp, { recursive: true });
   }
 });
+
+Deno.test("e2e: a new agent whose service is unreachable meters and spools meanwhile; the readings reach the log, chained, once it answers", async () => {
+  const { tmp, did, url, feeder, startService, startAgent, agentHead } = await fixture();
+  // The agent starts first, with an empty spool: its chain head (GET /v1/agents/{did}) cannot be
+  // read, yet it meters; the spans wait, stashed unsigned, until the service answers.
+  const agent = startAgent();
+  let svc: Deno.ChildProcess | undefined;
+  const stashed = () => {
+    try {
+      return [...Deno.readDirSync(`${tmp}/spool/unsigned`)].filter((e) => e.name.endsWith(".json"))
+        .length;
+    } catch {
+      return 0;
+    }
+  };
+  try {
+    await until("3 spans stashed while the service is down", () => Promise.resolve(stashed() >= 3));
+    assert.equal([...Deno.readDirSync(`${tmp}/spool/pending`)].length, 0, "none signed yet");
+    const outageEnd = Date.now();
+    svc = startService();
+    await until("the stashed readings in the log", async () => (await agentHead()) >= 4);
+    agent.kill("SIGTERM");
+    await agent.status;
+    const err = await new Response(agent.stderr).text();
+    assert.match(err, /has no chain: resumed from the service at seq 0/);
+    assert.equal(stashed(), 0, "every stashed span was signed");
+    // the service verified the chain (seq 0..n-1, prev chained, each envelope valid), and the
+    // first readings are the spans metered during the outage
+    await checkChain(url, did);
+    const first = await fetch(`${url}/v1/log/entries/0`, {
+      headers: { accept: "application/cose" },
+    });
+    const core = decodeCbor(
+      parseCoseSign1(new Uint8Array(await first.arrayBuffer())).payload,
+    ) as Map<
+      string,
+      unknown
+    >;
+    assert.ok(
+      (core.get("end") as number) < outageEnd,
+      "reading 0 was metered before the service was up",
+    );
+  } finally {
+    clearInterval(feeder);
+    try {
+      agent.kill("SIGKILL");
+    } catch { /* already gone */ }
+    await agent.stderr.cancel().catch(() => {});
+    if (svc) {
+      svc.kill("SIGTERM");
+      await svc.status;
+      await svc.stderr.cancel().catch(() => {});
+    }
+    await Deno.remove(tmp, { recursive: true });
+  }
+});

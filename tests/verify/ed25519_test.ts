@@ -3,7 +3,7 @@
 // both paths.
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { Point } from "@noble/ed25519";
+import { getPublicKey as noblePublicKey, Point, sign as nobleSign } from "@noble/ed25519";
 import {
   ed25519Backend,
   ed25519PublicKey,
@@ -109,6 +109,27 @@ Deno.test("ed25519: wrong lengths give false, wrong types throw TypeError", asyn
     TypeError,
   );
   assert.throws(() => ed25519Sign(new Uint8Array(), new Uint8Array(31)), TypeError);
+});
+
+Deno.test("ed25519: signatures and public keys are @noble/ed25519's and WebCrypto's, a reused seed array refilled included (property)", async () => {
+  const seed = new Uint8Array(32); // one array refilled each run: the expanded-key cache must notice
+  await fc.assert(
+    fc.asyncProperty(
+      fc.uint8Array({ minLength: 32, maxLength: 32 }),
+      fc.uint8Array({ maxLength: 300 }),
+      async (sk, msg) => {
+        seed.set(sk);
+        assert.equal(toHex(ed25519PublicKey(seed)), toHex(noblePublicKey(sk)));
+        assert.equal(toHex(ed25519Sign(msg, seed)), toHex(nobleSign(msg, sk)));
+        // RFC 8032 signatures are deterministic: WebCrypto's from the same seed is the same bytes
+        const pkcs8 = new Uint8Array([...fromHex("302e020100300506032b657004220420"), ...sk]);
+        const key = await crypto.subtle.importKey("pkcs8", pkcs8, "Ed25519", false, ["sign"]);
+        const web = new Uint8Array(await crypto.subtle.sign("Ed25519", key, msg));
+        assert.equal(toHex(ed25519Sign(msg, sk)), toHex(web));
+      },
+    ),
+    { numRuns: 80 },
+  );
 });
 
 Deno.test("ed25519: sign/verify and single-bit flips agree on both paths (property)", async () => {

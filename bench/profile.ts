@@ -1,0 +1,133 @@
+// `deno run -A bench/profile.ts verify|http [N] [CONCURRENCY]`: CPU profiles of the two paths of
+// issue 16, for bench/cpuprof.ts (docs/PERFORMANCE.md).
+//   verify: verifyEnvelope over the positive conformance mix, N receipts (default 200,000),
+//           CONCURRENCY in flight (default 32), profiled in this process (`--cpu-prof` is
+//           passed to a child run of this script).
+//   http:   the real service (api/main.ts, SQLite) under `--cpu-prof`, N verified durable appends
+//           (default 30,000) from this process over CONCURRENCY keep-alive connections (default
+//           64); prints the server's CPU µs per append (all threads, main thread, from /proc).
+// Prints the profile files (main thread first) and the top entries of the main thread's.
+import { appendRequest, Conn, presign } from "./suites/http.ts";
+import { positives } from "./suites/verify.ts";
+import { verifyEnvelope } from "../verify/mod.ts";
+import { type CpuProfile, perFunction } from "./cpuprof.ts";
+
+const [mode, nArg, cArg] = Deno.args;
+
+/** CPU seconds of a process (or one of its threads) from /proc. */
+function cpuSeconds(pid: number, tid?: number): number {
+  const path = tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`;
+  const f = Deno.readTextFileSync(path).split(") ")[1].split(" ");
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
+
+async function verifyChild(n: number, c: number): Promise<void> {
+  const { envs, opts } = await positives();
+  for (let k = 0; k < n; k += c) {
+    const batch = [];
+    for (let i = 0; i < c; i++) batch.push(verifyEnvelope(envs[(k + i) % envs.length], opts));
+    for (const r of await Promise.all(batch)) {
+      if (!r.valid) throw new Error("Cannot profile: a positive vector did not verify");
+    }
+  }
+}
+
+async function top(dir: string, ops: number): Promise<void> {
+  const files = [...Deno.readDirSync(dir)].map((e) => `${dir}/${e.name}`)
+    .filter((f) => f.endsWith(".cpuprofile")).sort((a, b) =>
+      Number(a.includes("worker")) - Number(b.includes("worker"))
+    );
+  console.log(files.join("\n"));
+  const p = JSON.parse(await Deno.readTextFile(files[0])) as CpuProfile;
+  const m = perFunction(p);
+  for (const [k, t] of [...m].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
+    console.log(`${(t / ops).toFixed(2).padStart(8)} µs  ${k}`);
+  }
+}
+
+if (mode === "verify-child") {
+  await verifyChild(Number(nArg), Number(cArg));
+} else if (mode === "verify") {
+  const n = Number(nArg ?? 200_000), c = Number(cArg ?? 32);
+  const dir = await Deno.makeTempDir({ prefix: "jc-prof-verify-" });
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--cpu-prof",
+      `--cpu-prof-dir=${dir}`,
+      new URL(import.meta.url).pathname,
+      "verify-child",
+      String(n),
+      String(c),
+    ],
+  }).output();
+  if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
+  await top(dir, n);
+} else if (mode === "http") {
+  const n = Number(nArg ?? 30_000), c = Number(cArg ?? 64);
+  const reqs = (await presign(n + 200)).map(appendRequest);
+  const dir = await Deno.makeTempDir({ prefix: "jc-prof-http-" });
+  const data = await Deno.makeTempDir({ prefix: "jc-prof-data-" });
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--quiet",
+      "--cpu-prof",
+      `--cpu-prof-dir=${dir}`,
+      new URL("../api/main.ts", import.meta.url).pathname,
+    ],
+    env: {
+      PORT: "0",
+      HOST: "127.0.0.1",
+      JC_RATE_READ: "0",
+      JC_RATE_WRITE: "0",
+      NO_COLOR: "1",
+      DATA_DIR: data,
+    },
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const reader = child.stdout.getReader();
+  let line = "";
+  while (!line.includes("\n")) {
+    const r = await reader.read();
+    if (r.done) throw new Error("Cannot profile: the service exited before listening");
+    line += new TextDecoder().decode(r.value);
+  }
+  const hello = JSON.parse(line.slice(0, line.indexOf("\n")));
+  (async () => {
+    for (;;) if ((await reader.read()).done) break;
+  })();
+  const conns = await Promise.all(
+    Array.from({ length: c }, () => Conn.open(Number(new URL(hello.listening).port))),
+  );
+  let next = 0;
+  for (let i = 0; i < 200; i++) await conns[0].send(reqs[next++]); // warm-up
+  const pid = hello.pid as number;
+  const all0 = cpuSeconds(pid), main0 = cpuSeconds(pid, pid);
+  const t0 = performance.now();
+  await Promise.all(conns.map(async (conn) => {
+    while (next < reqs.length) {
+      const r = await conn.send(reqs[next++]);
+      if (r.status !== 201) throw new Error(`Cannot profile: an append answered ${r.status}`);
+    }
+  }));
+  const s = (performance.now() - t0) / 1000;
+  console.log(JSON.stringify({
+    appends: n,
+    appends_per_s: Math.round(n / s),
+    server_cpu_us_per_append: Math.round((cpuSeconds(pid) - all0) * 1e6 / n),
+    server_main_thread_cpu_us_per_append: Math.round((cpuSeconds(pid, pid) - main0) * 1e6 / n),
+    load_average_1m: Deno.loadavg()[0],
+  }));
+  for (const conn of conns) conn.close();
+  Deno.kill(pid, "SIGTERM");
+  await child.status;
+  await Deno.remove(data, { recursive: true });
+  await top(dir, n);
+} else {
+  console.error("usage: bench/profile.ts verify|http [N] [CONCURRENCY]");
+  Deno.exit(2);
+}
