@@ -16,7 +16,10 @@ export interface ShardSettings {
 
 const UNITS: Record<string, number> = { s: 1e3, m: 60e3, h: 3600e3, d: 86400e3 };
 
-/** A duration: seconds as an integer, or `<n>s|m|h|d` ("90s", "12h", "180d"). */
+/**
+ * A duration in ms: seconds as an integer, or `<n>s|m|h|d` ("90s", "12h", "180d"); 0 is "never"
+ * (the same form on both deployments: JC_SHARD_MAX_AGE, api/edge/settings.ts).
+ */
 export function parseDuration(key: string, v: unknown): number {
   const m = typeof v === "number"
     ? [String(v), String(v), "s"]
@@ -24,20 +27,20 @@ export function parseDuration(key: string, v: unknown): number {
     ? /^\s*(\d+)\s*([smhd]?)\s*$/.exec(v)
     : null;
   const ms = m ? Number(m[1]) * UNITS[m[2] || "s"] : NaN;
-  if (!Number.isSafeInteger(ms) || ms <= 0) {
+  if (!Number.isSafeInteger(ms) || ms < 0) {
     throw new Error(
-      `Cannot load config: ${key} must be a positive duration (seconds, or e.g. "12h", "180d"), ` +
+      `Cannot load config: ${key} must be a duration (seconds, or e.g. "12h", "180d"; 0: never), ` +
         `got ${JSON.stringify(v)}`,
     );
   }
   return ms;
 }
 
-function positiveInt(key: string, v: unknown): number {
+function countOrNever(key: string, v: unknown): number {
   const n = typeof v === "string" && /^\s*\d+\s*$/.test(v) ? Number(v) : v;
-  if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 1) {
+  if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0) {
     throw new Error(
-      `Cannot load config: ${key} must be a positive integer, got ${JSON.stringify(v)}`,
+      `Cannot load config: ${key} must be a count of entries (0: never), got ${JSON.stringify(v)}`,
     );
   }
   return n;
@@ -52,8 +55,8 @@ function nonEmpty(key: string, v: unknown, min = 1): string {
 
 /** Config-file keys → setters (api/config.ts registers them). */
 export const SHARD_KEYS: Record<string, (c: ShardSettings, v: unknown) => void> = {
-  shard_max_age: (c, v) => c.shardMaxAgeMs = parseDuration("shard_max_age", v),
-  shard_max_size: (c, v) => c.shardMaxSize = positiveInt("shard_max_size", v),
+  shard_max_age: (c, v) => c.shardMaxAgeMs = parseDuration("shard_max_age", v) || undefined,
+  shard_max_size: (c, v) => c.shardMaxSize = countOrNever("shard_max_size", v) || undefined,
   operator_key_file: (c, v) => c.operatorKeyFile = nonEmpty("operator_key_file", v),
   // a guessable token is no token: at least 16 characters
   admin_token: (c, v) => c.adminToken = nonEmpty("admin_token", v, 16),

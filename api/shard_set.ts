@@ -3,7 +3,7 @@
 // or command in the order of docs/SHARDS.md "Lifecycle", and gives the service-level routes that
 // append (`/v1/readings`) a log that is always the active shard's, with agents' chain heads
 // carried across rotations. Platform-neutral besides the injected ShardFiles.
-import type { AgentHead, AgentLink, AppendResult, Log } from "../log/mod.ts";
+import type { AppendResult, Log } from "../log/mod.ts";
 import { c2sp } from "../log/mod.ts";
 import {
   type Directory,
@@ -15,8 +15,8 @@ import {
 } from "../log/shards/mod.ts";
 import { operatorVkey } from "../log/shards/mod.ts";
 import { ed25519PublicKey } from "../verify/mod.ts";
-import { ApiError } from "./errors.ts";
 import { type ActiveRef, ShardGate } from "./shard_gate.ts";
+import { activeShardLog } from "./shard_active.ts";
 import type { ShardFiles } from "./shard_files.ts";
 
 /** One shard as the directory state records it. */
@@ -301,32 +301,10 @@ export class ShardSet implements ShardService {
 
   /** A log whose every call goes to the active shard; agents' heads fall back to older shards. */
   #activeProxy(): Log {
-    const agentHead = async (did: string, linkOf?: (e: Uint8Array) => AgentLink | undefined) => {
-      for (let i = this.shards.length - 1; i >= 0; i--) {
-        const h: AgentHead | undefined = await this.shards[i].gate.log.agentHead?.(did, linkOf);
-        if (h) return h;
-      }
-      return undefined;
-    };
-    const append = async (entry: Uint8Array, link?: AgentLink) => {
-      try {
-        return await this.active().gate.log.append(entry, link);
-      } catch (e) {
-        // a rotation froze the shard between the chain check and the append: once more, there
-        if (e instanceof ApiError && e.code === "shard-frozen") {
-          return await this.active().gate.log.append(entry, link);
-        }
-        throw e;
-      }
-    };
-    return new Proxy({} as Log, {
-      get: (_t, k) => {
-        if (k === "agentHead") return agentHead;
-        if (k === "append") return append;
-        const log = this.active().gate.log as unknown as Record<string | symbol, unknown>;
-        return log[k];
-      },
-    });
+    return activeShardLog({
+      active: () => this.active().gate.log,
+      all: () => this.shards.map((h) => h.gate.log),
+    }, true);
   }
 
   /** Stops the timer, waits for a rotation under way, closes every shard's log. */

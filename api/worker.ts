@@ -33,7 +33,8 @@ import { publicationRoutes } from "./routes/publication.ts";
 import { allRoutes } from "./routes.ts";
 import { R2Log } from "./edge/r2_log.ts";
 import type { R2BucketLike } from "./edge/r2.ts";
-import { bytesEqual, ed25519PublicKey } from "../verify/mod.ts";
+import { bytesEqual, ed25519PublicKey, fromHex } from "../verify/mod.ts";
+import { activeShardLog } from "./shard_active.ts";
 import { createWitness } from "../log/c2sp/witness_role.ts";
 import {
   rpcCollector,
@@ -147,6 +148,23 @@ function build(env: WorkerEnv): Built {
       frozen: (fresh) => shards!.frozenError(n, fresh),
     });
   const log = shardLog(0, pub, logName);
+  // One R2Log per shard (its caches shared by the shard's app and the service-level routes).
+  const shardLogs = new Map<number, R2Log>([[0, log]]);
+  const logOfShard = (n: number, publicKey: Uint8Array, name: string) => {
+    let l = shardLogs.get(n);
+    if (!l) shardLogs.set(n, l = shardLog(n, publicKey, name));
+    return l;
+  };
+  // docs/SHARDS.md: /v1/readings and agents' chain heads follow the active shard (the directory
+  // state in R2, re-read after a 409 shard-frozen), heads falling back to older shards.
+  const logsOf = async (fresh = false) =>
+    (await shards!.state(fresh)).shards.map((r, n) =>
+      logOfShard(n, fromHex(r.public_key), r.log_name)
+    );
+  const activeLog = activeShardLog({
+    active: async (fresh) => (await logsOf(fresh)).at(-1)!,
+    all: () => logsOf(),
+  }, false);
   const operatorSecret = operatorKeyFromEnv(env);
   const shardApps = new Map<number, (req: Request) => Promise<Response>>();
   shards = new ShardFront({
@@ -162,7 +180,7 @@ function build(env: WorkerEnv): Built {
       let a = shardApps.get(n);
       if (!a) {
         const app = createApp({
-          log: shardLog(n, publicKey, name),
+          log: logOfShard(n, publicKey, name),
           config,
           verifier: verifierOptions(config),
           metrics,
@@ -186,6 +204,7 @@ function build(env: WorkerEnv): Built {
       witness: edgeWitness(env, config, log, () => ns.get(id)),
       ...(config.witnesses.length ? { collector: rpcCollector(() => ns.get(id)) } : {}),
       operatorVkey: shards.operatorVkey(),
+      activeLog,
     },
   });
   built = { app, settings, log, sequencer, batcher, shards, shardSequencer };

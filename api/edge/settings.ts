@@ -2,6 +2,7 @@
 // own configuration (api/config.ts, docs/CONFIG.md), with the same "Cannot ..." error grammar.
 import { resolveConfig, type ServiceConfig } from "../config.ts";
 import { EdgeConfigError } from "./errors.ts";
+import { parseDuration } from "../shard_config.ts";
 
 /** Edge-only settings. */
 export interface EdgeSettings {
@@ -29,21 +30,16 @@ export interface EdgeSettings {
   shardMaxAgeS: number;
 }
 
-const AGE_UNITS: Record<string, number> = { "": 1, s: 1, m: 60, h: 3600, d: 86400 };
-
 /** A duration in seconds: an integer with an optional unit s, m, h or d (`180d`). */
+/** A duration in seconds (0: never), in the embedded default's form (api/shard_config.ts). */
 function age(env: Record<string, unknown>, name: string): number {
   const v = env[name];
   if (v === undefined || v === "") return 0;
-  const m = /^(\d{1,10})([smhd]?)$/.exec(String(v).trim());
-  if (!m) {
-    throw new EdgeConfigError(
-      `Cannot load config: ${name} must be a duration like 3600, 90m or 180d, got ${
-        JSON.stringify(v)
-      }`,
-    );
+  try {
+    return parseDuration(name, String(v).trim()) / 1000;
+  } catch (e) {
+    throw new EdgeConfigError((e as Error).message);
   }
-  return Number(m[1]) * AGE_UNITS[m[2]];
 }
 
 function int(env: Record<string, unknown>, name: string, dflt: number, max: number): number {

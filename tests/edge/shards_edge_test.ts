@@ -19,6 +19,10 @@ import {
   type ShardEntry,
 } from "../../log/shards/mod.ts";
 import { openCheckpoint, toBase64 } from "../../log/c2sp/mod.ts";
+import { readingAgent } from "../_readings.ts";
+import { blake3, meterReading, toHex } from "../../verify/mod.ts";
+
+const { did: AGENT, reading } = readingAgent(new Uint8Array(32).fill(17));
 
 const ADMIN = "edge-admin-token-for-tests";
 
@@ -331,6 +335,44 @@ Deno.test({
           "only the stats call itself reached each sequencer",
         );
       });
+
+      await t.step(
+        "readings append to the active shard; the agent's chain head carries across a rotation",
+        async () => {
+          await rt.stop();
+          rt = await startWorker(state, { JC_ADMIN_TOKEN: ADMIN, JC_AGENTS: `${AGENT}=meter` });
+          const readings = async (env: Uint8Array) => {
+            const res = await fetch(new URL("/v1/readings", rt.url), {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({ envelopes: [toHex(env)] }),
+            });
+            assert.equal(res.status, 200);
+            return (await res.json()).results[0];
+          };
+          const agent = async () =>
+            await (await fetch(new URL(`/v1/agents/${encodeURIComponent(AGENT)}`, rt.url)))
+              .json();
+          const before = await directory(rt.url);
+          const active = before.shards.at(-1)!;
+          const r0 = reading(0, meterReading.GENESIS_PREV);
+          assert.deepEqual(await readings(r0), { seq: 0, index: active.size });
+          assert.equal((await agent()).last_seq, 0);
+          assert.equal((await rotate(rt.url, ADMIN)).status, 200);
+          await pastCache();
+          // The next reading chains onto the head kept in the frozen shard, lands in the new one.
+          const r1 = reading(1, toHex(blake3(r0)));
+          assert.deepEqual(await readings(r1), { seq: 1, index: 0 });
+          const a = await agent();
+          assert.equal(a.last_seq, 1);
+          assert.equal(a.prev, toHex(blake3(r1)));
+          const d = await directory(rt.url);
+          assert.equal(d.shards.length, before.shards.length + 1);
+          assert.equal(d.shards.at(-1)!.size, 1);
+          // A gap is still refused across the rotation.
+          assert.equal((await readings(reading(3, a.prev))).code, "reading-seq-gap");
+        },
+      );
     } finally {
       await rt.stop();
       await removeBundle();
