@@ -242,6 +242,7 @@ export class LogSequencer extends DurableObject {
           window: s.dedupWindow,
           checkpointMs: s.checkpointMs,
           onStep: (step) => this.#onStep(step),
+          onCheckpointDeferred: (at) => this.#armCheckpoint(at),
         },
       );
       const log = await openEdgeLog(
@@ -533,7 +534,23 @@ export class LogSequencer extends DurableObject {
       await this.#storage.setAlarm(Date.now() + ROUND_MS);
     }
   }
+  /** A held-back checkpoint is due at `at`: an alarm then, unless one is set sooner. */
+  #armCheckpoint(at: number): void {
+    void (async () => {
+      const set = await this.#storage.getAlarm();
+      if (set === null || set > at) await this.#storage.setAlarm(at);
+    })().catch((e) => console.error(`checkpoint alarm: ${(e as Error)?.message ?? e}`));
+  }
   async alarm(): Promise<void> {
+    // A checkpoint held back by the once-a-second rule (docs/EDGE.md E1): opening the log (after
+    // an eviction) publishes it, else the flush does; a failure re-arms the alarm.
+    try {
+      await this.#core.log();
+      await this.#store?.flushCheckpoint();
+    } catch (e) {
+      console.error(`checkpoint alarm: ${(e as Error)?.message ?? e}`);
+      await this.#storage.setAlarm(Date.now() + ROUND_MS);
+    }
     const c = await this.#collectorOf();
     if (!c) return;
     try {

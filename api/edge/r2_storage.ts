@@ -61,6 +61,12 @@ export interface R2StorageOptions {
   now?: () => number;
   /** Called after each step of a round; a test throws or aborts the object from it. */
   onStep?: (step: RoundStep, size: number) => void | Promise<void>;
+  /**
+   * Told when a checkpoint is held back (the once-a-second rule) and at what time (ms) it is due:
+   * the Durable Object arms an alarm then, so an evicted object still publishes it (a timer dies
+   * with the object).
+   */
+  onCheckpointDeferred?: (dueAt: number) => void;
 }
 
 const HASH = 32;
@@ -260,6 +266,7 @@ export class R2PublishedStorage implements LogStorage {
     const wait = this.#cpAt + this.#o.checkpointMs - this.#now();
     if (wait > 0) {
       if (!this.#cpPending || this.#cpPending.size < head.size) this.#cpPending = head;
+      this.#o.onCheckpointDeferred?.(this.#now() + wait);
       this.#cpTimer ??= setTimeout(() => {
         this.#cpTimer = undefined;
         const h = this.#cpPending;

@@ -160,7 +160,8 @@ Deno.test({
   sanitizeOps: false,
   async fn() {
     const state = await Deno.makeTempDir({ prefix: "jc-edge-r2cp-" });
-    const rt = await startWorker(state, { JC_EDGE_CHECKPOINT_MS: "1000", JC_EDGE_BATCHERS: "0" });
+    const vars = { JC_EDGE_CHECKPOINT_MS: "1000", JC_EDGE_BATCHERS: "0" };
+    let rt = await startWorker(state, vars);
     try {
       const acked = new Map<number, Uint8Array>();
       const t0 = performance.now();
@@ -175,6 +176,18 @@ Deno.test({
       await new Promise((r) => setTimeout(r, 1500)); // the held-back checkpoint goes out
       const pub = await checkPublished(rt.url, acked);
       assert.equal(pub.size, 30);
+      // Held back, then the object is gone (the runtime stops at once, its timer with it): the
+      // Durable Object alarm publishes it, with no request reaching the sequencer.
+      await appendAll(rt.url, [validEnvelope(140_100)], acked);
+      await appendAll(rt.url, [validEnvelope(140_101)], acked);
+      const held = await (await fetch(new URL("/log/blake3/checkpoint", rt.url))).text();
+      await rt.stop();
+      rt = await startWorker(state, vars);
+      await new Promise((r) => setTimeout(r, 2500));
+      const after = await checkPublished(rt.url, acked); // R2 through the Worker only
+      const calls = (await seqStats(rt.url)).calls;
+      assert.equal(after.size, 32, `held back at ${held.split("\n")[1]}; published by the alarm`);
+      assert.equal(calls, 1, "only the stats call reached the sequencer: the alarm published it");
     } finally {
       await rt.stop();
       await Deno.remove(state, { recursive: true }).catch(() => {});
