@@ -17,6 +17,7 @@ import { c2sp } from "../../log/mod.ts";
 import { request } from "../../net/mod.ts";
 import { didKeyFromPublicKey } from "../../verify/mod.ts";
 import { HttpError, type NetOptions, VerificationFailure } from "./client.ts";
+import { problemOf } from "./tiles.ts";
 
 /** A directory the client cannot accept, or one that breaks what it saw before: a failed check. */
 export class DirectoryAlarm extends VerificationFailure {
@@ -85,14 +86,7 @@ export async function fetchDirectory(
     fetch: f,
   });
   if (res.status === 404) return undefined;
-  if (!res.ok) {
-    let problem: Record<string, unknown> = {};
-    try {
-      const p = res.json();
-      if (p && typeof p === "object") problem = p as Record<string, unknown>;
-    } catch { /* not problem+json */ }
-    throw new HttpError(res.status, problem);
-  }
+  if (!res.ok) throw new HttpError(res.status, problemOf(res));
   const v = res.json() as Record<string, unknown> | null;
   if (!v || typeof v !== "object" || typeof v.note !== "string") {
     throw new DirectoryAlarm("directory-malformed", `${url}/v1/logs answers no signed note`);

@@ -30,6 +30,15 @@ export interface TileNet extends NetOptions {
   fetch?: typeof fetch;
 }
 
+/** The problem+json members of a refused answer ({} when its body is not a JSON object). */
+export function problemOf(res: { json(): unknown }): Record<string, unknown> {
+  try {
+    const p = res.json();
+    if (p && typeof p === "object") return p as Record<string, unknown>;
+  } catch { /* not problem+json */ }
+  return {};
+}
+
 /**
  * The one outbound GET of the tile client and the mirror: `url`'s body within the budget of
  * `kind`; a non-2xx answer is an HttpError (a 404 tile is the server's refusal, not a network
@@ -43,11 +52,7 @@ export async function getBytes(
   const { fetch: f, ...opts } = net;
   const res = await request(url, { ...opts, kind, fetch: f });
   if (!res.ok) {
-    let problem: Record<string, unknown> = {};
-    try {
-      const p = res.json();
-      if (p && typeof p === "object") problem = p as Record<string, unknown>;
-    } catch { /* not problem+json */ }
+    const problem = problemOf(res);
     throw new HttpError(res.status, { ...problem, detail: problem.detail ?? url });
   }
   return res.bytes;

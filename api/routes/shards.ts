@@ -4,6 +4,7 @@
 // `admin-disabled`; a missing or wrong one: 401 `admin-unauthorized`, compared in constant time).
 // The deployment puts its ShardService (api/shard_set.ts) in `deps.extra.shards`.
 import { ApiError } from "../errors.ts";
+import { constantTimeEqual } from "../../verify/mod.ts";
 import { negotiateOr406 } from "../negotiate.ts";
 import type { AppDeps, RouteGroup } from "../route.ts";
 import type { ShardService } from "../shard_set.ts";
@@ -19,13 +20,13 @@ const must = (deps: AppDeps): ShardService => {
   return s;
 };
 
-/** Whether `a` and `b` are the same string, in time that depends only on their lengths. */
+/**
+ * Whether `a` and `b` are the same token, in time that depends only on their lengths (the
+ * comparison the Worker's rotate route makes too, verify/bytes.ts).
+ */
 export function sameToken(a: string, b: string): boolean {
-  const x = new TextEncoder().encode(a);
-  const y = new TextEncoder().encode(b);
-  let diff = x.length ^ y.length;
-  for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
-  return diff === 0;
+  const enc = new TextEncoder();
+  return constantTimeEqual(enc.encode(a), enc.encode(b));
 }
 
 /** Refuses a request without the configured admin bearer token. */
