@@ -184,7 +184,14 @@ function build(env: WorkerEnv): Built {
           config,
           verifier: verifierOptions(config),
           metrics,
-          extra: { operatorVkey: shards!.operatorVkey() },
+          extra: {
+            operatorVkey: shards!.operatorVkey(),
+            // docs/WITNESS.md: the shard's own collector runs in its own sequencer object; its
+            // SHA-256 checkpoint is served with the cosignatures collected (a frozen one's final).
+            ...(config.witnesses.length
+              ? { collector: rpcCollector(() => sequencerOf<WitnessRpc>(env, n)) }
+              : {}),
+          },
         }, allRoutes(SHARD_ROUTES));
         a = (req) => Promise.resolve(app.fetch(req, { clientAddr: clientAddrOf(req) }));
         shardApps.set(n, a);

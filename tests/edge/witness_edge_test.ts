@@ -21,6 +21,7 @@ const LOG_SECRET = new Uint8Array(32).fill(0x31);
 const WITNESS_HEX = "32".repeat(32);
 const WITNESS_NAME = "edge.witness.test/w";
 const WVKEY = cosignatureVkey(WITNESS_NAME, new Uint8Array(32).fill(0x32));
+const ADMIN = "edge-witness-admin-token";
 
 async function script(base: string): Promise<string[]> {
   const t = testTree(sha256Hasher);
@@ -113,7 +114,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "edge: the collector runs in the Durable Object; the Worker serves the cosigned checkpoint",
+  name:
+    "edge: the collector runs in the Durable Object; the Worker serves the cosigned checkpoint, per shard",
   ...T,
   async fn() {
     const tmp = await Deno.makeTempDir({ prefix: "jc-edge-collector-" });
@@ -126,9 +128,11 @@ Deno.test({
       JC_WITNESS_NAME: WITNESS_NAME,
       JC_WITNESS_KEY_FILE: `${tmp}/wkey.hex`,
     });
+    let b2: Awaited<ReturnType<typeof startService>> | undefined;
     const w = await startWorker(`${tmp}/edge`, {
       JC_LOG_NAME: name,
       JC_WITNESSES: `${b.url} ${WVKEY}`,
+      JC_ADMIN_TOKEN: ADMIN,
     });
     try {
       const base = w.url.href.replace(/\/$/, "");
@@ -151,9 +155,56 @@ Deno.test({
       const health = await (await fetch(`${base}/healthz`)).json();
       assert.equal(health.witnesses[0].cosignedSize, 5, JSON.stringify(health));
       assert.equal(health.witness_alarm, false);
+
+      // docs/SHARDS.md: after a rotation the frozen s0 keeps its cosigned final checkpoint, and
+      // s1's collector (in s1's own object) gets s1's checkpoints cosigned by the same witness once
+      // the witness knows s1's vkey (B restarted on its port with both logs).
+      const rot = await fetch(`${base}/v1/logs/rotate`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${ADMIN}` },
+      });
+      assert.equal(rot.status, 200, await rot.text());
+      const dir = await (await fetch(`${base}/v1/logs`)).json();
+      const s1 = dir.directory.shards[1];
+      assert.equal(s1.prefix, "/shards/s1");
+      const port = new URL(b.url).port;
+      await b.stop();
+      b2 = await startService({
+        DATA_DIR: `${tmp}/b`,
+        PORT: port,
+        JC_WITNESS_LOGS: `${aVkey},${s1.vkeys.sha256}`,
+        JC_WITNESS_NAME: WITNESS_NAME,
+        JC_WITNESS_KEY_FILE: `${tmp}/wkey.hex`,
+      });
+      for (let i = 0; i < 3; i++) {
+        const res = await fetch(`${base}/shards/s1/v1/log/entries`, {
+          method: "POST",
+          headers: { "content-type": "application/cose" },
+          body: validEnvelope(100 + i, steward(21)),
+        });
+        assert.equal(res.status, 201, await res.text());
+      }
+      let s1note = "";
+      for (let i = 0; i < 150; i++) {
+        s1note = await (await fetch(`${base}/shards/s1/log/sha256/checkpoint`)).text();
+        if (s1note.includes(`— ${WITNESS_NAME} `) && s1note.startsWith(`${name}/s1/sha256\n3\n`)) {
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const o1 = await openNote(s1note, [
+        verifierFromVkey(WVKEY),
+        verifierFromVkey(s1.vkeys.sha256),
+      ]);
+      assert.equal(o1.verified.length, 2, `${s1note}\n${w.logTail()}`);
+      const s0note = await (await fetch(`${base}/log/sha256/checkpoint`)).text();
+      assert.ok(s0note.startsWith(`${name}/sha256\n5\n`), s0note);
+      const o0 = await openNote(s0note, [verifierFromVkey(WVKEY), verifierFromVkey(aVkey)]);
+      assert.equal(o0.verified.length, 2, "the frozen s0's final checkpoint stays cosigned");
     } finally {
       await w.stop();
-      await b.stop();
+      await b.stop().catch(() => {});
+      await b2?.stop();
       await removeBundle();
     }
   },
