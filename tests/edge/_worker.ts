@@ -51,3 +51,40 @@ export async function removeBundle(): Promise<void> {
   bundled = undefined;
   await Deno.remove(new URL(`../../${name}`, import.meta.url)).catch(() => {});
 }
+
+/** A test hook of the Worker (`/__edge/…`, JC_EDGE_TEST_HOOKS): GET, or POST of `body` as JSON. */
+export async function hook(
+  base: URL,
+  path: string,
+  body?: unknown,
+): Promise<Record<string, unknown>> {
+  const res = await fetch(new URL(path, base), {
+    method: body === undefined ? "GET" : "POST",
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const j = await res.json();
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(j)}`);
+  return j;
+}
+
+/** An answer of the append route: its status and JSON body. */
+export interface AppendAnswer {
+  status: number;
+  // deno-lint-ignore no-explicit-any
+  body: any;
+}
+
+/** POSTs a COSE envelope to the append route of the shard at `prefix` (default the root, s0). */
+export async function postEntry(
+  base: URL,
+  bytes: Uint8Array,
+  prefix = "/",
+): Promise<AppendAnswer> {
+  const p = prefix === "/" ? "" : prefix;
+  const res = await fetch(new URL(`${p}/v1/log/entries`, base), {
+    method: "POST",
+    headers: { "content-type": "application/cose", accept: "application/json" },
+    body: bytes.slice(),
+  });
+  return { status: res.status, body: await res.json() };
+}

@@ -8,33 +8,11 @@
 import assert from "node:assert/strict";
 import { validEnvelope } from "../api/_fixtures.ts";
 import { retagged } from "../_twins.ts";
-import { removeBundle, startWorker } from "./_worker.ts";
+import { hook, postEntry, removeBundle, startWorker } from "./_worker.ts";
 import { checkPublished } from "./_published_check.ts";
 import type { EdgeRuntime } from "../../edge/mod.ts";
 
-interface Answer {
-  status: number;
-  body: { index?: number; created?: boolean; code?: string };
-}
-
-async function post(base: URL, bytes: Uint8Array): Promise<Answer> {
-  const res = await fetch(new URL("/v1/log/entries", base), {
-    method: "POST",
-    headers: { "content-type": "application/cose", accept: "application/json" },
-    body: bytes.slice(),
-  });
-  return { status: res.status, body: await res.json() };
-}
-
-async function hook(base: URL, path: string, body?: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(new URL(path, base), {
-    method: body === undefined ? "GET" : "POST",
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const j = await res.json();
-  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(j)}`);
-  return j;
-}
+const post = (base: URL, bytes: Uint8Array) => postEntry(base, bytes);
 
 // deno-lint-ignore no-explicit-any
 const seqStats = async (base: URL): Promise<any> => (await hook(base, "/__edge/stats")).sequencer;

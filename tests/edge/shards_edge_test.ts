@@ -9,7 +9,7 @@
 // Durable Object calls on a read-only run across shards and the directory.
 import assert from "node:assert/strict";
 import { validEnvelope } from "../api/_fixtures.ts";
-import { removeBundle, startWorker } from "./_worker.ts";
+import { type AppendAnswer, hook, postEntry, removeBundle, startWorker } from "./_worker.ts";
 import { checkPublished } from "./_published_check.ts";
 import type { EdgeRuntime } from "../../edge/mod.ts";
 import {
@@ -26,21 +26,9 @@ const { did: AGENT, reading } = readingAgent(new Uint8Array(32).fill(17));
 
 const ADMIN = "edge-admin-token-for-tests";
 
-interface Answer {
-  status: number;
-  // deno-lint-ignore no-explicit-any
-  body: any;
-}
+type Answer = AppendAnswer;
 
-async function post(base: URL, prefix: string, bytes: Uint8Array): Promise<Answer> {
-  const p = prefix === "/" ? "" : prefix;
-  const res = await fetch(new URL(`${p}/v1/log/entries`, base), {
-    method: "POST",
-    headers: { "content-type": "application/cose", accept: "application/json" },
-    body: bytes.slice(),
-  });
-  return { status: res.status, body: await res.json() };
-}
+const post = (base: URL, prefix: string, bytes: Uint8Array) => postEntry(base, bytes, prefix);
 
 async function rotate(base: URL, token?: string): Promise<Answer> {
   const res = await fetch(new URL("/v1/logs/rotate", base), {
@@ -48,16 +36,6 @@ async function rotate(base: URL, token?: string): Promise<Answer> {
     headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
   });
   return { status: res.status, body: await res.json() };
-}
-
-async function hook(base: URL, path: string, body?: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(new URL(path, base), {
-    method: body === undefined ? "GET" : "POST",
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const j = await res.json();
-  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(j)}`);
-  return j;
 }
 
 /** Every directory the test saw, in order: each must succeed the one before (docs/SHARDS.md). */
