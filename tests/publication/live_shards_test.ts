@@ -4,30 +4,13 @@
 // verifier the BLAKE3 views, each under the vkeys the signed directory lists; each shard's
 // checkpoint is refused under the other shard's key. A missing Go or Debian package FAILS.
 import assert from "node:assert/strict";
+import { pyCheck } from "./_python.ts";
 import { steward, validEnvelope } from "../api/_fixtures.ts";
 import { startService } from "../e2e/_service.ts";
 import { runTlogcheck } from "../../conformance/go/tlogcheck.ts";
 import { openDirectory, shardUrl } from "../../log/shards/mod.ts";
 
-const PY_DIR = new URL("../../conformance/python/", import.meta.url).pathname;
 const TOKEN = "live-shards-admin-token";
-
-async function pyCheck(args: string[]) {
-  const out = await new Deno.Command("/usr/bin/python3", {
-    args: ["-m", "jcverify.tiles", ...args],
-    cwd: PY_DIR,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const err = new TextDecoder().decode(out.stderr);
-  assert.notEqual(out.code, 2, `jcverify.tiles: missing dependency: ${err}`);
-  return JSON.parse(new TextDecoder().decode(out.stdout)) as {
-    ok: boolean;
-    error?: string;
-    size?: number;
-    records?: number;
-  };
-}
 
 Deno.test({
   name: "live shards: Go x/mod and Python check a frozen shard and the active one's prefix",
@@ -81,14 +64,11 @@ Deno.test({
         assert.equal(go.error, undefined, `Go x/mod on ${sh.id}: ${go.error}`);
         assert.equal(go.size, want[i]);
         assert.equal(go.records, want[i]);
-        const py = await pyCheck([
-          "--url",
+        const py = await pyCheck(
           shardUrl(svc.url, sh.prefix, "/log/blake3").href,
-          "--vkey",
           sh.vkeys.blake3,
-          "--records",
-          "all",
-        ]);
+          ["--records", "all"],
+        );
         assert.equal(py.error, undefined, `Python on ${sh.id}: ${py.error}`);
         assert.equal(py.size, want[i]);
         assert.equal(py.records, want[i]);

@@ -7,26 +7,11 @@
 // BLAKE3 view the same way. Either disagreeing fails the test; so that they can, each is also
 // shown failing against the other view or key. A missing Go or Debian package FAILS.
 import assert from "node:assert/strict";
+import { pyCheck } from "./_python.ts";
 import { LogClient } from "../../api/client/mod.ts";
 import { steward, validEnvelope } from "../api/_fixtures.ts";
 import { startService } from "../e2e/_service.ts";
 import { runTlogcheck } from "../../conformance/go/tlogcheck.ts";
-
-const PY_DIR = new URL("../../conformance/python/", import.meta.url).pathname;
-
-async function pyCheck(args: string[]) {
-  const out = await new Deno.Command("/usr/bin/python3", {
-    args: ["-m", "jcverify.tiles", ...args],
-    cwd: PY_DIR,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const err = new TextDecoder().decode(out.stderr);
-  assert.notEqual(out.code, 2, `jcverify.tiles: missing dependency: ${err}`);
-  const r = JSON.parse(new TextDecoder().decode(out.stdout));
-  assert.equal(out.code === 0, r.ok, `exit ${out.code} disagrees with ${JSON.stringify(r)}`);
-  return r as { ok: boolean; error?: string; size?: number; records?: number; consistent?: number };
-}
 
 Deno.test({
   name: "live service: Go x/mod verifies the SHA-256 view, Python the BLAKE3 view, over HTTP",
@@ -73,11 +58,7 @@ Deno.test({
       assert.equal(go.size, 600);
       assert.equal(go.records, 600);
       assert.equal(go.consistent, 1);
-      const py = await pyCheck([
-        "--url",
-        `${svc.url}/log/blake3`,
-        "--vkey",
-        key.vkeys.blake3,
+      const py = await pyCheck(`${svc.url}/log/blake3`, key.vkeys.blake3, [
         "--records",
         "all",
         "--old",
@@ -97,14 +78,7 @@ Deno.test({
         "3",
       ]);
       assert.equal(goOther.ok, false, "Go x/mod must refuse the BLAKE3 view's tiles");
-      const pyOther = await pyCheck([
-        "--url",
-        `${svc.url}/log/sha256`,
-        "--vkey",
-        key.vkeys.sha256,
-        "--records",
-        "3",
-      ]);
+      const pyOther = await pyCheck(`${svc.url}/log/sha256`, key.vkeys.sha256, ["--records", "3"]);
       assert.equal(pyOther.ok, false, "the Python verifier must refuse the SHA-256 view's tiles");
       const goWrongKey = await runTlogcheck([
         "-url",

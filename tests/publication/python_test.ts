@@ -4,24 +4,9 @@
 // consistency. A corrupted tile, bundle, key or forked older checkpoint makes it fail. A missing
 // Debian package FAILS this test (exit 2 names it).
 import assert from "node:assert/strict";
+import { pyCheck } from "./_python.ts";
 import { c2sp } from "../../log/mod.ts";
 import { entryOf, serveDir, STATIC_SECRET, staticLog, vkeyOf, writeFiles } from "./_static.ts";
-
-const PY_DIR = new URL("../../conformance/python/", import.meta.url).pathname;
-
-async function pyCheck(url: string, vkey: string, extra: string[] = []) {
-  const out = await new Deno.Command("/usr/bin/python3", {
-    args: ["-m", "jcverify.tiles", "--url", url, "--vkey", vkey, ...extra],
-    cwd: PY_DIR,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const err = new TextDecoder().decode(out.stderr);
-  assert.notEqual(out.code, 2, `jcverify.tiles: missing dependency: ${err}`);
-  const r = JSON.parse(new TextDecoder().decode(out.stdout));
-  assert.equal(out.code === 0, r.ok, `exit ${out.code} disagrees with ${JSON.stringify(r)}`);
-  return r as { ok: boolean; error?: string; size?: number; records?: number; consistent?: number };
-}
 
 /** Serves several logs at once, one per folder: `f(urlOf(name), dirOf(name))`. */
 async function withLogs<T>(
