@@ -911,7 +911,10 @@ class SequencedLog implements Log {
     const s = this.#s;
     const bytes = await readPublishedTile(
       s.tileRange
-        ? { range: (t, i, n) => s.tileRange!(t, i, n, view) }
+        ? {
+          range: (t, i, n) => s.tileRange!(t, i, n, view),
+          group: s.tileGroup && ((t, g) => s.tileGroup!(t, g, view)),
+        }
         : (t, i) => s.tile(t, i, view),
       level,
       index,

@@ -109,6 +109,14 @@ export interface LogStorage {
     view?: TreeView,
   ): Promise<(Uint8Array | undefined)[]>;
   /**
+   * Optional: the 16 full tiles (level, 16·group) .. (level, 16·group + 15) of a view as one
+   * 8 KiB array — one published (height-8) tile when `level` is even — or undefined when the
+   * backend does not hold them as one (then `tile`/`tileRange` answer). A backend that stores
+   * full groups as one row (SQLite, docs/STORAGE.md "Tile groups") serves a published tile from
+   * one point read with it; the bytes are the caller's.
+   */
+  tileGroup?(level: number, group: number, view?: TreeView): Promise<Uint8Array | undefined>;
+  /**
    * Indices whose leaf hash may equal `leafHash`: must include the true one when present; may
    * include others (a backend may index a prefix). Callers confirm against the level-0 tile.
    */

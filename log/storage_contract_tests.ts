@@ -184,6 +184,17 @@ export function runStorageContractTests(name: string, makeBackend: MakeBackend):
         }
       }
     }
+    if (s.tileGroup) {
+      // 276 leaves: tiles 0/0 .. 0/15 are full (one group), 0/16 .. 0/17 and level 1 are not.
+      for (const view of ["blake3", "sha256"] as const) {
+        const parts = await Promise.all(
+          Array.from({ length: 16 }, (_, k) => s.tile(0, k, view)),
+        );
+        assert.equal(hex(await s.tileGroup(0, 0, view)), parts.map(hex).join(""), view);
+        assert.equal(await s.tileGroup(0, 1, view), undefined);
+        assert.equal(await s.tileGroup(1, 0, view), undefined);
+      }
+    }
     assert.notEqual(hex(await s.tile(0, 0, "sha256")), hex(await s.tile(0, 0)));
     const report = await fsckLog(s, ed25519PublicKey(SECRET));
     assert.deepEqual(report.problems, []);

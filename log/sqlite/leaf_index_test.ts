@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { DatabaseSync } from "node:sqlite";
 import { blake3Hasher, fsckLog, openLog } from "../mod.ts";
-import { openSqliteLog, openSqliteStorage } from "./mod.ts";
+import { openSqliteLog, openSqliteStorage, SQLITE_SCHEMA_VERSION } from "./mod.ts";
 
 const SECRET = new Uint8Array(32).fill(9);
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -124,9 +124,10 @@ Deno.test("lagging leaf index: a schema-1 store is migrated, a newer schema refu
     assert.equal((await log.append(enc("new"))).index, 20);
     await log.close();
     db = new DatabaseSync(path);
-    db.exec("UPDATE meta SET v = '4' WHERE k = 'schema'");
+    const newer = String(Number(SQLITE_SCHEMA_VERSION) + 1);
+    db.exec(`UPDATE meta SET v = '${newer}' WHERE k = 'schema'`);
     db.close();
-    assert.throws(() => openSqliteStorage(path), /storage|schema version 4/);
+    assert.throws(() => openSqliteStorage(path), new RegExp(`schema version ${newer}`));
     assert.throws(() => openSqliteStorage(`${dir}/x.sqlite`, { leafIndexLag: -1 }), RangeError);
   } finally {
     await Deno.remove(dir, { recursive: true });

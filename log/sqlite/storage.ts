@@ -16,13 +16,15 @@ import {
   LogStorageError,
   StorageConflictError,
   type StoredHead,
+  type Tile,
+  type TreeView,
   type ViewBackfill,
 } from "../mod.ts";
 import { dirname } from "node:path";
 import { LeafTail } from "./leaf_tail.ts";
 
 /** Schema version written to `meta`; another version is refused, never guessed at. */
-export const SQLITE_SCHEMA_VERSION = "3";
+export const SQLITE_SCHEMA_VERSION = "4";
 
 /** Default of `leafIndexLag`: entries held in memory before the leaf index is flushed. */
 export const LEAF_INDEX_LAG = 65_536;
@@ -45,6 +47,8 @@ CREATE TABLE IF NOT EXISTS entries (idx INTEGER PRIMARY KEY, bytes BLOB NOT NULL
 CREATE TABLE IF NOT EXISTS leaves (lp INTEGER NOT NULL, idx INTEGER NOT NULL, PRIMARY KEY (lp, idx)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS tiles (id INTEGER PRIMARY KEY, hashes BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS tiles256 (id INTEGER PRIMARY KEY, hashes BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS tile_groups (id INTEGER PRIMARY KEY, hashes BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS tile_groups256 (id INTEGER PRIMARY KEY, hashes BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS heads (size INTEGER PRIMARY KEY, root BLOB NOT NULL, ts INTEGER NOT NULL, sig BLOB NOT NULL, sha_root BLOB);
 CREATE TABLE IF NOT EXISTS content_ids (id BLOB PRIMARY KEY, idx INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS agent_heads (did TEXT PRIMARY KEY, seq INTEGER NOT NULL, prev BLOB NOT NULL, idx INTEGER NOT NULL);
@@ -57,7 +61,9 @@ CREATE TABLE IF NOT EXISTS agent_heads (did TEXT PRIMARY KEY, seq INTEGER NOT NU
  * Schema migrations on open, each in one transaction (docs/STORAGE.md "Migration"): 1 → 2 adds
  * `leaves_upto` (the lagging leaf index; schema 1 had every entry in `leaves`); 2 → 3 adds the
  * SHA-256 view (`tiles256`, `heads.sha_root`), whose tiles and roots `openLog` then backfills
- * from the entries (log/view_backfill.ts). A new store is written at the current version.
+ * from the entries (log/view_backfill.ts); 3 → 4 stores every 16 full tiles of a level that
+ * make one published tile as one row (`tile_groups`, `tile_groups256`; docs/STORAGE.md "Tile
+ * groups"). A new store is written at the current version.
  */
 function migrate(db: DatabaseSync, from: string | undefined): void {
   db.exec("BEGIN IMMEDIATE");
@@ -72,6 +78,15 @@ function migrate(db: DatabaseSync, from: string | undefined): void {
       if (!cols.some((c) => c.name === "sha_root")) {
         db.exec("ALTER TABLE heads ADD COLUMN sha_root BLOB");
       }
+      for (const view of ["blake3", "sha256"] as const) {
+        const { tiles } = TABLES[view];
+        const group = tileGrouper(db, view);
+        const full = db.prepare(
+          `SELECT id / ${GROUP} AS g FROM ${tiles} GROUP BY id / ${GROUP} ` +
+            `HAVING count(*) = ${GROUP} AND min(length(hashes)) = ${FULL_TILE}`,
+        ).all() as Row[];
+        for (const r of full) group(Number(r.g) * GROUP);
+      }
     }
     db.prepare("INSERT OR REPLACE INTO meta (k, v) VALUES ('schema', ?)").run(
       SQLITE_SCHEMA_VERSION,
@@ -85,6 +100,42 @@ function migrate(db: DatabaseSync, from: string | undefined): void {
 
 /** Tile (level, index) as one integer key: level·2^48 + index (exact below 2^53). */
 const tileId = (level: number, index: number) => level * 2 ** 48 + index;
+
+/** Tiles per group: the 16 tiles of one level that make one published (height-8) tile. */
+const GROUP = 16;
+/** Bytes of a full tile (16 hashes). */
+const FULL_TILE = 16 * 32;
+/** Each view's tables: its tiles and its groups of 16 full tiles (id: tileId(level, group)). */
+const TABLES = {
+  blake3: { tiles: "tiles", groups: "tile_groups" },
+  sha256: { tiles: "tiles256", groups: "tile_groups256" },
+} as const;
+
+/**
+ * Moves a group of 16 full tiles into one row (docs/STORAGE.md "Tile groups"): given the id of
+ * the group's first tile, writes their concatenation to the view's group table and deletes the
+ * 16 rows, in the caller's transaction. False (nothing changed) unless all 16 are stored full.
+ */
+function tileGrouper(db: DatabaseSync, view: TreeView): (first: number) => boolean {
+  const t = TABLES[view];
+  const read = db.prepare(`SELECT hashes FROM ${t.tiles} WHERE id >= ? AND id < ? ORDER BY id`);
+  const put = db.prepare(`INSERT OR REPLACE INTO ${t.groups} (id, hashes) VALUES (?, ?)`);
+  const drop = db.prepare(`DELETE FROM ${t.tiles} WHERE id >= ? AND id < ?`);
+  return (first) => {
+    const rows = read.all(first, first + GROUP) as Row[];
+    if (rows.length !== GROUP) return false;
+    const out = new Uint8Array(GROUP * FULL_TILE);
+    for (let k = 0; k < GROUP; k++) {
+      const h = rows[k].hashes as Uint8Array;
+      if (h.length !== FULL_TILE) return false;
+      out.set(h, k * FULL_TILE);
+    }
+    const level = Math.floor(first / 2 ** 48);
+    put.run(tileId(level, (first - tileId(level, 0)) / GROUP), out);
+    drop.run(first, first + GROUP);
+    return true;
+  };
+}
 
 type Row = Record<string, unknown>;
 
@@ -160,7 +211,7 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
     );
   }
   const version = db.prepare("SELECT v FROM meta WHERE k = 'schema'").get() as Row | undefined;
-  if (version === undefined || version.v === "1" || version.v === "2") {
+  if (version === undefined || version.v === "1" || version.v === "2" || version.v === "3") {
     try {
       migrate(db, version?.v as string | undefined);
     } catch (err) {
@@ -201,10 +252,6 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
     ),
     entry: q("SELECT bytes FROM entries WHERE idx = ?"),
     entries: q("SELECT bytes FROM entries WHERE idx >= ? ORDER BY idx LIMIT ?"),
-    tile: q("SELECT hashes FROM tiles WHERE id = ?"),
-    tile256: q("SELECT hashes FROM tiles256 WHERE id = ?"),
-    tileRange: q("SELECT id, hashes FROM tiles WHERE id >= ? AND id < ?"),
-    tileRange256: q("SELECT id, hashes FROM tiles256 WHERE id >= ? AND id < ?"),
     leaf: q("SELECT idx FROM leaves WHERE lp = ?"),
     // One statement for a whole batch: the prefixes as a JSON array, answered by index lookups.
     leafMany: q(
@@ -221,9 +268,6 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
         "(SELECT max(size) FROM heads) AS size",
     ),
     setUpto: q("UPDATE meta SET v = ? WHERE k = 'leaves_upto'"),
-    leafTiles: q("SELECT id, hashes FROM tiles WHERE id >= ? AND id <= ? ORDER BY id"),
-    putTile: q("INSERT OR REPLACE INTO tiles (id, hashes) VALUES (?, ?)"),
-    putTile256: q("INSERT OR REPLACE INTO tiles256 (id, hashes) VALUES (?, ?)"),
     insHead: q("INSERT INTO heads (size, root, ts, sig, sha_root) VALUES (?, ?, ?, ?, ?)"),
     setShaRoot: q("UPDATE heads SET sha_root = ? WHERE size = ?"),
     getName: q("SELECT v FROM meta WHERE k = 'log_name'"),
@@ -247,6 +291,59 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
     agentsComplete: q("SELECT v FROM meta WHERE k = 'agent_heads'"),
     markAgents: q("INSERT OR REPLACE INTO meta (k, v) VALUES ('agent_heads', 'complete')"),
   };
+  // Each view's tile statements: a tile is a row of its tiles table until the 16 full tiles of
+  // its group are stored, then a slice of the group's row (docs/STORAGE.md "Tile groups").
+  const views = (["blake3", "sha256"] as const).map((view) => {
+    const t = TABLES[view];
+    return {
+      tile: q(`SELECT hashes FROM ${t.tiles} WHERE id = ?`),
+      tiles: q(`SELECT id, hashes FROM ${t.tiles} WHERE id >= ? AND id < ?`),
+      group: q(`SELECT hashes FROM ${t.groups} WHERE id = ?`),
+      groups: q(`SELECT id, hashes FROM ${t.groups} WHERE id >= ? AND id < ?`),
+      put: q(`INSERT OR REPLACE INTO ${t.tiles} (id, hashes) VALUES (?, ?)`),
+      grouper: tileGrouper(db, view),
+    };
+  });
+  type ViewStatements = (typeof views)[number];
+  const viewOf = (view: TreeView | undefined): ViewStatements => views[view === "sha256" ? 1 : 0];
+  /** Tile (level, index) of a view, from its row or its group's. */
+  const readTile = (v: ViewStatements, level: number, index: number): Uint8Array | undefined => {
+    const r = v.tile.get(tileId(level, index)) as Row | undefined;
+    if (r) return r.hashes as Uint8Array;
+    const k = index % GROUP;
+    const g = v.group.get(tileId(level, (index - k) / GROUP)) as Row | undefined;
+    return (g?.hashes as Uint8Array | undefined)?.slice(k * FULL_TILE, (k + 1) * FULL_TILE);
+  };
+  /** Tiles (level, start) .. (level, start + count - 1) of a view; `[k]` undefined if absent. */
+  const readTiles = (v: ViewStatements, level: number, start: number, count: number) => {
+    const out: (Uint8Array | undefined)[] = new Array(count).fill(undefined);
+    if (count <= 0) return out;
+    const first = tileId(level, start);
+    let missing = count;
+    for (const r of v.tiles.all(first, first + count) as Row[]) {
+      out[(r.id as number) - first] = r.hashes as Uint8Array;
+      missing--;
+    }
+    if (missing === 0) return out;
+    const g0 = Math.floor(start / GROUP), g1 = Math.floor((start + count - 1) / GROUP);
+    for (const r of v.groups.all(tileId(level, g0), tileId(level, g1) + 1) as Row[]) {
+      const b = r.hashes as Uint8Array;
+      const base = ((r.id as number) - tileId(level, 0)) * GROUP - start;
+      for (let k = Math.max(0, base); k < Math.min(count, base + GROUP); k++) {
+        out[k] ??= b.slice((k - base) * FULL_TILE, (k - base + 1) * FULL_TILE);
+      }
+    }
+    return out;
+  };
+  /** Writes a view's tiles; a full tile that completes its group moves the group to one row. */
+  const putTiles = (v: ViewStatements, tiles: Tile[]): void => {
+    for (const t of tiles) v.put.run(tileId(t.level, t.index), t.hashes);
+    for (const t of tiles) {
+      if (t.hashes.length === FULL_TILE && t.index % GROUP === GROUP - 1) {
+        v.grouper(tileId(t.level, t.index - (GROUP - 1)));
+      }
+    }
+  };
   let closed = false;
   const tail = new LeafTail(0);
   /**
@@ -260,21 +357,22 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
     if (upto !== tail.base || tail.base + tail.size > size) tail.reset(upto);
     const from = tail.base + tail.size;
     if (from >= size) return;
-    const rows = s.leafTiles.all(
-      Math.floor(from / 16),
-      Math.min(LEVEL1 - 1, Math.floor((size - 1) / 16)),
-    ) as Row[];
-    const byId = new Map(rows.map((t) => [t.id as number, t.hashes as Uint8Array]));
+    const first = Math.floor(from / 16);
+    const tiles = readTiles(
+      views[0],
+      0,
+      first,
+      Math.min(LEVEL1, Math.floor((size - 1) / 16) + 1) - first,
+    );
     for (let i = from; i < size; i++) {
-      const b = byId.get(Math.floor(i / 16));
+      const b = tiles[Math.floor(i / 16) - first];
       const off = (i % 16) * 32;
       tail.push(b && b.length >= off + 32 ? leafPrefix(b.subarray(off, off + 32)) : -1);
     }
   };
   syncTail();
   const storedLeaf = (index: number): Uint8Array | undefined => {
-    const t = s.tile.get(tileId(0, Math.floor(index / 16))) as Row | undefined;
-    const b = t?.hashes as Uint8Array | undefined;
+    const b = readTile(views[0], 0, Math.floor(index / 16));
     const off = (index % 16) * 32;
     return b && b.length >= off + 32 ? b.subarray(off, off + 32) : undefined;
   };
@@ -325,21 +423,17 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
         () => (s.entries.all(start, limit) as Row[]).map((r) => r.bytes as Uint8Array),
       ),
     tile: (level, index, view) =>
-      operational(
-        "read tile",
-        () =>
-          ((view === "sha256" ? s.tile256 : s.tile).get(tileId(level, index)) as Row | undefined)
-            ?.hashes as Uint8Array | undefined,
-      ),
+      operational("read tile", () => readTile(viewOf(view), level, index)),
     tileRange: (level, start, count, view) =>
-      operational("read tiles", () => {
-        const out: (Uint8Array | undefined)[] = new Array(count).fill(undefined);
-        const first = tileId(level, start);
-        const rows = (view === "sha256" ? s.tileRange256 : s.tileRange)
-          .all(first, first + count) as Row[];
-        for (const r of rows) out[(r.id as number) - first] = r.hashes as Uint8Array;
-        return out;
-      }),
+      operational("read tiles", () => readTiles(viewOf(view), level, start, count)),
+    tileGroup: (level, group, view) =>
+      operational(
+        "read a tile group",
+        () =>
+          (viewOf(view).group.get(tileId(level, group)) as Row | undefined)?.hashes as
+            | Uint8Array
+            | undefined,
+      ),
     leafCandidates: (leafHash) =>
       operational("read leaf index", () => {
         syncTail();
@@ -415,8 +509,8 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
           const idArgs: SQLInputValue[] = [];
           for (const e of batch.entries) if (e.contentId) idArgs.push(e.contentId, e.index);
           insertPairs(s.insContentIds, s.insContentId, idArgs); // unique: a twin fails the batch
-          for (const t of batch.tiles) s.putTile.run(tileId(t.level, t.index), t.hashes);
-          for (const t of batch.sha256Tiles) s.putTile256.run(tileId(t.level, t.index), t.hashes);
+          putTiles(views[0], batch.tiles);
+          putTiles(views[1], batch.sha256Tiles);
           const h = batch.head;
           s.insHead.run(h.size, h.root, h.timestamp, h.signature, h.sha256Root ?? null);
           for (const a of batch.agents ?? []) s.putAgent.run(a.did, a.seq, a.prev, a.index);
@@ -481,7 +575,7 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
       operational("migrate the SHA-256 view", () => {
         db.exec("BEGIN IMMEDIATE");
         try {
-          for (const t of b.sha256Tiles) s.putTile256.run(tileId(t.level, t.index), t.hashes);
+          putTiles(views[1], b.sha256Tiles);
           for (const r of b.roots) s.setShaRoot.run(r.sha256Root, r.size);
           db.exec("COMMIT");
         } catch (err) {
