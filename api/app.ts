@@ -10,12 +10,21 @@ import { ApiError, problemResponse, retryAfterSeconds } from "./errors.ts";
 import { API_DOC_LINK } from "./hydra.ts";
 import { withTimeout } from "./limits.ts";
 import { TokenBuckets } from "./rate_limit.ts";
-import type { AppDeps, AppEnv, RouteDef } from "./route.ts";
+import type { AppDeps, AppEnv, RateClass, RouteDef } from "./route.ts";
 import { pathRegExp } from "./route.ts";
 import { allRoutes } from "./routes.ts";
 
 /** Headers a cross-origin script may read from our answers. */
 const EXPOSED = "Link, Location, Retry-After, Content-Type";
+/** API.md: every response carries the ApiDocumentation link. */
+const LINK: [string, string] = ["link", API_DOC_LINK];
+/** What a public (CORS) route's answers carry. */
+const CORS: [string, string][] = [
+  ["access-control-allow-origin", "*"],
+  ["access-control-expose-headers", EXPOSED],
+];
+/** Binding set by a fast lane that took the request's rate-limit token already. */
+const ADMITTED = "jcAdmitted";
 
 function allowedMethods(routes: RouteDef[], matchers: RegExp[], path: string): string[] {
   const methods = new Set<string>();
@@ -50,22 +59,36 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Hono
   const clientKey = deps.clientKey ??
     ((c: Context<AppEnv>) => String(c.env?.clientAddr ?? "unknown"));
 
+  const countStatus = (status: number) => {
+    let labels = statusLabels.get(status);
+    if (!labels) statusLabels.set(status, labels = { status: String(status) });
+    deps.metrics.inc("jc_http_responses_total", labels);
+  };
+  /** Takes a token of `rateClass` for the client, or refuses with 429 `rate-limited`. */
+  const admit = (rateClass: RateClass, key: string): void => {
+    if (rateClass === "none") return;
+    const t = buckets[rateClass].take(key, now());
+    if (!t.ok) {
+      deps.metrics.inc("jc_rate_limited_total", { class: rateClass });
+      throw new ApiError(
+        "rate-limited",
+        `Cannot answer now: this client is over its ${rateClass} rate limit`,
+        { headers: { "retry-after": retryAfterSeconds(t.retryAfterMs) } },
+      );
+    }
+  };
+
   app.use("*", async (c, next) => {
     c.set("deps", deps);
     c.set("routes", routes);
     c.set("startedAt", performance.now());
     await next();
-    // API.md: every response carries the ApiDocumentation link.
-    c.res.headers.append("link", API_DOC_LINK);
+    c.res.headers.append(...LINK);
     // A matched route said whether it is public; otherwise (404, 405, OPTIONS) match the path.
     if (c.get("cors") ?? corsPath(c.req.path)) {
-      c.res.headers.set("access-control-allow-origin", "*");
-      c.res.headers.set("access-control-expose-headers", EXPOSED);
+      for (const h of CORS) c.res.headers.set(...h);
     }
-    const status = c.res.status;
-    let labels = statusLabels.get(status);
-    if (!labels) statusLabels.set(status, labels = { status: String(status) });
-    deps.metrics.inc("jc_http_responses_total", labels);
+    countStatus(c.res.status);
   });
 
   // CORS preflight (Fetch standard §3.2.2) for the public routes.
@@ -89,19 +112,53 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Hono
     const cors = r.cors === true;
     app.on(r.method, r.path, async (c) => {
       c.set("cors", cors);
-      if (rateClass !== "none") {
-        const t = buckets[rateClass].take(clientKey(c), now());
-        if (!t.ok) {
-          deps.metrics.inc("jc_rate_limited_total", { class: rateClass });
-          throw new ApiError(
-            "rate-limited",
-            `Cannot answer now: this client is over its ${rateClass} rate limit`,
-            { headers: { "retry-after": retryAfterSeconds(t.retryAfterMs) } },
-          );
-        }
-      }
+      // a fast lane that took this request's token and left it to the router (below)
+      if (c.env?.[ADMITTED] !== true) admit(rateClass, clientKey(c));
       return await withTimeout((async () => await r.handler(c))(), timeoutMs);
     });
+  }
+
+  // Fast lanes (RouteDef.fast; docs/PERFORMANCE.md "Serving tiles"): a hot GET answered before
+  // the router under the same rate limit, CORS, Link header and metrics; anything but its 200 (a
+  // refusal, a fault) is left to the router, which answers it as it answers every request. Not
+  // with a custom clientKey (that reads the router's context).
+  const lanes = routes.filter((r) => r.method === "GET" && r.fast);
+  if (lanes.length > 0 && deps.clientKey === undefined) {
+    const routerFetch = app.fetch;
+    type Ctx = Parameters<typeof routerFetch>[2];
+    const lane = async (
+      r: RouteDef,
+      req: Request,
+      path: string,
+      env: AppEnv["Bindings"] | undefined,
+      ctx: Ctx,
+    ): Promise<Response> => {
+      try {
+        admit(r.rate ?? "read", String(env?.clientAddr ?? "unknown"));
+      } catch {
+        return await routerFetch(req, env, ctx); // the router refuses it (429), as ever
+      }
+      const a = await r.fast!.answer(deps, path).catch(() => undefined);
+      if (a === undefined) return await routerFetch(req, { ...env, [ADMITTED]: true }, ctx);
+      countStatus(200);
+      const headers = [...a.headers, LINK];
+      if (r.cors) headers.push(...CORS);
+      return new Response(a.body as Uint8Array<ArrayBuffer>, { status: 200, headers });
+    };
+    app.fetch = (req, env, ctx) => {
+      if (req.method === "GET") {
+        const url = req.url;
+        const at = url.indexOf("/", url.indexOf("//") + 2);
+        for (const r of lanes) {
+          if (at > 0 && url.startsWith(r.fast!.prefix, at)) {
+            const q = url.indexOf("?", at);
+            const path = url.slice(at, q < 0 ? undefined : q);
+            return lane(r, req, path, env as AppEnv["Bindings"] | undefined, ctx);
+          }
+        }
+      }
+      return routerFetch(req, env, ctx);
+    };
   }
 
   app.notFound((c) => {

@@ -15,7 +15,7 @@ import { openWitnessing, type Witnessing } from "./witnessing.ts";
 import { RdfSyncJob } from "./rdf_sync_job.ts";
 import { ShardSet } from "./shard_set.ts";
 import { openShardServing, type ShardServing } from "./shard_serve.ts";
-import { dispatchToShard } from "./shard_dispatch.ts";
+import { dispatchToShard, shardTarget } from "./shard_dispatch.ts";
 
 /** The verifier pool size `config.verifyWorkers` asks for on this machine (0: none). */
 export function verifyWorkerCount(config: ServiceConfig): number {
@@ -56,8 +56,11 @@ export async function startService(
   const verifier = verifierOptions(config);
   // The port first (nothing is created on disk when it is taken); requests that arrive before
   // the log is open wait for it.
-  let resolveApp!: (a: Handler) => void;
-  const appReady = new Promise<Handler>((r) => resolveApp = r);
+  let resolveReady!: (a: Handler) => void;
+  const appReady = new Promise<Handler>((r) => resolveReady = r);
+  // once ready, requests go straight to the handler (no await per request)
+  let ready: Handler | undefined;
+  const resolveApp = (h: Handler) => resolveReady(ready = h);
   let resolveListen: (a: Deno.NetAddr) => void;
   const listening = new Promise<Deno.NetAddr>((r) => resolveListen = r);
   let server: Deno.HttpServer<Deno.NetAddr>;
@@ -68,7 +71,10 @@ export async function startService(
         hostname: config.host,
         onListen: (addr) => resolveListen(addr as Deno.NetAddr),
       },
-      async (req, info) => (await appReady)(req, (info.remoteAddr as Deno.NetAddr).hostname),
+      (req, info) => {
+        const addr = (info.remoteAddr as Deno.NetAddr).hostname;
+        return ready ? ready(req, addr) : appReady.then((h) => h(req, addr));
+      },
     );
   } catch (e) {
     throw new ConfigError(listenFailure(config.host, config.port, e));
@@ -138,9 +144,12 @@ export async function startService(
   const app = createApp(deps);
   // `/shards/<id>/…` to that shard's app (the log routes only), everything else to the root's.
   const shardApp = serving.apps(deps);
-  resolveApp(async (req, clientAddr) =>
-    await dispatchToShard(req, (id) => shardApp(id, clientAddr)) ??
-      await app.fetch(req, { clientAddr })
+  resolveApp((req, clientAddr) =>
+    shardTarget(req.url)
+      ? dispatchToShard(req, (id) => shardApp(id, clientAddr)).then((r) =>
+        r ?? app.fetch(req, { clientAddr })
+      )
+      : app.fetch(req, { clientAddr })
   );
   // A store written before agents' chain heads were kept is folded once, in the background from
   // the start (chunked: other requests are served meanwhile; readings wait for it).

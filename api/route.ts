@@ -110,6 +110,23 @@ export interface RouteDef {
   /** Per-route request timeout override in milliseconds. */
   timeoutMs?: number;
   handler: Handler;
+  /**
+   * Optional fast lane for a hot GET that waits on nothing but one bounded store read (the
+   * publication's immutable tiles): `answer` gets the raw path (every path starting with
+   * `prefix`) before the router and returns the body and headers of a 200, or undefined to leave
+   * the request to the router (which then answers it, errors included, exactly as without the
+   * lane). The app applies the same rate limit, CORS, Link header and metrics (api/app.ts).
+   */
+  fast?: {
+    prefix: string;
+    answer(deps: AppDeps, path: string): Promise<FastAnswer | undefined>;
+  };
+}
+
+/** What a fast lane answers: a 200's body and its headers (api/app.ts adds the common ones). */
+export interface FastAnswer {
+  body: Uint8Array;
+  headers: [string, string][];
 }
 
 /** A named group of rows, one file per group under api/routes/. */

@@ -35,6 +35,7 @@ import { recover, type Recovered } from "./recover.ts";
 import { backfillSha256View } from "./view_backfill.ts";
 import type { TreeView } from "./storage.ts";
 import { PUBLISHED_WIDTH, readPublishedTile } from "./published_tiles.ts";
+import { SlabCache } from "./slab_cache.ts";
 import { encodeBundle, ENTRIES, isKeyName, signCheckpoint, tileWithin } from "./c2sp/mod.ts";
 import { encodeVkey, SIG_ED25519 } from "./c2sp/mod.ts";
 import { sha256 } from "@noble/hashes/sha2.js";
@@ -305,7 +306,7 @@ class SequencedLog implements Log {
   /** The last committed batch's durability (a batch with nothing new is answered after it). */
   #lastDurable: Promise<void> = Promise.resolve();
   /** Full published tiles (immutable), least recently used out first. */
-  readonly #published = new Map<string, Uint8Array>();
+  readonly #published = new SlabCache(PUBLISHED_WIDTH * HASH_SIZE, PUBLISHED_CACHE_TILES);
   /** Hashes of the right-border ranges of the latest head's tree, shared by its proofs. */
   #border: { size: number; memo: RangeMemo } = { size: -1, memo: new Map() };
 
@@ -902,11 +903,7 @@ class SequencedLog implements Log {
     const key = `${view}/${level}/${index}`;
     if (width === PUBLISHED_WIDTH) {
       const hit = this.#published.get(key);
-      if (hit) {
-        this.#published.delete(key);
-        this.#published.set(key, hit);
-        return hit.slice();
-      }
+      if (hit) return hit;
     }
     const s = this.#s;
     const bytes = await readPublishedTile(
@@ -924,10 +921,7 @@ class SequencedLog implements Log {
       throw new LogIntegrityError(`Cannot read tile ${view} ${level}/${index}: the store lacks it`);
     }
     if (width === PUBLISHED_WIDTH) {
-      if (this.#published.size >= PUBLISHED_CACHE_TILES) {
-        this.#published.delete(this.#published.keys().next().value!);
-      }
-      this.#published.set(key, bytes.slice());
+      this.#published.put(key, bytes);
     }
     return bytes;
   }

@@ -18,7 +18,7 @@ import type { Log, TreeView } from "../../log/mod.ts";
 import { fromHex } from "../../verify/mod.ts";
 import { ApiError } from "../errors.ts";
 import { hashParam, intParam } from "../params.ts";
-import type { AppEnv, RouteGroup } from "../route.ts";
+import type { AppDeps, AppEnv, RouteGroup } from "../route.ts";
 import { latestCheckpoint } from "../tile_readers.ts";
 import { checkpointToServe } from "../witness_collector.ts";
 import { IMMUTABLE } from "./log_read.ts";
@@ -46,38 +46,66 @@ function missingCode(size: number, t: TileId): string {
     : "tile-beyond-width";
 }
 
+/** What a tile route serves at a raw path: the tile asked, and its bytes (undefined: none yet). */
+async function tileAt(
+  log: Log,
+  view: TreeView,
+  raw: string,
+): Promise<{ t: TileId; bytes: Uint8Array | undefined }> {
+  const t = parseTilePath(raw.slice(`/log/${view}/`.length));
+  const bytes = t.level === ENTRIES
+    ? await log.bundle(t.index, t.width)
+    : await log.tile(view, t.level, t.index, t.width);
+  return { t, bytes };
+}
+
+const TILE_HEADERS: [string, string][] = [
+  ["content-type", "application/octet-stream"],
+  ["cache-control", IMMUTABLE],
+];
+
 async function serveTile(c: Context<AppEnv>, log: Log, view: TreeView): Promise<Response> {
   // The raw path (not Hono's decoded parameter): `%30%30%30` must not alias `000`.
   const url = c.req.url;
   const start = url.indexOf("/", url.indexOf("//") + 2);
   const q = url.indexOf("?", start);
   const raw = url.slice(start, q < 0 ? undefined : q);
-  const prefix = `/log/${view}/`;
-  let t: TileId;
+  let at: Awaited<ReturnType<typeof tileAt>>;
   try {
-    t = parseTilePath(raw.slice(prefix.length));
+    at = await tileAt(log, view, raw);
   } catch (e) {
     if (e instanceof C2spError) throw new ApiError(e.code, e.message, { status: 404 });
     throw e;
   }
-  const bytes = t.level === ENTRIES
-    ? await log.bundle(t.index, t.width)
-    : await log.tile(view, t.level, t.index, t.width);
+  const { t, bytes } = at;
   if (bytes === undefined) {
     const size = (await log.latestHead()).size;
     const what = t.level === ENTRIES ? "entry bundle" : "tile";
     throw new ApiError(
       missingCode(size, t),
       `Cannot find ${what} ${
-        raw.slice(prefix.length)
+        raw.slice(`/log/${view}/`.length)
       }: the tree of size ${size} has no such ${what}`,
       { status: 404 },
     );
   }
-  return c.body(bytes as Uint8Array<ArrayBuffer>, 200, {
-    "content-type": "application/octet-stream",
-    "cache-control": IMMUTABLE,
-  });
+  return c.body(bytes as Uint8Array<ArrayBuffer>, 200, Object.fromEntries(TILE_HEADERS));
+}
+
+/**
+ * The tile route's fast lane (RouteDef.fast; docs/PERFORMANCE.md): a tile or bundle that exists,
+ * straight from the raw path; everything else (a bad path, a view, a tile not yet there) is left
+ * to the route above, which answers its 404.
+ */
+async function fastTile(deps: AppDeps, path: string) {
+  const view = path.startsWith("/log/blake3/tile/")
+    ? "blake3"
+    : path.startsWith("/log/sha256/tile/")
+    ? "sha256"
+    : undefined;
+  if (view === undefined) return undefined;
+  const { bytes } = await tileAt(deps.log, view, path);
+  return bytes && { body: bytes, headers: TILE_HEADERS };
 }
 
 const VIEW_NOTE = "`{view}` is `blake3` (JouleClaw SPEC §22.1) or `sha256` (RFC 6962).";
@@ -148,6 +176,7 @@ export const publicationRoutes: RouteGroup = {
         mutating: false,
       },
       handler: (c) => serveTile(c, c.get("deps").log, viewOf(c)),
+      fast: { prefix: "/log/", answer: fastTile },
     },
     {
       method: "GET",

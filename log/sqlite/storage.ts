@@ -200,6 +200,7 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
     // acknowledged: FULL's guarantee, without stopping every other request for the fsync.
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec("PRAGMA busy_timeout = 5000");
+    db.exec("PRAGMA mmap_size = 1073741824");
     db.exec(SCHEMA);
   } catch (err) {
     throw new LogStorageError(
