@@ -1,13 +1,16 @@
-// `deno run -A bench/profile.ts verify|http [N] [CONCURRENCY]`: CPU profiles of the two paths of
-// issue 16, for bench/cpuprof.ts (docs/PERFORMANCE.md).
+// `deno run -A bench/profile.ts verify|http|tiles [N] [CONCURRENCY]`: CPU profiles of the two
+// paths of issue 16 and of serving tiles (issue 10), for bench/cpuprof.ts (docs/PERFORMANCE.md).
 //   verify: verifyEnvelope over the positive conformance mix, N receipts (default 200,000),
 //           CONCURRENCY in flight (default 32), profiled in this process (`--cpu-prof` is
 //           passed to a child run of this script).
 //   http:   the real service (api/main.ts, SQLite) under `--cpu-prof`, N verified durable appends
 //           (default 30,000) from this process over CONCURRENCY keep-alive connections (default
 //           64); prints the server's CPU µs per append (all threads, main thread, from /proc).
+//   tiles:  the real service over a log of N entries (default 10^6, filled first through the log),
+//           100,000 random full tiles of both views from this process over CONCURRENCY keep-alive
+//           connections (default 64); prints the server's CPU µs per tile.
 // Prints the profile files (main thread first) and the top entries of the main thread's.
-import { appendRequest, Conn, presign } from "./suites/http.ts";
+import { appendRequest, Conn, fillTileLog, presign, randomTileGets } from "./suites/http.ts";
 import { positives } from "./suites/verify.ts";
 import { verifyEnvelope } from "../verify/mod.ts";
 import { type CpuProfile, perFunction } from "./cpuprof.ts";
@@ -45,30 +48,21 @@ async function top(dir: string, ops: number): Promise<void> {
   }
 }
 
-if (mode === "verify-child") {
-  await verifyChild(Number(nArg), Number(cArg));
-} else if (mode === "verify") {
-  const n = Number(nArg ?? 200_000), c = Number(cArg ?? 32);
-  const dir = await Deno.makeTempDir({ prefix: "jc-prof-verify-" });
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      "--cpu-prof",
-      `--cpu-prof-dir=${dir}`,
-      new URL(import.meta.url).pathname,
-      "verify-child",
-      String(n),
-      String(c),
-    ],
-  }).output();
-  if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
-  await top(dir, n);
-} else if (mode === "http") {
-  const n = Number(nArg ?? 30_000), c = Number(cArg ?? 64);
-  const reqs = (await presign(n + 200)).map(appendRequest);
-  const dir = await Deno.makeTempDir({ prefix: "jc-prof-http-" });
-  const data = await Deno.makeTempDir({ prefix: "jc-prof-data-" });
+/**
+ * The real service (api/main.ts, SQLite in `data`, a fresh one by default) under `--cpu-prof`:
+ * `reqs` sent over `c` keep-alive connections, the first `warm` before the clock, each answered
+ * `status`; prints the rate and the server's CPU per request, then the profile's top entries.
+ */
+async function profileService(
+  c: number,
+  reqs: Uint8Array[],
+  warm: number,
+  status: number,
+  what: string,
+  data?: string,
+): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: `jc-prof-${what}-` });
+  data ??= await Deno.makeTempDir({ prefix: "jc-prof-data-" });
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -104,22 +98,25 @@ if (mode === "verify-child") {
     Array.from({ length: c }, () => Conn.open(Number(new URL(hello.listening).port))),
   );
   let next = 0;
-  for (let i = 0; i < 200; i++) await conns[0].send(reqs[next++]); // warm-up
+  for (let i = 0; i < warm; i++) await conns[0].send(reqs[next++]); // warm-up
+  const n = reqs.length - warm;
   const pid = hello.pid as number;
   const all0 = cpuSeconds(pid), main0 = cpuSeconds(pid, pid);
   const t0 = performance.now();
   await Promise.all(conns.map(async (conn) => {
     while (next < reqs.length) {
       const r = await conn.send(reqs[next++]);
-      if (r.status !== 201) throw new Error(`Cannot profile: an append answered ${r.status}`);
+      if (r.status !== status) throw new Error(`Cannot profile: a ${what} answered ${r.status}`);
     }
   }));
   const s = (performance.now() - t0) / 1000;
   console.log(JSON.stringify({
-    appends: n,
-    appends_per_s: Math.round(n / s),
-    server_cpu_us_per_append: Math.round((cpuSeconds(pid) - all0) * 1e6 / n),
-    server_main_thread_cpu_us_per_append: Math.round((cpuSeconds(pid, pid) - main0) * 1e6 / n),
+    [`${what}s`]: n,
+    [`${what}s_per_s`]: Math.round(n / s),
+    [`server_cpu_us_per_${what}`]: Math.round((cpuSeconds(pid) - all0) * 1e6 / n),
+    [`server_main_thread_cpu_us_per_${what}`]: Math.round(
+      (cpuSeconds(pid, pid) - main0) * 1e6 / n,
+    ),
     load_average_1m: Deno.loadavg()[0],
   }));
   for (const conn of conns) conn.close();
@@ -127,7 +124,37 @@ if (mode === "verify-child") {
   await child.status;
   await Deno.remove(data, { recursive: true });
   await top(dir, n);
+}
+
+if (mode === "verify-child") {
+  await verifyChild(Number(nArg), Number(cArg));
+} else if (mode === "verify") {
+  const n = Number(nArg ?? 200_000), c = Number(cArg ?? 32);
+  const dir = await Deno.makeTempDir({ prefix: "jc-prof-verify-" });
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--cpu-prof",
+      `--cpu-prof-dir=${dir}`,
+      new URL(import.meta.url).pathname,
+      "verify-child",
+      String(n),
+      String(c),
+    ],
+  }).output();
+  if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
+  await top(dir, n);
+} else if (mode === "http") {
+  const n = Number(nArg ?? 30_000), c = Number(cArg ?? 64);
+  const reqs = (await presign(n + 200)).map(appendRequest);
+  await profileService(c, reqs, 200, 201, "append");
+} else if (mode === "tiles") {
+  const n = Number(nArg ?? 1_000_000), c = Number(cArg ?? 64);
+  const data = await Deno.makeTempDir({ prefix: "jc-prof-data-" });
+  await fillTileLog(data, n);
+  await profileService(c, randomTileGets(n, 100_000 + 2_000), 2_000, 200, "tile", data);
 } else {
-  console.error("usage: bench/profile.ts verify|http [N] [CONCURRENCY]");
+  console.error("usage: bench/profile.ts verify|http|tiles [N] [CONCURRENCY]");
   Deno.exit(2);
 }

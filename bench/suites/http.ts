@@ -311,6 +311,46 @@ async function bareDenoServe(ms: number, tileBody = false) {
   }
 }
 
+/** Fills a SQLite log in `dir` with `n` entries of 300 bytes, through the log itself. */
+export async function fillTileLog(dir: string, n: number): Promise<void> {
+  const { openSqliteLog } = await import("../../log/sqlite/mod.ts");
+  const log = await openSqliteLog({ dir, logName: "bench.example/jc" });
+  const e = new Uint8Array(300);
+  for (let k = 0; k < n; k += 4096) {
+    const ps = [];
+    for (let i = k; i < Math.min(n, k + 4096); i++) {
+      const x = e.slice();
+      utf8.encodeInto(`tile bench entry ${i} `, x);
+      ps.push(log.append(x));
+    }
+    await Promise.all(ps);
+  }
+  await log.close();
+}
+
+/**
+ * `count` raw GETs of random full tiles of a tree of `n` leaves, both views alternating, one in
+ * 16 at level 1 where the tree has a full one.
+ */
+export function randomTileGets(n: number, count: number): Uint8Array[] {
+  const tileIndex = (i: number) => {
+    let s = String(i % 1000).padStart(3, "0");
+    for (let r = Math.floor(i / 1000); r > 0; r = Math.floor(r / 1000)) {
+      s = `x${String(r % 1000).padStart(3, "0")}/${s}`;
+    }
+    return s;
+  };
+  const full0 = Math.floor(n / 256), full1 = Math.floor(n / 65536);
+  return Array.from({ length: count }, (_, j) => {
+    const view = j % 2 ? "sha256" : "blake3";
+    const level = full1 > 0 && j % 16 === 0 ? 1 : 0;
+    const index = Math.floor(Math.random() * (level ? full1 : full0));
+    return utf8.encode(
+      `GET /log/${view}/tile/${level}/${tileIndex(index)} HTTP/1.1\r\nhost: bench\r\n\r\n`,
+    );
+  });
+}
+
 /**
  * Tiles served per second by the embedded server (PUBLICATION.md; API.md "Publication"): a data
  * directory filled through the log itself (BENCH_TILES_SIZE entries of 300 bytes, default 10^5;
@@ -322,40 +362,13 @@ async function tilesServed(ms: number) {
   const n = Number(Deno.env.get("BENCH_TILES_SIZE") ?? 100_000);
   const dataDir = await Deno.makeTempDir({ prefix: "jc-bench-tiles-" });
   try {
-    const { openSqliteLog } = await import("../../log/sqlite/mod.ts");
-    const log = await openSqliteLog({ dir: dataDir, logName: "bench.example/jc" });
-    const e = new Uint8Array(300);
-    for (let k = 0; k < n; k += 4096) {
-      const ps = [];
-      for (let i = k; i < Math.min(n, k + 4096); i++) {
-        const x = e.slice();
-        utf8.encodeInto(`tile bench entry ${i} `, x);
-        ps.push(log.append(x));
-      }
-      await Promise.all(ps);
-    }
-    await log.close();
+    await fillTileLog(dataDir, n);
     const bare = await bareDenoServe(ms, true);
     const svc = await startService({ DATA_DIR: dataDir });
     const port = Number(new URL(svc.url).port);
     const conns = await Promise.all(Array.from({ length: CONCURRENCY }, () => Conn.open(port)));
     try {
-      const tileIndex = (i: number) => {
-        let s = String(i % 1000).padStart(3, "0");
-        for (let r = Math.floor(i / 1000); r > 0; r = Math.floor(r / 1000)) {
-          s = `x${String(r % 1000).padStart(3, "0")}/${s}`;
-        }
-        return s;
-      };
-      const full0 = Math.floor(n / 256), full1 = Math.floor(n / 65536);
-      const gets = Array.from({ length: 8192 }, (_, j) => {
-        const view = j % 2 ? "sha256" : "blake3";
-        const level = full1 > 0 && j % 16 === 0 ? 1 : 0;
-        const index = Math.floor(Math.random() * (level ? full1 : full0));
-        return utf8.encode(
-          `GET /log/${view}/tile/${level}/${tileIndex(index)} HTTP/1.1\r\nhost: bench\r\n\r\n`,
-        );
-      });
+      const gets = randomTileGets(n, 8192);
       let served = 0;
       const cpu = cpuMeter(svc.pid);
       const t0 = performance.now();
