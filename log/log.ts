@@ -182,6 +182,8 @@ export function defaultLogName(publicKey: Uint8Array): string {
   return `jouleclaw.invalid/${toHex(sha256(publicKey)).slice(0, 16)}`;
 }
 
+/** Stored tile levels (height 4) per published tile level (height 8). */
+const LEVELS_PER_PUBLISHED = 2;
 /** Full published tiles each log keeps in memory (8 KiB each). */
 const PUBLISHED_CACHE_TILES = 2048;
 
@@ -901,17 +903,20 @@ class SequencedLog implements Log {
     // same); never an empty one.
     if (!tileWithin(this.#durable.head.size, { level, index, width })) return undefined;
     const key = `${view}/${level}/${index}`;
+    const s = this.#s;
     if (width === PUBLISHED_WIDTH) {
       const hit = this.#published.get(key);
       if (hit) return hit;
+      // a store that holds the 16 stored tiles as one (SQLite): one read, no assembly
+      const whole = s.tileGroup && await s.tileGroup(LEVELS_PER_PUBLISHED * level, index, view);
+      if (whole?.length === PUBLISHED_WIDTH * HASH_SIZE) {
+        this.#published.put(key, whole);
+        return whole;
+      }
     }
-    const s = this.#s;
     const bytes = await readPublishedTile(
       s.tileRange
-        ? {
-          range: (t, i, n) => s.tileRange!(t, i, n, view),
-          group: s.tileGroup && ((t, g) => s.tileGroup!(t, g, view)),
-        }
+        ? { range: (t, i, n) => s.tileRange!(t, i, n, view) }
         : (t, i) => s.tile(t, i, view),
       level,
       index,

@@ -1,7 +1,7 @@
 // C2SP tlog-tiles' height-8 tiles (256 hashes) read from the store's height-4 tiles (16 hashes,
 // log/tiles.ts): tree level 8·L is stored tile level 2·L, so published tile L/N of width W is the
-// first W hashes of stored tiles (2L, 16N), (2L, 16N + 1), ... — one range read, or one point
-// read where the store keeps the 16 as one group (SQLite, docs/STORAGE.md "Tile groups"); no
+// first W hashes of stored tiles (2L, 16N), (2L, 16N + 1), ... — one range read (a full one is one
+// point read where the store keeps the 16 as one group, LogStorage.tileGroup: log/log.ts); no
 // second copy of any hash on disk (docs/STORAGE.md "Publication"). A hash never changes once stored (the
 // tree only grows), so a published tile, full or partial, is immutable. Pure.
 import { HASH_SIZE } from "./hasher.ts";
@@ -10,11 +10,6 @@ import { TILE_HEIGHT, TILE_WIDTH, type TileLoader } from "./tiles.ts";
 /** Reads `count` consecutive stored tiles of one level at once (`[k]`: index `start + k`). */
 export interface TileRangeLoader {
   range(level: number, start: number, count: number): Promise<(Uint8Array | undefined)[]>;
-  /**
-   * Optional: the 16 full stored tiles of `group` (index 16·group ..) as one array, undefined when
-   * not held as one (LogStorage.tileGroup); a full published tile is then one read, no copy.
-   */
-  group?(level: number, group: number): Promise<Uint8Array | undefined>;
 }
 
 /** Hashes in a published (C2SP, height 8) tile. */
@@ -34,10 +29,6 @@ export async function readPublishedTile(
   index: number,
   width: number,
 ): Promise<Uint8Array | undefined> {
-  if (width === PUBLISHED_WIDTH && "group" in load && load.group) {
-    const whole = await load.group(LEVELS * level, index);
-    if (whole?.length === PUBLISHED_WIDTH * HASH_SIZE) return whole;
-  }
   const n = Math.ceil(width / TILE_WIDTH);
   const parts = "range" in load
     ? await load.range(LEVELS * level, PARTS * index, n)

@@ -259,12 +259,13 @@ function cpuMeter(pid: number) {
  * log) answering every GET with a constant ~700-byte JSON body (an inclusion proof's size), driven
  * by the same client for `ms`. What no route can beat on this machine in the same run.
  */
-async function bareDenoServe(ms: number, tileBody = false) {
-  const code = tileBody
-    // A full tile's size (8,192 bytes), as application/octet-stream.
+async function bareDenoServe(ms: number, tileHeaders?: [string, string][]) {
+  const code = tileHeaders
+    // A full tile's size (8,192 bytes) with the given headers.
     ? `const body = new Uint8Array(8192).fill(7);
+    const headers = ${JSON.stringify(tileHeaders)};
     Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: (a) => console.log(a.port) },
-      () => new Response(body, { headers: { "content-type": "application/octet-stream" } }));`
+      () => new Response(body, { headers }));`
     : `const body = JSON.stringify({ index: 1, size: 2, leaf_hash: "a".repeat(64),
       path: Array.from({ length: 10 }, () => "b".repeat(64)) });
     Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: (a) => console.log(a.port) },
@@ -356,19 +357,30 @@ export function randomTileGets(n: number, count: number): Uint8Array[] {
  * directory filled through the log itself (BENCH_TILES_SIZE entries of 300 bytes, default 10^5;
  * 10^6 for the issue's figure), the real service started over it, random immutable full tiles of
  * both views (levels 0 and 1) fetched by the same raw keep-alive client, beside a bare
- * Deno.serve answering an 8 KiB body in the same run (goal: at least half of it).
+ * Deno.serve answering an 8 KiB body in the same run (goal: at least half of it), twice: with
+ * `content-type` alone, and with exactly the headers the service's tile answers carry (read from
+ * one of them: content-type, cache-control, Link, CORS). Deno answers a Response of one header
+ * by a fast path that a Response of two or more never takes (docs/PERFORMANCE.md "Serving
+ * tiles"), so the second is the floor of any server that must send those headers.
  */
 async function tilesServed(ms: number) {
   const n = Number(Deno.env.get("BENCH_TILES_SIZE") ?? 100_000);
   const dataDir = await Deno.makeTempDir({ prefix: "jc-bench-tiles-" });
   try {
     await fillTileLog(dataDir, n);
-    const bare = await bareDenoServe(ms, true);
     const svc = await startService({ DATA_DIR: dataDir });
     const port = Number(new URL(svc.url).port);
     const conns = await Promise.all(Array.from({ length: CONCURRENCY }, () => Conn.open(port)));
     try {
       const gets = randomTileGets(n, 8192);
+      const probe = await fetch(`${svc.url}/log/blake3/tile/0/000`);
+      await probe.body?.cancel();
+      if (probe.status !== 200) throw new Error(`Cannot bench tiles: ${probe.status}`);
+      const tileHeaders = [...probe.headers].filter(([k]) =>
+        k !== "content-length" && k !== "date" && k !== "vary"
+      );
+      const bare = await bareDenoServe(ms, [["content-type", "application/octet-stream"]]);
+      const same = await bareDenoServe(ms, tileHeaders);
       let served = 0;
       const cpu = cpuMeter(svc.pid);
       const t0 = performance.now();
@@ -388,10 +400,14 @@ async function tilesServed(ms: number) {
         tiles_served_per_s: perS,
         bare_deno_serve_8kib_per_s: bare.requests_per_s,
         ratio_to_bare: Math.round((perS / bare.requests_per_s) * 1000) / 1000,
+        bare_same_headers_per_s: same.requests_per_s,
+        ratio_to_bare_same_headers: Math.round((perS / same.requests_per_s) * 1000) / 1000,
         goal_ratio: 0.5,
+        tile_headers: tileHeaders.map(([k]) => k),
         ...used,
         server_cpu_us_per_tile: Math.round((used.server_cpu_s * 1e6) / served),
         bare_server_cpu_us_per_request: bare.server_cpu_us_per_request,
+        bare_same_headers_server_cpu_us_per_request: same.server_cpu_us_per_request,
         note: "random full tiles of both views (1 in 16 at level 1 where the tree has one)",
       };
     } finally {
