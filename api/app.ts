@@ -10,7 +10,7 @@ import { ApiError, problemResponse, retryAfterSeconds } from "./errors.ts";
 import { API_DOC_LINK } from "./hydra.ts";
 import { withTimeout } from "./limits.ts";
 import { TokenBuckets } from "./rate_limit.ts";
-import type { AppDeps, AppEnv, RateClass, RouteDef } from "./route.ts";
+import type { AppDeps, AppEnv, FastAnswer, RateClass, RouteDef } from "./route.ts";
 import { pathRegExp } from "./route.ts";
 import { allRoutes } from "./routes.ts";
 
@@ -138,7 +138,12 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Hono
       } catch {
         return await routerFetch(req, env, ctx); // the router refuses it (429), as ever
       }
-      const a = await r.fast!.answer(deps, path).catch(() => undefined);
+      let a: FastAnswer | undefined;
+      try {
+        a = await r.fast!.answer(deps, path);
+      } catch {
+        a = undefined; // a fault: the router answers it (and logs it) as any other
+      }
       if (a === undefined) return await routerFetch(req, { ...env, [ADMITTED]: true }, ctx);
       countStatus(200);
       const headers = [...a.headers, LINK];

@@ -18,7 +18,7 @@ import type { Log, TreeView } from "../../log/mod.ts";
 import { fromHex } from "../../verify/mod.ts";
 import { ApiError } from "../errors.ts";
 import { hashParam, intParam } from "../params.ts";
-import type { AppDeps, AppEnv, RouteGroup } from "../route.ts";
+import type { AppDeps, AppEnv, FastAnswer, RouteGroup } from "../route.ts";
 import { latestCheckpoint } from "../tile_readers.ts";
 import { checkpointToServe } from "../witness_collector.ts";
 import { IMMUTABLE } from "./log_read.ts";
@@ -46,17 +46,11 @@ function missingCode(size: number, t: TileId): string {
     : "tile-beyond-width";
 }
 
-/** What a tile route serves at a raw path: the tile asked, and its bytes (undefined: none yet). */
-async function tileAt(
-  log: Log,
-  view: TreeView,
-  raw: string,
-): Promise<{ t: TileId; bytes: Uint8Array | undefined }> {
-  const t = parseTilePath(raw.slice(`/log/${view}/`.length));
-  const bytes = t.level === ENTRIES
-    ? await log.bundle(t.index, t.width)
-    : await log.tile(view, t.level, t.index, t.width);
-  return { t, bytes };
+/** The tile or bundle `t` of a view (undefined: the tree has none yet). */
+function readTile(log: Log, view: TreeView, t: TileId): Promise<Uint8Array | undefined> {
+  return t.level === ENTRIES
+    ? log.bundle(t.index, t.width)
+    : log.tile(view, t.level, t.index, t.width);
 }
 
 const TILE_HEADERS: [string, string][] = [
@@ -70,14 +64,14 @@ async function serveTile(c: Context<AppEnv>, log: Log, view: TreeView): Promise<
   const start = url.indexOf("/", url.indexOf("//") + 2);
   const q = url.indexOf("?", start);
   const raw = url.slice(start, q < 0 ? undefined : q);
-  let at: Awaited<ReturnType<typeof tileAt>>;
+  let t: TileId;
   try {
-    at = await tileAt(log, view, raw);
+    t = parseTilePath(raw.slice(`/log/${view}/`.length));
   } catch (e) {
     if (e instanceof C2spError) throw new ApiError(e.code, e.message, { status: 404 });
     throw e;
   }
-  const { t, bytes } = at;
+  const bytes = await readTile(log, view, t);
   if (bytes === undefined) {
     const size = (await log.latestHead()).size;
     const what = t.level === ENTRIES ? "entry bundle" : "tile";
@@ -97,15 +91,20 @@ async function serveTile(c: Context<AppEnv>, log: Log, view: TreeView): Promise<
  * straight from the raw path; everything else (a bad path, a view, a tile not yet there) is left
  * to the route above, which answers its 404.
  */
-async function fastTile(deps: AppDeps, path: string) {
+function fastTile(deps: AppDeps, path: string): Promise<FastAnswer | undefined> {
   const view = path.startsWith("/log/blake3/tile/")
     ? "blake3"
     : path.startsWith("/log/sha256/tile/")
     ? "sha256"
     : undefined;
-  if (view === undefined) return undefined;
-  const { bytes } = await tileAt(deps.log, view, path);
-  return bytes && { body: bytes, headers: TILE_HEADERS };
+  if (view === undefined) return Promise.resolve(undefined);
+  let t: TileId;
+  try {
+    t = parseTilePath(path.slice(`/log/${view}/`.length));
+  } catch {
+    return Promise.resolve(undefined); // the route answers the path's 404
+  }
+  return readTile(deps.log, view, t).then((body) => body && { body, headers: TILE_HEADERS });
 }
 
 const VIEW_NOTE = "`{view}` is `blake3` (JouleClaw SPEC §22.1) or `sha256` (RFC 6962).";

@@ -300,6 +300,12 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
       tile: q(`SELECT hashes FROM ${t.tiles} WHERE id = ?`),
       tiles: q(`SELECT id, hashes FROM ${t.tiles} WHERE id >= ? AND id < ?`),
       group: q(`SELECT hashes FROM ${t.groups} WHERE id = ?`),
+      // the same, answered as [hashes]: no row object per published tile
+      groupBytes: (() => {
+        const st = q(`SELECT hashes FROM ${t.groups} WHERE id = ?`);
+        st.setReturnArrays(true);
+        return st;
+      })(),
       groups: q(`SELECT id, hashes FROM ${t.groups} WHERE id >= ? AND id < ?`),
       put: q(`INSERT OR REPLACE INTO ${t.tiles} (id, hashes) VALUES (?, ?)`),
       grouper: tileGrouper(db, view),
@@ -431,7 +437,7 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
       operational(
         "read a tile group",
         () =>
-          (viewOf(view).group.get(tileId(level, group)) as Row | undefined)?.hashes as
+          (viewOf(view).groupBytes.get(tileId(level, group)) as unknown[] | undefined)?.[0] as
             | Uint8Array
             | undefined,
       ),
