@@ -23,8 +23,6 @@ const CORS: [string, string][] = [
   ["access-control-allow-origin", "*"],
   ["access-control-expose-headers", EXPOSED],
 ];
-/** Binding set by a fast lane that took the request's rate-limit token already. */
-const ADMITTED = "jcAdmitted";
 
 function allowedMethods(routes: RouteDef[], matchers: RegExp[], path: string): string[] {
   const methods = new Set<string>();
@@ -59,6 +57,8 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Hono
   const clientKey = deps.clientKey ??
     ((c: Context<AppEnv>) => String(c.env?.clientAddr ?? "unknown"));
 
+  // Requests a fast lane took the rate-limit token of and left to the router (below).
+  const admitted = new WeakSet<Request>();
   const countStatus = (status: number) => {
     let labels = statusLabels.get(status);
     if (!labels) statusLabels.set(status, labels = { status: String(status) });
@@ -113,7 +113,7 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Hono
     app.on(r.method, r.path, async (c) => {
       c.set("cors", cors);
       // a fast lane that took this request's token and left it to the router (below)
-      if (c.env?.[ADMITTED] !== true) admit(rateClass, clientKey(c));
+      if (!admitted.has(c.req.raw)) admit(rateClass, clientKey(c));
       return await withTimeout((async () => await r.handler(c))(), timeoutMs);
     });
   }
@@ -144,7 +144,10 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Hono
       } catch {
         a = undefined; // a fault: the router answers it (and logs it) as any other
       }
-      if (a === undefined) return await routerFetch(req, { ...env, [ADMITTED]: true }, ctx);
+      if (a === undefined) {
+        admitted.add(req);
+        return await routerFetch(req, env, ctx);
+      }
       countStatus(200);
       const headers = [...a.headers, LINK];
       if (r.cors) headers.push(...CORS);
