@@ -133,10 +133,10 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Hono
       env: AppEnv["Bindings"] | undefined,
       ctx: Ctx,
     ): Promise<Response> => {
-      try {
-        admit(r.rate ?? "read", String(env?.clientAddr ?? "unknown"));
-      } catch {
-        return await routerFetch(req, env, ctx); // the router refuses it (429), as ever
+      const rateClass = r.rate ?? "read";
+      const key = String(env?.clientAddr ?? "unknown");
+      if (rateClass !== "none" && !buckets[rateClass].take(key, now()).ok) {
+        return await routerFetch(req, env, ctx); // the router refuses it (429) and counts it
       }
       let a: FastAnswer | undefined;
       try {

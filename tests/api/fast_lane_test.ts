@@ -133,6 +133,7 @@ Deno.test("fast lane: the same rate limit (one token per request), status metric
     const text = metrics.render();
     assert.match(text, /jc_http_responses_total\{status="200"\} 3\b/);
     assert.match(text, /jc_http_responses_total\{status="429"\} 1\b/);
+    assert.match(text, /jc_rate_limited_total\{class="read"\} 1\b/); // counted once
   });
 });
 
