@@ -55,7 +55,10 @@ export interface SqliteLogOptions extends SequencerOptions, SqliteStorageOptions
 export async function openSqliteLog(o: SqliteLogOptions): Promise<Log> {
   mkdirSync(o.dir, { recursive: true });
   const secretKey = o.secretKey ?? loadOrCreateLogKey(o.keyFile || join(o.dir, KEY_FILE)).secret;
-  const store = openSqliteStorage(join(o.dir, DB_FILE), { leafIndexLag: o.leafIndexLag });
+  const store = openSqliteStorage(join(o.dir, DB_FILE), {
+    leafIndexLag: o.leafIndexLag,
+    groupSnapshot: o.groupSnapshot,
+  });
   try {
     return await openLog(store, { ...o, secretKey });
   } catch (err) {
