@@ -177,6 +177,13 @@ function operational<T>(what: string, fn: () => T): Promise<T> {
   }
 }
 
+/** Lets a timer not keep the process alive (Deno: Deno.unrefTimer; Node: Timeout.unref). */
+function unref(t: ReturnType<typeof setTimeout>): void {
+  const deno = (globalThis as { Deno?: { unrefTimer(id: number): void } }).Deno;
+  if (deno) deno.unrefTimer(Number(t));
+  else (t as unknown as { unref?: () => void }).unref?.();
+}
+
 /** Published-tile reads one read transaction serves at most (the snapshot's age, by count). */
 const GROUP_READS_PER_SNAPSHOT = 256;
 /** Milliseconds a group-read snapshot is kept at most. */
@@ -216,7 +223,7 @@ class GroupReader {
     if (this.#reads === 0) {
       this.#db.exec("BEGIN");
       this.#timer = setTimeout(() => this.#end(), this.#limit.ms);
-      Deno.unrefTimer(Number(this.#timer)); // never what keeps a process alive
+      unref(this.#timer); // never what keeps a process alive
     }
     try {
       return (this.#stmts[view].get(id) as unknown[] | undefined)?.[0] as Uint8Array | undefined;
