@@ -221,7 +221,7 @@ class GroupReader {
       });
     }
     if (this.#reads === 0) {
-      this.#db.exec("BEGIN");
+      if (!this.#db.isTransaction) this.#db.exec("BEGIN");
       this.#timer = setTimeout(() => this.#end(), this.#limit.ms);
       unref(this.#timer); // never what keeps a process alive
     }
@@ -237,7 +237,16 @@ class GroupReader {
     this.#timer = undefined;
     if (this.#reads === 0) return;
     this.#reads = 0;
-    if (this.#db?.isTransaction) this.#db.exec("COMMIT");
+    // Ending a read transaction does not fail in practice; should it, the connection is dropped
+    // (the next read opens another) rather than the error reaching the timer that called this.
+    try {
+      if (this.#db?.isTransaction) this.#db.exec("COMMIT");
+    } catch {
+      try {
+        this.#db?.close();
+      } catch { /* already unusable */ }
+      this.#db = undefined;
+    }
   }
 
   close(): void {
