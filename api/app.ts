@@ -12,6 +12,7 @@ import { withTimeout } from "./limits.ts";
 import { TokenBuckets } from "./rate_limit.ts";
 import type { AppDeps, AppEnv, FastAnswer, RateClass, RouteDef } from "./route.ts";
 import { pathRegExp } from "./route.ts";
+import { rawPath } from "./raw_path.ts";
 import { allRoutes } from "./routes.ts";
 
 /** Headers a cross-origin script may read from our answers. */
@@ -155,12 +156,9 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Hono
     };
     app.fetch = (req, env, ctx) => {
       if (req.method === "GET") {
-        const url = req.url;
-        const at = url.indexOf("/", url.indexOf("//") + 2);
+        const path = rawPath(req.url);
         for (const r of lanes) {
-          if (at > 0 && url.startsWith(r.fast!.prefix, at)) {
-            const q = url.indexOf("?", at);
-            const path = url.slice(at, q < 0 ? undefined : q);
+          if (path.startsWith(r.fast!.prefix)) {
             return lane(r, req, path, env as AppEnv["Bindings"] | undefined, ctx);
           }
         }

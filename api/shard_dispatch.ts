@@ -3,10 +3,11 @@
 // service's own app unchanged (the first shard's URLs are the root, forever). The test is one
 // string comparison at the path's start, so unprefixed requests pay nothing measurable.
 // Platform-neutral.
+import { pathStart } from "./raw_path.ts";
 
 /** The shard a request URL addresses and the path below its prefix (with the query), if any. */
 export function shardTarget(url: string): { id: string; path: string; at: number } | undefined {
-  const at = url.indexOf("/", url.indexOf("//") + 2);
+  const at = pathStart(url);
   if (at < 0 || !url.startsWith("/shards/", at)) return undefined;
   const slash = url.indexOf("/", at + 8);
   if (slash < 0) return undefined;

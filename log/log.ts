@@ -34,7 +34,7 @@ import { verifyConsistency } from "./proof.ts";
 import { recover, type Recovered } from "./recover.ts";
 import { backfillSha256View } from "./view_backfill.ts";
 import type { TreeView } from "./storage.ts";
-import { PUBLISHED_WIDTH, readPublishedTile } from "./published_tiles.ts";
+import { LEVELS, PUBLISHED_WIDTH, readPublishedTile } from "./published_tiles.ts";
 import { SlabCache } from "./slab_cache.ts";
 import { encodeBundle, ENTRIES, isKeyName, signCheckpoint, tileWithin } from "./c2sp/mod.ts";
 import { encodeVkey, SIG_ED25519 } from "./c2sp/mod.ts";
@@ -182,8 +182,6 @@ export function defaultLogName(publicKey: Uint8Array): string {
   return `jouleclaw.invalid/${toHex(sha256(publicKey)).slice(0, 16)}`;
 }
 
-/** Stored tile levels (height 4) per published tile level (height 8). */
-const LEVELS_PER_PUBLISHED = 2;
 /** Full published tiles each log keeps in memory (8 KiB each). */
 const PUBLISHED_CACHE_TILES = 2048;
 
@@ -908,7 +906,7 @@ class SequencedLog implements Log {
       const hit = this.#published.get(key);
       if (hit) return hit;
       // a store that holds the 16 stored tiles as one (SQLite): one read, no assembly
-      const whole = s.tileGroup && await s.tileGroup(LEVELS_PER_PUBLISHED * level, index, view);
+      const whole = s.tileGroup && await s.tileGroup(LEVELS * level, index, view);
       if (whole?.length === PUBLISHED_WIDTH * HASH_SIZE) {
         this.#published.put(key, whole);
         return whole;

@@ -17,7 +17,7 @@ export const PUBLISHED_WIDTH = 256;
 /** Stored tiles per published tile (256 / 16). */
 const PARTS = PUBLISHED_WIDTH / TILE_WIDTH;
 /** Stored tile levels per published tile level (8 / 4). */
-const LEVELS = 8 / TILE_HEIGHT;
+export const LEVELS = 8 / TILE_HEIGHT;
 
 /**
  * The bytes of published tile `level`/`index` of `width` hashes (1..256), or undefined when the

@@ -22,6 +22,7 @@ import type { AppDeps, AppEnv, FastAnswer, RouteGroup } from "../route.ts";
 import { latestCheckpoint } from "../tile_readers.ts";
 import { checkpointToServe } from "../witness_collector.ts";
 import { IMMUTABLE } from "./log_read.ts";
+import { rawPath } from "../raw_path.ts";
 
 /** The views and their path segment. */
 function viewOf(c: Context<AppEnv>): TreeView {
@@ -60,10 +61,7 @@ const TILE_HEADERS: [string, string][] = [
 
 async function serveTile(c: Context<AppEnv>, log: Log, view: TreeView): Promise<Response> {
   // The raw path (not Hono's decoded parameter): `%30%30%30` must not alias `000`.
-  const url = c.req.url;
-  const start = url.indexOf("/", url.indexOf("//") + 2);
-  const q = url.indexOf("?", start);
-  const raw = url.slice(start, q < 0 ? undefined : q);
+  const raw = rawPath(c.req.url);
   let t: TileId;
   try {
     t = parseTilePath(raw.slice(`/log/${view}/`.length));
