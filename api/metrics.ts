@@ -72,6 +72,11 @@ export class Metrics {
       "The sequencer's CPU time on the event loop's thread, by phase (sequence, commit, answer).",
     );
     this.#describe(
+      "jc_storage_read_faults_total",
+      "counter",
+      "Reads inside a signed size the store failed or lacked (503 storage-unavailable).",
+    );
+    this.#describe(
       "jc_verify_worker_replaced_total",
       "counter",
       "Verifier pool workers that died (failed or stopped answering) and were replaced.",

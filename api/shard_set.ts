@@ -39,6 +39,8 @@ export interface ShardService {
   directory(): Promise<{ note: string; directory: Directory }>;
   /** Rotates now; resolves with the directory that names the new active shard. */
   rotate(reason: string): Promise<Directory>;
+  /** Optional: every open shard's log (health and metrics cover each one's store). */
+  logs?(): Log[];
 }
 
 /** One open shard. */
@@ -300,6 +302,10 @@ export class ShardSet implements ShardService {
   }
 
   /** A log whose every call goes to the active shard; agents' heads fall back to older shards. */
+  logs(): Log[] {
+    return this.shards.map((h) => h.gate.log);
+  }
+
   #activeProxy(): Log {
     return activeShardLog({
       active: () => this.active().gate.log,

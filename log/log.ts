@@ -36,6 +36,7 @@ import { backfillSha256View } from "./view_backfill.ts";
 import type { TreeView } from "./storage.ts";
 import { LEVELS, PUBLISHED_WIDTH, readPublishedTile } from "./published_tiles.ts";
 import { SlabCache } from "./slab_cache.ts";
+import { ReadFaults } from "./read_faults.ts";
 import { encodeBundle, ENTRIES, isKeyName, signCheckpoint, tileWithin } from "./c2sp/mod.ts";
 import { encodeVkey, SIG_ED25519 } from "./c2sp/mod.ts";
 import { sha256 } from "@noble/hashes/sha2.js";
@@ -115,9 +116,12 @@ export interface Log {
    * Health: the store is readable and the log is not broken, and, after a commit failed (a full
    * disk), the store accepts writes again (a write probe, at most one per second); otherwise
    * throws a `LogStorageError` whose code names the failing check (`storage-read`,
-   * `storage-write`).
+   * `storage-write`). A read inside the signed size that failed (log/read_faults.ts) is
+   * `storage-read` until it answers again.
    */
   check(): Promise<void>;
+  /** Optional: reads inside the signed size that failed so far (log/read_faults.ts). */
+  readFaults?(): number;
   /** Drains the sequencer, then closes the store. */
   close(): Promise<void>;
   /**
@@ -307,6 +311,8 @@ class SequencedLog implements Log {
   #lastDurable: Promise<void> = Promise.resolve();
   /** Full published tiles (immutable), least recently used out first. */
   readonly #published = new SlabCache(PUBLISHED_WIDTH * HASH_SIZE, PUBLISHED_CACHE_TILES);
+  /** Reads inside the signed size that failed: storage faults, never absence (read_faults.ts). */
+  readonly #faults = new ReadFaults();
   /** Hashes of the right-border ranges of the latest head's tree, shared by its proofs. */
   #border: { size: number; memo: RangeMemo } = { size: -1, memo: new Map() };
 
@@ -572,6 +578,10 @@ class SequencedLog implements Log {
     }
   }
 
+  readFaults(): number {
+    return this.#faults.count;
+  }
+
   phaseCpuMs(): { sequence: number; commit: number; answer: number } {
     return { ...this.#phase };
   }
@@ -803,14 +813,18 @@ class SequencedLog implements Log {
 
   async entry(index: number): Promise<Uint8Array | undefined> {
     int("index", index, 0);
-    return index < this.#durable.head.size ? await this.#s.entry(index) : undefined;
+    if (index >= this.#durable.head.size) return undefined;
+    return await this.#faults.inside(`entry ${index}`, () => this.#s.entry(index));
   }
 
   async indexOfLeaf(leafHash: Uint8Array): Promise<number | undefined> {
     if (!(leafHash instanceof Uint8Array) || leafHash.length !== HASH_SIZE) {
       throw new LogInputError("bad-leaf-hash", "Cannot look up leaf: leaf hash is not 32 bytes");
     }
-    const i = await this.#find(leafHash, this.#reader(this.#edge));
+    const i = await this.#faults.reading(
+      `the leaf index (${toHex(leafHash)})`,
+      () => this.#find(leafHash, this.#reader(this.#edge)),
+    );
     return i !== undefined && i < this.#durable.head.size ? i : undefined;
   }
 
@@ -820,20 +834,32 @@ class SequencedLog implements Log {
 
   async firstHead(): Promise<TreeHead | undefined> {
     if (this.#durable.head.size === 0) return undefined;
-    const [head] = await this.#s.heads(1, 1);
-    return head && headJson(head, this.#signer);
+    const head = await this.#faults.inside("the first signed head", async () => {
+      const [head] = await this.#s.heads(1, 1);
+      return head;
+    });
+    return headJson(head, this.#signer);
   }
 
   async headAt(size: number): Promise<TreeHead | undefined> {
     int("size", size, 0);
     if (size > this.#durable.head.size) return undefined;
-    const head = await this.#s.head(size);
+    // a size between two signed heads has none: absence, not a fault
+    const head = await this.#faults.reading(`the head at ${size}`, () => this.#s.head(size));
     return head && headJson(head, this.#signer);
   }
 
   async inclusionProof(index: number, size: number): Promise<Uint8Array[]> {
     int("size", size, 1, this.#durable.head.size);
     int("index", index, 0, size - 1);
+    // every node of a signed tree is stored: a read that fails is a fault (read_faults.ts)
+    return await this.#faults.reading(
+      `the inclusion proof of ${index} in ${size}`,
+      () => this.#inclusionProof(index, size),
+    );
+  }
+
+  async #inclusionProof(index: number, size: number): Promise<Uint8Array[]> {
     const read = this.#reader(this.#edge).read;
     // RFC 6962 §2.1.1: the ranges ending at `size` (the right border) are the same for every
     // proof at that size; for the latest head they are memoized.
@@ -856,13 +882,19 @@ class SequencedLog implements Log {
   async consistencyProof(first: number, second: number): Promise<Uint8Array[]> {
     int("second", second, 1, this.#durable.head.size);
     int("first", first, 1, second);
-    return copied(await consistencyProof(h, first, second, this.#reader(this.#edge).read));
+    return await this.#faults.reading(
+      `the consistency proof of ${first} to ${second}`,
+      async () => copied(await consistencyProof(h, first, second, this.#reader(this.#edge).read)),
+    );
   }
 
   async leafHashAt(index: number): Promise<Uint8Array | undefined> {
     int("index", index, 0);
     if (index >= this.#durable.head.size) return undefined;
-    const [leaf] = await this.#reader(this.#edge).read([{ level: 0, index }]);
+    const leaf = await this.#faults.inside(`the leaf hash of ${index}`, async () => {
+      const [leaf] = await this.#reader(this.#edge).read([{ level: 0, index }]);
+      return leaf;
+    });
     return copied([leaf])[0];
   }
 
@@ -900,11 +932,26 @@ class SequencedLog implements Log {
     // tlog-tiles: a tile of this tree, or a partial one a smaller tree had (its hashes are the
     // same); never an empty one.
     if (!tileWithin(this.#durable.head.size, { level, index, width })) return undefined;
+    if (width === PUBLISHED_WIDTH) {
+      const hit = this.#published.get(`${view}/${level}/${index}`);
+      if (hit) return hit; // the hot path: no closure, no fault bookkeeping
+    }
+    return await this.#faults.inside(
+      () => `${view} tile ${level}/${index}${width === PUBLISHED_WIDTH ? "" : `.p/${width}`}`,
+      () => this.#tile(view, level, index, width),
+    );
+  }
+
+  /** A published tile of the signed tree (undefined: the store lacks it, a fault). */
+  async #tile(
+    view: TreeView,
+    level: number,
+    index: number,
+    width: number,
+  ): Promise<Uint8Array | undefined> {
     const key = `${view}/${level}/${index}`;
     const s = this.#s;
     if (width === PUBLISHED_WIDTH) {
-      const hit = this.#published.get(key);
-      if (hit) return hit;
       // a store that holds the 16 stored tiles as one (SQLite): one read, no assembly
       const whole = s.tileGroup && await s.tileGroup(LEVELS * level, index, view);
       if (whole?.length === PUBLISHED_WIDTH * HASH_SIZE) {
@@ -920,10 +967,7 @@ class SequencedLog implements Log {
       index,
       width,
     );
-    if (bytes === undefined) {
-      throw new LogIntegrityError(`Cannot read tile ${view} ${level}/${index}: the store lacks it`);
-    }
-    if (width === PUBLISHED_WIDTH) {
+    if (bytes !== undefined && width === PUBLISHED_WIDTH) {
       this.#published.put(key, bytes);
     }
     return bytes;
@@ -931,11 +975,11 @@ class SequencedLog implements Log {
 
   async bundle(index: number, width: number): Promise<Uint8Array | undefined> {
     if (!tileWithin(this.#durable.head.size, { level: ENTRIES, index, width })) return undefined;
-    const entries = await this.#s.entries(index * PUBLISHED_WIDTH, width);
-    if (entries.length !== width) {
-      throw new LogIntegrityError(`Cannot read bundle ${index}: the store lacks its entries`);
-    }
-    return encodeBundle(entries);
+    return await this.#faults.inside(`entry bundle ${index}`, async () => {
+      const entries = await this.#s.entries(index * PUBLISHED_WIDTH, width);
+      // fewer than the signed tree holds: the store lacks some (a fault, not a shorter log)
+      return entries.length === width ? encodeBundle(entries) : undefined;
+    });
   }
 
   signer(): string {
@@ -996,6 +1040,7 @@ class SequencedLog implements Log {
     } catch (e) {
       throw new LogStorageError("storage-read", "Cannot read the store", { cause: e });
     }
+    await this.#faults.check(); // a read inside the signed size that still fails
     const failed = this.#writeFailure;
     if (!failed) return;
     const probe = this.#s.probeWrite?.bind(this.#s);

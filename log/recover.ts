@@ -1,7 +1,8 @@
 // Recovery on open (ARCHITECTURE "Storage and sequencing"; SPEC §22.2): before serving, the store
 // proves that its latest signed head matches its stored nodes and entries. O(log n) reads: the
 // head's signature under the log key, the root refolded from the edge tiles, the last level-0
-// tile against the last entries rehashed, and nothing stored past the head.
+// tile against the last entries rehashed, entry 0 against the first leaf, and nothing stored
+// past the head.
 import type { Hasher } from "./hasher.ts";
 import { ed25519Verify, toHex } from "./crypto.ts";
 import { treeHeadBytes } from "./head.ts";
@@ -74,6 +75,8 @@ export async function recover(
   const entries = n > 0 ? await s.entries(last * TILE_WIDTH, n - last * TILE_WIDTH) : [];
   if (n > 0) await checkLastLeaves(s, h, edge, "blake3", n, entries);
   if ((await s.entry(n)) !== undefined) broken(`an entry is stored past the head's size ${n}`);
+  const first = n > TILE_WIDTH ? await s.entry(0) : undefined; // the other end (issue 27)
+  if (n > TILE_WIDTH) await checkFirstLeaf(s, h, "blake3", first);
   if (head.sha256Root === undefined) return { head, edge, sha256Edge: undefined };
   // The SHA-256 view: the same proof against the head's SHA-256 root (PUBLICATION.md P1).
   let sha256Edge: TreeEdge;
@@ -91,7 +94,29 @@ export async function recover(
     );
   }
   if (n > 0) await checkLastLeaves(s, sha256Hasher, sha256Edge, "sha256", n, entries);
+  if (n > TILE_WIDTH) await checkFirstLeaf(s, sha256Hasher, "sha256", first);
   return { head, edge, sha256Edge };
+}
+
+/**
+ * The quick check of the tree's other end (issue 27; docs/DECISIONS.md "A read inside the signed
+ * size"): entry 0 against the first leaf of a view's first tile: two more reads, whatever the size.
+ */
+async function checkFirstLeaf(
+  s: LogStorage,
+  h: Hasher,
+  view: TreeView,
+  entry: Uint8Array | undefined,
+): Promise<void> {
+  const tile = await s.tile(0, 0, view);
+  if (!entry || !tile || tile.length < 32) {
+    broken(`entry 0 or the first ${view} tile is not stored`);
+  }
+  if (toHex(h.leaf(entry)) !== toHex(tile.subarray(0, 32))) {
+    broken(
+      `entry 0 does not hash to its stored leaf hash${view === "sha256" ? " (SHA-256 view)" : ""}`,
+    );
+  }
 }
 
 /** The last level-0 tile of a view against the last entries rehashed. */

@@ -4,6 +4,15 @@ import { ApiError } from "../errors.ts";
 import type { RouteGroup } from "../route.ts";
 import type { CosignedCheckpoints } from "../witness_collector.ts";
 import type { RdfSyncStatus } from "../rdf_sync_job.ts";
+import type { Log } from "../../log/mod.ts";
+import type { AppDeps } from "../route.ts";
+import { shardsOf } from "./shards.ts";
+
+/** The logs whose stores this service reads: the root's, the active shard's, every shard's. */
+function servedLogs(deps: AppDeps): Log[] {
+  const active = deps.extra?.activeLog as Log | undefined;
+  return [...new Set([deps.log, ...(active ? [active] : []), ...(shardsOf(deps)?.logs?.() ?? [])])];
+}
 
 /** The operations route group. */
 export const opsRoutes: RouteGroup = {
@@ -33,13 +42,12 @@ export const opsRoutes: RouteGroup = {
         mutating: false,
       },
       handler: async (c) => {
-        const { log, extra } = c.get("deps");
+        const { log } = c.get("deps");
         let size: number;
         try {
-          await log.check();
-          // with shards (docs/SHARDS.md), the active shard's store too: it takes the appends
-          const active = extra?.activeLog as typeof log | undefined;
-          if (active && active !== log) await active.check();
+          // with shards (docs/SHARDS.md), every shard's store too: the active one takes the
+          // appends, and a read inside any shard's signed size may fail (log/read_faults.ts)
+          for (const l of servedLogs(c.get("deps"))) await l.check();
           size = (await log.latestHead()).size;
         } catch (e) {
           // The failing check: the log's error code (storage-read, storage-write, log-integrity).
@@ -90,6 +98,10 @@ export const opsRoutes: RouteGroup = {
         try {
           metrics.set("jc_tree_size", (await log.latestHead()).size);
         } catch { /* the gauge keeps its last value; /healthz reports the store */ }
+        // reads inside a signed size that failed (log/read_faults.ts), over every shard's log
+        const faults = servedLogs(c.get("deps")).reduce((n, l) => n + (l.readFaults?.() ?? 0), 0);
+        const rf = "jc_storage_read_faults_total";
+        if (faults > metrics.counter(rf)) metrics.inc(rf, undefined, faults - metrics.counter(rf));
         const name = "jc_sequencer_cpu_seconds_total";
         for (const [phase, ms] of Object.entries(log.phaseCpuMs?.() ?? {})) {
           const labels = { phase };

@@ -6,18 +6,20 @@ import {
   fsckLog,
   type FsckReport,
   type Log,
+  LogIntegrityError,
   LogStorageError,
   openLog,
   type SequencerOptions,
 } from "../mod.ts";
 import { ed25519PublicKey } from "../../verify/mod.ts";
-import { openSqliteStorage, type SqliteStorageOptions } from "./storage.ts";
+import { openSqliteStorage, sqliteDamaged, type SqliteStorageOptions } from "./storage.ts";
 import { loadOrCreateLogKey, readLogKey } from "./key.ts";
 
 export {
   LEAF_INDEX_LAG,
   openSqliteStorage,
   SQLITE_SCHEMA_VERSION,
+  sqliteDamaged,
   type SqliteStorage,
   type SqliteStorageOptions,
 } from "./storage.ts";
@@ -55,16 +57,37 @@ export interface SqliteLogOptions extends SequencerOptions, SqliteStorageOptions
 export async function openSqliteLog(o: SqliteLogOptions): Promise<Log> {
   mkdirSync(o.dir, { recursive: true });
   const secretKey = o.secretKey ?? loadOrCreateLogKey(o.keyFile || join(o.dir, KEY_FILE)).secret;
-  const store = openSqliteStorage(join(o.dir, DB_FILE), {
-    leafIndexLag: o.leafIndexLag,
-    groupSnapshot: o.groupSnapshot,
-  });
+  const path = join(o.dir, DB_FILE);
+  let store;
+  try {
+    store = openSqliteStorage(path, {
+      leafIndexLag: o.leafIndexLag,
+      groupSnapshot: o.groupSnapshot,
+    });
+  } catch (err) {
+    throw damaged(path, err);
+  }
   try {
     return await openLog(store, { ...o, secretKey });
   } catch (err) {
-    await store.close();
-    throw err;
+    await store.close().catch(() => {});
+    throw damaged(path, err);
   }
+}
+
+/**
+ * A store SQLite finds damaged while it is opened and proven (the quick check at open, issue 27):
+ * the log cannot prove its latest head, so it refuses to start (`log-integrity`) and names the
+ * remedy (docs/OPERATIONS.md "A damaged store"); any other error is left as it is.
+ */
+function damaged(path: string, err: unknown): unknown {
+  if (!sqliteDamaged(err) || err instanceof LogIntegrityError) return err;
+  return new LogIntegrityError(
+    `Cannot open log: ${path} is damaged (${(err as Error).message}); the log refuses to serve ` +
+      "or sign: run `deno task fsck` on the data directory, then restore from a backup " +
+      '(docs/OPERATIONS.md "A damaged store")',
+    { cause: err },
+  );
 }
 
 /** Re-verifies the whole log in a data directory (see log/fsck.ts). */

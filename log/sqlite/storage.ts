@@ -257,6 +257,21 @@ class GroupReader {
   }
 }
 
+/** SQLite's primary result codes for a damaged file: SQLITE_CORRUPT, SQLITE_NOTADB. */
+const DAMAGED = new Set([11, 26]);
+
+/**
+ * True when `e` (or an error it wraps) is SQLite saying the file is damaged ("database disk
+ * image is malformed", "file is not a database"): node:sqlite's `errcode`, extended codes too.
+ */
+export function sqliteDamaged(e: unknown): boolean {
+  for (let x = e, depth = 0; x instanceof Error && depth < 8; x = x.cause, depth++) {
+    const code = (x as { errcode?: unknown }).errcode;
+    if (typeof code === "number" && DAMAGED.has(code & 0xff)) return true;
+  }
+  return false;
+}
+
 /** The SQLite store, with the raw database for benchmarks and tests. */
 export interface SqliteStorage extends LogStorage {
   readonly db: DatabaseSync;
@@ -337,7 +352,7 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
       "SELECT size, root, ts, sig, sha_root FROM heads WHERE size >= ? ORDER BY size LIMIT ?",
     ),
     entry: q("SELECT bytes FROM entries WHERE idx = ?"),
-    entries: q("SELECT bytes FROM entries WHERE idx >= ? ORDER BY idx LIMIT ?"),
+    entries: q("SELECT idx, bytes FROM entries WHERE idx >= ? ORDER BY idx LIMIT ?"),
     leaf: q("SELECT idx FROM leaves WHERE lp = ?"),
     // One statement for a whole batch: the prefixes as a JSON array, answered by index lookups.
     leafMany: q(
@@ -506,10 +521,16 @@ export function openSqliteStorage(path: string, o: SqliteStorageOptions = {}): S
         () => (s.entry.get(index) as Row | undefined)?.bytes as Uint8Array | undefined,
       ),
     entries: (start, limit) =>
-      operational(
-        "read entries",
-        () => (s.entries.all(start, limit) as Row[]).map((r) => r.bytes as Uint8Array),
-      ),
+      operational("read entries", () => {
+        // consecutive from `start` (the contract): a row a damaged page no longer holds ends the
+        // run there, never shifts a later entry into its place (log/read_faults.ts)
+        const out: Uint8Array[] = [];
+        for (const r of s.entries.all(start, limit) as Row[]) {
+          if (r.idx !== start + out.length) break;
+          out.push(r.bytes as Uint8Array);
+        }
+        return out;
+      }),
     tile: (level, index, view) =>
       operational("read tile", () => readTile(viewOf(view), level, index)),
     tileRange: (level, start, count, view) =>
