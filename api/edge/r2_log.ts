@@ -4,7 +4,10 @@
 // (log/c2sp/tile_proofs.ts through api/tile_readers.ts), each tile checked against the signed
 // root. Only appends go to a Durable Object (a batcher, or the sequencer). Immutable values are
 // kept in a bounded per-isolate cache; the latest head is re-read from R2 at most once a second,
-// and is never older than the newest head this isolate's own appends returned.
+// and is never older than the newest head this isolate's own appends returned. An object missing
+// from R2 inside the latest head's size, or a failed read of one, is a `storage-read` fault (503
+// `storage-unavailable`, /healthz degraded), never absence (log/read_faults.ts): a round is
+// answered only once its tiles, bundles and head are in R2 (docs/EDGE.md "R2").
 import {
   type AgentHead,
   type AgentLink,
@@ -16,7 +19,15 @@ import {
   type TreeHead,
   type TreeView,
 } from "../../log/mod.ts";
-import { encodeVkey, ENTRIES, parseBundle, SIG_ED25519, TILE_WIDTH } from "../../log/c2sp/mod.ts";
+import {
+  encodeVkey,
+  ENTRIES,
+  parseBundle,
+  SIG_ED25519,
+  TILE_WIDTH,
+  tileWithin,
+} from "../../log/c2sp/mod.ts";
+import { ReadFaults } from "../../log/read_faults.ts";
 import { didKeyFromPublicKey, toHex } from "../../verify/mod.ts";
 import { headReader } from "../tile_readers.ts";
 import { ImmutableCache } from "./edge_log.ts";
@@ -86,6 +97,8 @@ export class R2Log implements Log {
   #latest: { head: TreeHead; at: number } | undefined;
   /** R2 reads this isolate made (stats). */
   r2Gets = 0;
+  /** Reads inside the signed size that failed (log/read_faults.ts). */
+  readonly #faults = new ReadFaults();
 
   constructor(o: R2LogOptions) {
     this.#o = o;
@@ -176,7 +189,12 @@ export class R2Log implements Log {
     int("size", size, 0);
     const latest = await this.latestHead();
     if (size === latest.size) return latest;
-    const b = await this.#immutable(headKey(size));
+    if (size > latest.size) return undefined;
+    // a size between two signed heads has none: absence, not a fault
+    const b = await this.#faults.reading(
+      `the head at ${size}`,
+      () => this.#immutable(headKey(size)),
+    );
     return b && this.#json(headFromJson(new TextDecoder().decode(b)));
   }
 
@@ -186,7 +204,7 @@ export class R2Log implements Log {
     if (index >= size) return undefined;
     const n = Math.floor(index / TILE_WIDTH);
     const width = Math.min(TILE_WIDTH, size - n * TILE_WIDTH);
-    const b = await this.bundle(n, width);
+    const b = await this.bundle(n, width); // inside the size: a bundle, or a storage-read fault
     return b && parseBundle(b, width)[index % TILE_WIDTH];
   }
 
@@ -194,7 +212,10 @@ export class R2Log implements Log {
     if (!(leafHash instanceof Uint8Array) || leafHash.length !== 32) {
       throw new LogInputError("bad-leaf-hash", "Cannot look up leaf: leaf hash is not 32 bytes");
     }
-    const b = await this.#immutable(leafKey(leafHash));
+    const b = await this.#faults.reading(
+      "the leaf index",
+      () => this.#immutable(leafKey(leafHash)),
+    );
     if (!b) return undefined;
     const index = Number(new TextDecoder().decode(b));
     return index < (await this.latestHead()).size ? index : undefined;
@@ -203,20 +224,29 @@ export class R2Log implements Log {
   async inclusionProof(index: number, size: number): Promise<Uint8Array[]> {
     int("size", size, 1, (await this.latestHead()).size);
     int("index", index, 0, size - 1);
-    return await (await headReader(this, size)).inclusionProof(index);
+    return await this.#faults.reading(
+      `the inclusion proof of ${index} in ${size}`,
+      async () => await (await headReader(this, size)).inclusionProof(index),
+    );
   }
 
   async consistencyProof(first: number, second: number): Promise<Uint8Array[]> {
     int("second", second, 1, (await this.latestHead()).size);
     int("first", first, 1, second);
-    return await (await headReader(this, second)).consistencyProof(first);
+    return await this.#faults.reading(
+      `the consistency proof of ${first} to ${second}`,
+      async () => await (await headReader(this, second)).consistencyProof(first),
+    );
   }
 
   async leafHashAt(index: number): Promise<Uint8Array | undefined> {
     int("index", index, 0);
     const size = (await this.latestHead()).size;
     if (index >= size) return undefined;
-    return await (await headReader(this, size)).leafHash(index);
+    return await this.#faults.inside(
+      `the leaf hash of ${index}`,
+      async () => await (await headReader(this, size)).leafHash(index),
+    );
   }
 
   async checkpoint(v: TreeView): Promise<string> {
@@ -226,13 +256,31 @@ export class R2Log implements Log {
   }
 
   async tile(v: TreeView, level: number, index: number, width: number) {
-    const b = await this.#immutable(tileKey(view(v), { level, index, width }));
-    return b?.slice();
+    return await this.#published(tileKey(view(v), { level, index, width }), level, index, width);
   }
 
   async bundle(index: number, width: number): Promise<Uint8Array | undefined> {
-    const b = await this.#immutable(tileKey("blake3", { level: ENTRIES, index, width }));
-    return b?.slice();
+    return await this.#published(
+      tileKey("blake3", { level: ENTRIES, index, width }),
+      ENTRIES,
+      index,
+      width,
+    );
+  }
+
+  /**
+   * A published tile or bundle: undefined beyond the latest head's tree (or a width it does not
+   * have); inside it, the object, or a storage-read fault when R2 fails or lacks it.
+   */
+  async #published(key: string, level: number, index: number, width: number) {
+    const hit = this.cache.get<Uint8Array>(key);
+    if (hit) return hit.slice();
+    const size = (await this.latestHead()).size;
+    if (!tileWithin(size, { level, index, width })) {
+      // beyond the head this isolate knows: R2 may hold it already (a newer round)
+      return (await this.#immutable(key))?.slice();
+    }
+    return (await this.#faults.inside(`R2 object ${key}`, () => this.#immutable(key))).slice();
   }
 
   publicKey(): Uint8Array {
@@ -252,6 +300,11 @@ export class R2Log implements Log {
   }
   async check(): Promise<void> {
     await this.latestHead();
+    await this.#faults.check(); // a read inside the signed size that still fails
+  }
+
+  readFaults(): number {
+    return this.#faults.count;
   }
   close(): Promise<void> {
     return Promise.resolve();
