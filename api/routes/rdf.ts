@@ -72,11 +72,16 @@ async function exportHandler(c: Context<AppEnv>): Promise<Response> {
     return entryInputFromEnvelope(i, bytes, `${origin}/v1/log/entries/${i}`);
   };
   const gen = exportNQuads(start, end, read);
+  // The first entry before the answer: a store fault there is a 503 (storage-unavailable), not a
+  // 200 cut short; a fault later ends the stream with an error (log/read_faults.ts).
+  const first = await gen.next();
+  let head = first.done ? "" : first.value;
   const enc = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
     async pull(ctrl) {
       // Batch entries per chunk so the stream is not one write per entry.
-      let chunk = "";
+      let chunk = head;
+      head = "";
       while (chunk.length < 64 * 1024) {
         const r = await gen.next();
         if (r.done) {

@@ -129,6 +129,9 @@ Deno.test("read faults: the app answers 503 storage-unavailable inside, 404 beyo
       assert.equal((await r.json()).code, "storage-unavailable", path);
       assert.equal(r.headers.get("retry-after"), "1");
     }
+    const exp = await app.request("/v1/log/export?start=300&end=302"); // first entry lost
+    assert.equal(exp.status, 503);
+    assert.equal((await exp.json()).code, "storage-unavailable");
     const beyond = await app.request(`/v1/log/entries/${N}`);
     assert.equal(beyond.status, 404);
     assert.equal((await beyond.json()).code, "not-found");
@@ -137,8 +140,8 @@ Deno.test("read faults: the app answers 503 storage-unavailable inside, 404 beyo
     const body = await hz.json();
     assert.equal(body.failing, "storage-read");
     assert.equal(body.health, "degraded");
-    // 4 reads failed: the bundle's twice (the fast lane's, then the router's)
-    assert.match(await (await app.request("/metrics")).text(), /^jc_storage_read_faults_total 4$/m);
+    // 5 reads failed: the bundle's twice (the fast lane's, then the router's), the export's
+    assert.match(await (await app.request("/metrics")).text(), /^jc_storage_read_faults_total 5$/m);
     faults.on = true; // the fast lane's fault is left to the router, which answers 503
     const tile = await app.request("/log/blake3/tile/0/000");
     assert.equal(tile.status, 503);
