@@ -177,15 +177,15 @@ Deno.test({
           const state = await Deno.makeTempDir({ prefix: "jc-edge-pin-lag-" });
           scope = "jc-edge-pin-lag-";
           const acked = new Map<number, Uint8Array>();
-          // The once-a-second rule stretched to an hour: after the open's empty checkpoint, every
+          // The once-a-second rule stretched to a minute: after the open's empty checkpoint, every
           // round's head is in R2 (heads/<size>, acknowledged) but the checkpoints stay at 0.
-          rt = await start(state, { JC_EDGE_CHECKPOINT_MS: "3600000" });
+          rt = await start(state, { JC_EDGE_CHECKPOINT_MS: "60000" });
           await appendMany(rt.url, [720_000, 720_001, 720_002], acked);
           const cp = await (await fetch(new URL("/log/blake3/checkpoint", rt.url))).text();
           assert.equal(parseCheckpoint(parseNote(cp).text).size, 0, "checkpoint held back at 0");
           await rt.stop();
           await wipe(state, "LogSequencer");
-          rt = await start(state, { JC_EDGE_CHECKPOINT_MS: "3600000" });
+          rt = await start(state, { JC_EDGE_CHECKPOINT_MS: "60000" });
           const a = await postEntry(rt.url, validEnvelope(720_100));
           assert.equal(a.status, 503, JSON.stringify(a.body));
           assert.equal(a.body.code, BEHIND);
