@@ -2,7 +2,7 @@
 // API.md). The HTTP status of every error is decided here, in one place: routes throw ApiError
 // (or let a typed error from verify/ or log/ escape) and `problemResponse` maps it, as Hono's
 // app.onError does in src/hono-base.ts. Platform-neutral.
-import { PushbackError } from "../log/mod.ts";
+import { isPinnedHeadRefusal, PushbackError } from "../log/mod.ts";
 import { REASON_CODES } from "../verify/mod.ts";
 
 /** The service's own HTTP error codes (verification reason codes live in verify/codes.ts). */
@@ -40,6 +40,10 @@ export const HTTP_CODES = {
   "sequencer-busy": { status: 503, title: "Sequencer busy" },
   "timeout": { status: 503, title: "Request timed out" },
   "storage-unavailable": { status: 503, title: "Storage unavailable" },
+  // Issue 27: the log's store is behind, missing or diverges from a head it already signed and
+  // published (log/errors.ts PINNED_HEAD_CODES); it signs nothing until an operator acts.
+  "store-behind-signed-head": { status: 503, title: "Store behind the signed head" },
+  "store-diverges-from-signed-head": { status: 503, title: "Store diverges from the signed head" },
 } as const;
 
 /** A stable HTTP error code of this service. */
@@ -157,6 +161,15 @@ export function problemResponse(err: unknown): Response {
     return problem(503, "sequencer-busy", "Cannot append now: the sequencer is full", {}, {
       "retry-after": retryAfterSeconds(err.retryAfterMs),
     });
+  }
+  if (isPinnedHeadRefusal(err)) {
+    // Not transient (issue 27): no Retry-After; the code says which pin the store failed.
+    return problem(
+      503,
+      err.code,
+      "Cannot append: the log's store is behind or diverges from a head the log already signed; " +
+        "it signs nothing until an operator acts",
+    );
   }
   if (err instanceof Error && err.name === "LogStorageError") {
     // An operational storage fault: transient as far as the client can tell; retrying an append

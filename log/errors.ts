@@ -43,3 +43,24 @@ export class LogStorageError extends Error {
     this.code = code;
   }
 }
+
+// Issue 27 ("state that must never go backwards is pinned"): a store found behind, missing or
+// diverging from a head the log already signed and published refuses to sequence and to sign
+// until an operator acts. The codes are defined here, once; the API answers appends 503 with the
+// code and `/healthz` reports it as the failing check (docs/EDGE.md "Pinned state").
+
+/** The store is empty, missing or behind the latest head the log already signed and published. */
+export const STORE_BEHIND_SIGNED_HEAD = "store-behind-signed-head";
+/** The store holds another root at a size the log already signed and published. */
+export const STORE_DIVERGES_FROM_SIGNED_HEAD = "store-diverges-from-signed-head";
+/** The pinned-head refusal codes (`LogStorageError.code`). */
+export const PINNED_HEAD_CODES: readonly string[] = [
+  STORE_BEHIND_SIGNED_HEAD,
+  STORE_DIVERGES_FROM_SIGNED_HEAD,
+];
+
+/** Whether `err` is a pinned-head refusal (a `LogStorageError` with one of PINNED_HEAD_CODES). */
+export function isPinnedHeadRefusal(err: unknown): err is LogStorageError {
+  return err instanceof Error && err.name === "LogStorageError" &&
+    PINNED_HEAD_CODES.includes((err as LogStorageError).code);
+}

@@ -16,7 +16,13 @@ import {
   toHex,
 } from "./crypto.ts";
 import { type TreeHead, treeHeadBytes } from "./head.ts";
-import { LogInputError, LogIntegrityError, LogStorageError, PushbackError } from "./errors.ts";
+import {
+  isPinnedHeadRefusal,
+  LogInputError,
+  LogIntegrityError,
+  LogStorageError,
+  PushbackError,
+} from "./errors.ts";
 import type { AgentHead, AgentLink, EntryWrite, LogStorage, StoredHead } from "./storage.ts";
 import { TreeEdge } from "./edge.ts";
 import { type Tile, TileCache, TileNodeReader } from "./tiles.ts";
@@ -527,6 +533,8 @@ class SequencedLog implements Log {
         } catch (e) {
           this.#reload = true; // the store may or may not hold the batch: re-prove it first
           this.#writeFailure = e as Error;
+          // Issue 27: a store refusing to publish over a head the log already signed keeps its code.
+          if (isPinnedHeadRefusal(e)) throw e;
           throw new LogStorageError(
             "storage-commit",
             "Cannot append entry: storage commit failed",
@@ -1056,6 +1064,7 @@ class SequencedLog implements Log {
         return;
       } catch { /* still refused */ }
     }
+    if (isPinnedHeadRefusal(failed)) throw failed; // issue 27: /healthz names the pin it failed
     throw new LogStorageError(
       "storage-write",
       `Cannot write to the store: ${errorText(this.#writeFailure ?? failed)}`,

@@ -30,7 +30,16 @@ export {
   type TreeHeadCheck,
   verifyTreeHead,
 } from "./head.ts";
-export { LogInputError, LogIntegrityError, LogStorageError, PushbackError } from "./errors.ts";
+export {
+  isPinnedHeadRefusal,
+  LogInputError,
+  LogIntegrityError,
+  LogStorageError,
+  PINNED_HEAD_CODES,
+  PushbackError,
+  STORE_BEHIND_SIGNED_HEAD,
+  STORE_DIVERGES_FROM_SIGNED_HEAD,
+} from "./errors.ts";
 export {
   type AgentHead,
   type AgentLink,

@@ -15,6 +15,12 @@ import { logKeyFromEnv, openEdgeLog, SequencerCore } from "./sequencer.ts";
 import { capture, type Outcome, unwrap } from "./wire.ts";
 import { R2PublishedStorage, type R2StorageStats, type RoundStep } from "./r2_storage.ts";
 import { checkpointKey, type R2BucketLike, type R2PutOptions } from "./r2.ts";
+import {
+  checkAgainstPin,
+  proveExtends,
+  publishedFreeze,
+  readPublishedPin,
+} from "./published_pin.ts";
 import { edgeConfig, edgeSettings } from "./settings.ts";
 import {
   type FinalHead,
@@ -30,7 +36,12 @@ import {
   writeDirectoryState,
 } from "./shards.ts";
 import { shardId, shardLogName, shardPrefix } from "../../log/shards/mod.ts";
-import { LogInputError, LogIntegrityError, LogStorageError } from "../../log/mod.ts";
+import {
+  isPinnedHeadRefusal,
+  LogInputError,
+  LogIntegrityError,
+  LogStorageError,
+} from "../../log/mod.ts";
 import { ed25519PublicKey, fromHex, toHex } from "../../verify/mod.ts";
 import { Batcher } from "./batcher.ts";
 import { EdgeConfigError } from "./errors.ts";
@@ -117,6 +128,8 @@ export interface SequencerStats {
   storage: R2StorageStats | undefined;
   /** Bytes of the object's SQLite database. */
   databaseBytes: number;
+  /** Whether this shard is frozen (its own record, or the directory's when that was lost). */
+  frozen: boolean;
 }
 
 interface ObjectState {
@@ -245,15 +258,33 @@ export class LogSequencer extends DurableObject {
           onCheckpointDeferred: (at) => this.#armCheckpoint(at),
         },
       );
+      // Issue 27 (docs/EDGE.md "Pinned state"): before the log opens (an empty store's open
+      // signs and publishes a fresh head), the store must not be behind what R2 published.
+      const local = await store.latestHead();
+      const [pin, directory] = await Promise.all([
+        readPublishedPin(this.#bucket(id.n), local?.size ?? 0),
+        readDirectoryState(bucketOf(env)),
+      ]);
+      const below = checkAgainstPin(local, pin, await store.logName());
       const log = await openEdgeLog(
         store,
         env,
         id.logName === undefined ? undefined : { secretKey: id.secretKey, logName: id.logName },
       );
+      if (local) {
+        await proveExtends(local, below, (first) => log.consistencyProof(first, local.size));
+      }
+      const listedFrozen = publishedFreeze(directory, id.n, local);
       await store.replay(); // what an interrupted round staged goes out before anything else
       await store.flushCheckpoint(); // and a checkpoint held back when the object stopped
       this.#store = store;
       this.#frozen = await this.#kv().get<FrozenKv>("jc-frozen");
+      if (!this.#frozen && listedFrozen) {
+        // The object's freeze record was lost or rolled back; R2's directory still lists it.
+        await this.#kv().put("jc-frozen", listedFrozen);
+        this.#frozen = listedFrozen;
+        this.#listed = true;
+      }
       // A rotation interrupted after the freeze: finish it (write the directory) before serving.
       if (this.#frozen) await this.#list().catch(() => {});
       return log;
@@ -549,6 +580,8 @@ export class LogSequencer extends DurableObject {
       await this.#store?.flushCheckpoint();
     } catch (e) {
       console.error(`checkpoint alarm: ${(e as Error)?.message ?? e}`);
+      // A pinned-head refusal waits for an operator, not for a retry each second (issue 27).
+      if (isPinnedHeadRefusal(e)) return;
       await this.#storage.setAlarm(Date.now() + ROUND_MS);
     }
     const c = await this.#collectorOf();
@@ -594,6 +627,7 @@ export class LogSequencer extends DurableObject {
         appends: this.#appends,
         storage: this.#store && { ...this.#store.stats },
         databaseBytes: this.#store?.databaseBytes() ?? 0,
+        frozen: this.#frozen !== undefined,
       };
     });
   }
@@ -625,6 +659,8 @@ export interface SequencerStub {
   ): Promise<Outcome<AppendResult>[]>;
   agentHead(did: string): Promise<Outcome<AgentHead | undefined>>;
   latestHead(): Promise<Outcome<TreeHead>>;
+  /** Opens the log if needed and checks its store (a pinned-head refusal fails with its code). */
+  check(): Promise<Outcome<void>>;
   rotate(): Promise<Outcome<RotateResult>>;
   stats(): Promise<Outcome<SequencerStats>>;
   injectFaults(f: EdgeFaults): Promise<Outcome<void>>;

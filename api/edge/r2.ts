@@ -44,6 +44,12 @@ export function tileKey(view: TreeView, t: TileId): string {
 export const headKey = (size: number) => `heads/${size}`;
 /** The latest published head (JSON; written with the checkpoints, at most once a second). */
 export const LATEST_HEAD_KEY = "heads/latest";
+/**
+ * The round published from `from` leaves (issue 27, docs/EDGE.md "Pinned state"): write-once, it
+ * holds that round's signed head (JSON). A sequencer opening at size `from` finds it only if a
+ * later history was published past the size its store holds: its store is behind.
+ */
+export const roundKey = (from: number) => `rounds/${from}`;
 /** The index of a leaf hash: written once (conditional put), never changed. */
 export const leafKey = (leafHash: Uint8Array) => `leaves/${toHex(leafHash)}`;
 

@@ -84,6 +84,11 @@ export interface R2LogOptions {
    * `fresh` after the sequencer answered `shard-frozen`.
    */
   frozen?: (fresh: boolean) => Promise<Error | undefined>;
+  /**
+   * `/healthz`'s check of the sequencer (issue 27): a store it refuses to open (behind or
+   * diverging from R2's signed head) fails with the refusal's code. One Durable Object call.
+   */
+  health?: () => Promise<Outcome<void>>;
   now?: () => number;
 }
 
@@ -300,6 +305,7 @@ export class R2Log implements Log {
   }
   async check(): Promise<void> {
     await this.latestHead();
+    if (this.#o.health) unwrap(await this.#o.health());
     await this.#faults.check(); // a read inside the signed size that still fails
   }
 

@@ -44,8 +44,10 @@ import {
   leafKey,
   limited,
   type R2BucketLike,
+  roundKey,
   tileKey,
 } from "./r2.ts";
+import { storeBehind } from "./published_pin.ts";
 
 /** Steps of a round, named for fault injection (tests restart the object between each pair). */
 export type RoundStep = "staged" | "uploaded" | "head" | "checkpoint" | "published";
@@ -217,11 +219,20 @@ export class R2PublishedStorage implements LogStorage {
         throw new LogIntegrityError(`Cannot publish entries ${from}..${to - 1}: missing`);
       }
       entries.forEach((e, k) =>
-        jobs.push(() => this.#writeOnce(leafKey(blake3Hasher.leaf(e)), from + k))
+        jobs.push(() => this.#writeOnce(leafKey(blake3Hasher.leaf(e)), String(from + k)))
       );
       for (const c of await this.#hot.contentIdsIn(from, to)) {
-        jobs.push(() => this.#writeOnce(contentKey(c.contentId), c.index));
+        jobs.push(() => this.#writeOnce(contentKey(c.contentId), String(c.index)));
       }
+      // Issue 27: the round's write-once marker, in the same wave (no added latency); it is in R2
+      // before the head is, so a store rolled back to `from` finds it on open (published_pin.ts).
+      // Another round already published from `from`: this store is behind R2 (code, no upload).
+      jobs.push(() =>
+        this.#writeOnce(roundKey(from), headToJson(head), (was) =>
+          storeBehind(
+            `Cannot publish the round from ${from}: R2 holds another round from there (${was})`,
+          ))
+      );
       // docs/SHARDS.md: the directory's first_time, the time of the first round's head.
       if (from === 0) {
         jobs.push(() => this.#writeOnce(FIRST_TIME_KEY, new Date(head.timestamp).toISOString()));
@@ -239,10 +250,18 @@ export class R2PublishedStorage implements LogStorage {
     await this.#o.onStep?.("published", to);
   }
 
-  /** Puts `key` → `index` unless it exists; an existing one must hold the same index. */
-  async #writeOnce(key: string, index: number | string): Promise<void> {
+  /**
+   * Puts `key` → `value` unless it exists; an existing one must hold the same value, else
+   * `conflict` (default log-integrity) is thrown.
+   */
+  async #writeOnce(
+    key: string,
+    value: string,
+    conflict = (was: string | undefined): Error =>
+      new LogIntegrityError(`Cannot publish ${key} at ${value}: R2 holds it at ${was}`),
+  ): Promise<void> {
     this.stats.r2Puts++;
-    const put = await this.#r2.put(key, String(index), {
+    const put = await this.#r2.put(key, value, {
       onlyIf: { etagDoesNotMatch: "*" },
       httpMetadata: { contentType: "text/plain" },
     }).catch((e) => {
@@ -251,9 +270,7 @@ export class R2PublishedStorage implements LogStorage {
     if (put === null) {
       const old = await this.#get(key);
       const was = old && new TextDecoder().decode(old);
-      if (was !== String(index)) {
-        throw new LogIntegrityError(`Cannot publish ${key} at ${index}: R2 holds it at ${was}`);
-      }
+      if (was !== value) throw conflict(was);
     }
   }
 
