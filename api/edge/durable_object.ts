@@ -38,6 +38,7 @@ import { openDurableWitnessState } from "../../log/durable/witness_state.ts";
 import type {
   CollectorRecord,
   CosignedRecord,
+  OriginHead,
   WitnessStateStore,
 } from "../../log/c2sp/witness_state.ts";
 import {
@@ -466,6 +467,10 @@ export class LogSequencer extends DurableObject {
   witnessGet(origin: string): Promise<Outcome<CosignedRecord | undefined>> {
     this.#calls++;
     return capture(() => this.#ws().get(origin));
+  }
+  witnessHeads(): Promise<Outcome<OriginHead[]>> {
+    this.#calls++;
+    return capture(() => this.#ws().heads());
   }
   witnessCas(
     origin: string,

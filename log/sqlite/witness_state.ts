@@ -44,6 +44,7 @@ export function openSqliteWitnessState(path: string): WitnessStateStore {
     });
   }
   const get = db.prepare("SELECT size, root, note FROM witnessed WHERE origin = ?");
+  const all = db.prepare("SELECT origin, size, root FROM witnessed");
   const insert = db.prepare(
     "INSERT OR IGNORE INTO witnessed (origin, size, root, note, updated_ms) VALUES (?, ?, ?, ?, ?)",
   );
@@ -72,6 +73,13 @@ export function openSqliteWitnessState(path: string): WitnessStateStore {
           note: r.note as Uint8Array,
         } satisfies CosignedRecord;
       }),
+    heads: () =>
+      run("read witness state", () =>
+        (all.all() as Record<string, unknown>[]).map((r) => ({
+          origin: r.origin as string,
+          size: r.size as number,
+          root: r.root as Uint8Array,
+        }))),
     compareAndSwap: (origin, expected, next) =>
       run("write witness state", () => {
         const now = Date.now();
