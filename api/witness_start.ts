@@ -61,7 +61,7 @@ async function createWitnessKey(keyFile: string): Promise<Uint8Array> {
  *
  * @example
  * ```ts
- * const id = await openWitnessIdentity({ keyFile, stateFile, statePresent, state });
+ * const id = await openWitnessIdentity({ memory, keyFile, stateFile, statePresent, state, checkKey });
  * ```
  */
 export async function openWitnessIdentity(o: {
@@ -70,10 +70,18 @@ export async function openWitnessIdentity(o: {
   stateFile: string;
   statePresent: boolean;
   state: WitnessStateStore;
+  /** The state's mark of having been pinned (the SQLite store's; absent in memory). */
+  mark?: { pinned(): boolean; markPinned(): void };
+  /** Throws when `secret` may not be the witness key (it is the log key). */
+  checkKey(secret: Uint8Array): void;
 }): Promise<WitnessIdentity> {
-  if (o.memory) {
+  if (o.memory || !o.mark) {
     return { secret: ed25519GenerateSecret(), state: o.state, close: () => Promise.resolve() };
   }
+  // A key file that exists is read (and refused if it is the log key) before the state is judged.
+  const keyPresent = existsSync(o.keyFile);
+  const existing = keyPresent ? await readWitnessKey(o.keyFile) : undefined;
+  if (existing) o.checkKey(existing);
   const { openWitnessPinFile, readWitnessPin, witnessPinPath } = await import(
     "../log/sqlite/witness_pin_file.ts"
   );
@@ -84,14 +92,13 @@ export async function openWitnessIdentity(o: {
     keyFile: o.keyFile,
     stateFile: o.stateFile,
     pinFile,
-    keyPresent: existsSync(o.keyFile),
+    keyPresent,
     statePresent: o.statePresent,
+    statePinned: o.statePresent && o.mark.pinned(),
     heads,
     pin,
   });
-  const secret = start.kind === "create"
-    ? await createWitnessKey(o.keyFile)
-    : await readWitnessKey(o.keyFile);
+  const secret = existing ?? await createWitnessKey(o.keyFile);
   const file = await openWitnessPinFile(pinFile, pin);
   try {
     // Pinned now whatever the case: a new or adopted state gets its first pin, a state ahead of
@@ -102,6 +109,7 @@ export async function openWitnessIdentity(o: {
     await file.close();
     throw new Error(`Cannot write the witness pin ${pinFile}: ${(e as Error).message}`);
   }
+  o.mark.markPinned();
   if (start.kind === "adopt") {
     console.error(
       `witness: pinned the existing state ${o.stateFile} (${heads.length} origin(s)) in ` +

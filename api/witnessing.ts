@@ -40,6 +40,7 @@ export async function openWitnessing(
   let state: WitnessStateStore;
   let stateFile = "";
   let statePresent = false;
+  let mark: { pinned(): boolean; markPinned(): void } | undefined;
   if (config.store === "memory") state = memoryWitnessState();
   else {
     const { openSqliteWitnessState, WITNESS_DB_FILE } = await import(
@@ -47,7 +48,8 @@ export async function openWitnessing(
     );
     stateFile = `${config.dataDir.replace(/\/+$/, "")}/${WITNESS_DB_FILE}`;
     statePresent = stateFilePresent(stateFile); // before the open creates it
-    state = openSqliteWitnessState(stateFile);
+    const sqlite = openSqliteWitnessState(stateFile);
+    state = mark = sqlite;
   }
   const extra: Record<string, unknown> = {};
   let collector: WitnessCollector | undefined;
@@ -66,15 +68,18 @@ export async function openWitnessing(
         stateFile,
         statePresent,
         state,
+        mark,
+        checkKey: (secret) => {
+          if (bytesEqual(ed25519PublicKey(secret), log.publicKey())) {
+            throw new ConfigError(
+              `Cannot load config: witness.key_file ${role.keyFile} holds the log key; a ` +
+                "witness needs a key of its own",
+            );
+          }
+        },
       });
       closeIdentity = id.close;
       const secret = id.secret;
-      if (bytesEqual(ed25519PublicKey(secret), log.publicKey())) {
-        throw new ConfigError(
-          `Cannot load config: witness.key_file ${role.keyFile} holds the log key; a witness ` +
-            "needs a key of its own",
-        );
-      }
       extra.witness = createWitness({
         name: role.name || defaultWitnessName(log.logName()),
         secret,

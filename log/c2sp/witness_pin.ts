@@ -19,7 +19,11 @@ export interface WitnessPin {
 }
 
 /** Stable codes of a witness that refuses to start. */
-export type WitnessStartCode = "witness-state-behind" | "witness-key-missing" | "witness-pin-damaged";
+export type WitnessStartCode =
+  | "witness-state-behind"
+  | "witness-key-missing"
+  | "witness-pin-missing"
+  | "witness-pin-damaged";
 
 /** The witness refuses to start: its state, its key and its pin do not belong together. */
 export class WitnessStartError extends Error {
@@ -106,6 +110,8 @@ export interface WitnessStartFacts {
   keyPresent: boolean;
   /** The state store existed (non-empty) before this start opened it. */
   statePresent: boolean;
+  /** The state store records that it was pinned once (so its pin may not just vanish). */
+  statePinned: boolean;
   /** Every origin's head in the state store. */
   heads: PinnedHead[];
   /** The pin, undefined when there is none. */
@@ -118,8 +124,10 @@ const OPTIONS = 'docs/WITNESS.md "Lost state or key"';
  * The start rule (issue 27: "the witness refuses to run when its key exists but its state does not
  * match a pinned digest"; "a missing key file is an error, never a new identity"). Throws
  * WitnessStartError:
- * - `witness-key-missing`: no key but a state with heads, or a pin — a new key would be a new
- *   identity silently replacing the one the logs and policies list;
+ * - `witness-key-missing`: no key but a state with heads (or marked pinned), or a pin — a new key
+ *   would be a new identity silently replacing the one the logs and policies list;
+ * - `witness-pin-missing`: a key and a state marked pinned, but no pin: the state may be an older
+ *   copy, and only the pin could tell;
  * - `witness-state-behind`: a key with a pin, and an origin whose stored head is missing, smaller,
  *   or at the pinned size with another root; or a key with neither pin nor state (the state lost
  *   before pins existed: nothing to adopt).
@@ -128,7 +136,7 @@ const OPTIONS = 'docs/WITNESS.md "Lost state or key"';
  */
 export function decideWitnessStart(f: WitnessStartFacts): WitnessStart {
   if (!f.keyPresent) {
-    if (f.pin || f.heads.length > 0) {
+    if (f.pin || f.heads.length > 0 || f.statePinned) {
       const held = f.pin ? `its pin ${f.pinFile}` : `its state ${f.stateFile}`;
       throw new WitnessStartError(
         "witness-key-missing",
@@ -142,6 +150,15 @@ export function decideWitnessStart(f: WitnessStartFacts): WitnessStart {
     return { kind: "create" };
   }
   if (!f.pin) {
+    if (f.statePresent && f.statePinned) {
+      throw new WitnessStartError(
+        "witness-pin-missing",
+        `the witness pin ${f.pinFile} is missing while the state ${f.stateFile} was pinned ` +
+          `before: the state may be an older copy, and only the pin could tell. Put the pin ` +
+          `back beside the witness key ${f.keyFile} (the newest copy), or retire the key by ` +
+          `moving ${f.keyFile} aside (a new witness identity). ${OPTIONS}`,
+      );
+    }
     if (f.statePresent) return { kind: "adopt" };
     throw new WitnessStartError(
       "witness-state-behind",

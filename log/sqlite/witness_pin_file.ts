@@ -7,6 +7,7 @@
 // file is rewritten beside it and renamed over it (file and directory synced). Mode 0600.
 import {
   closeSync,
+  existsSync,
   fsyncSync,
   openSync,
   readFileSync,
@@ -148,4 +149,46 @@ export async function openWitnessPinFile(
       fh = undefined;
     },
   };
+}
+
+/**
+ * Makes `keyFile` a brand-new witness identity explicitly (`deno task witness:init`): generates
+ * the key when the file is absent (or keeps one made elsewhere, e.g. to configure peers with its
+ * vkey first), and pins an empty state beside it, so that the first start may begin from nothing.
+ * Refuses when the key already has a pin: that key is not new.
+ *
+ * @example
+ * ```ts
+ * const { created, pinFile } = await initWitnessKey("./keys/witness-key.hex");
+ * ```
+ */
+export async function initWitnessKey(
+  keyFile: string,
+): Promise<{ created: boolean; pinFile: string; secret: Uint8Array }> {
+  const pinFile = witnessPinPath(keyFile);
+  if (existsSync(pinFile)) {
+    throw new Error(
+      `Cannot initialise the witness key ${keyFile}: it already has a pin (${pinFile}); a key ` +
+        `that has a state is not new`,
+    );
+  }
+  const { loadOrCreateLogKey } = await import("./key.ts");
+  let k;
+  try {
+    k = loadOrCreateLogKey(keyFile);
+  } catch (e) {
+    const cause = (e as Error).cause as Error | undefined;
+    throw new Error(
+      `Cannot read witness key ${keyFile}: ${
+        cause?.message ?? "expected 64 hex digits (a 32-byte Ed25519 secret)"
+      }`,
+    );
+  }
+  const file = await openWitnessPinFile(pinFile, undefined);
+  try {
+    await file.write([]);
+  } finally {
+    await file.close();
+  }
+  return { created: k.created, pinFile, secret: k.secret };
 }
