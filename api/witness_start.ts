@@ -11,13 +11,21 @@ import {
   type PinnedHead,
   pinnedWitnessState,
 } from "../log/c2sp/witness_pin.ts";
-import type { WitnessStateStore } from "../log/c2sp/witness_state.ts";
+import { memoryWitnessState, type WitnessStateStore } from "../log/c2sp/witness_state.ts";
 import { ed25519GenerateSecret } from "../verify/mod.ts";
 
-/** The witness role's key and the state it cosigns from (pinned on the embedded store). */
+/** The witness state on the embedded store, with its mark of having been pinned. */
+export interface MarkedWitnessState extends WitnessStateStore {
+  pinned(): boolean;
+  markPinned(): void;
+}
+
+/** The witness role's key and state: `state` pinned (for the role), `raw` (for the collector). */
 export interface WitnessIdentity {
   secret: Uint8Array;
   state: WitnessStateStore;
+  raw: WitnessStateStore;
+  /** Closes the pin (the caller closes `raw`). */
   close(): Promise<void>;
 }
 
@@ -55,28 +63,27 @@ async function createWitnessKey(keyFile: string): Promise<Uint8Array> {
 }
 
 /**
- * Opens the witness role's identity: its key and `state`, checked against the pin. `statePresent`:
- * the state file existed (non-empty) before it was opened. Throws WitnessStartError with a stable
- * code when they do not belong together.
+ * Opens the witness role's identity: its key and its state (`openState`, or memory), checked
+ * against the pin. Throws WitnessStartError with a stable code when they do not belong together;
+ * a missing or empty state file is judged before it is opened, so a refused start creates nothing.
  *
  * @example
  * ```ts
- * const id = await openWitnessIdentity({ memory, keyFile, stateFile, statePresent, state, checkKey });
+ * const id = await openWitnessIdentity({ keyFile, stateFile, openState, checkKey });
  * ```
  */
 export async function openWitnessIdentity(o: {
-  memory: boolean;
   keyFile: string;
   stateFile: string;
-  statePresent: boolean;
-  state: WitnessStateStore;
-  /** The state's mark of having been pinned (the SQLite store's; absent in memory). */
-  mark?: { pinned(): boolean; markPinned(): void };
+  /** Opens (creating) the state file; undefined: `store: "memory"`. */
+  openState: (() => MarkedWitnessState) | undefined;
   /** Throws when `secret` may not be the witness key (it is the log key). */
   checkKey(secret: Uint8Array): void;
 }): Promise<WitnessIdentity> {
-  if (o.memory || !o.mark) {
-    return { secret: ed25519GenerateSecret(), state: o.state, close: () => Promise.resolve() };
+  if (!o.openState) {
+    const raw = memoryWitnessState();
+    const none = () => Promise.resolve();
+    return { secret: ed25519GenerateSecret(), state: raw, raw, close: none };
   }
   // A key file that exists is read (and refused if it is the log key) before the state is judged.
   const keyPresent = existsSync(o.keyFile);
@@ -87,19 +94,34 @@ export async function openWitnessIdentity(o: {
   );
   const pinFile = witnessPinPath(o.keyFile);
   const pin = readWitnessPin(pinFile);
-  const heads: PinnedHead[] = await o.state.heads();
-  const start = decideWitnessStart({
+  const statePresent = stateFilePresent(o.stateFile);
+  const facts = {
     keyFile: o.keyFile,
     stateFile: o.stateFile,
     pinFile,
     keyPresent,
-    statePresent: o.statePresent,
-    statePinned: o.statePresent && o.mark.pinned(),
-    heads,
+    statePresent,
+    statePinned: false,
+    heads: [] as PinnedHead[],
     pin,
-  });
+  };
+  if (!statePresent) decideWitnessStart(facts); // refused before the state file is created
+  const raw = o.openState();
+  let start;
+  try {
+    facts.heads = await raw.heads();
+    facts.statePinned = statePresent && raw.pinned();
+    start = decideWitnessStart(facts);
+  } catch (e) {
+    await raw.close();
+    throw e;
+  }
+  const heads = facts.heads;
   const secret = existing ?? await createWitnessKey(o.keyFile);
-  const file = await openWitnessPinFile(pinFile, pin);
+  const file = await openWitnessPinFile(pinFile, pin).catch(async (e) => {
+    await raw.close();
+    throw e;
+  });
   try {
     // Pinned now whatever the case: a new or adopted state gets its first pin, a state ahead of
     // its pin (a crash between the swap and the pin write) is re-pinned, and a pin that cannot
@@ -107,9 +129,10 @@ export async function openWitnessIdentity(o: {
     await file.write(heads);
   } catch (e) {
     await file.close();
+    await raw.close();
     throw new Error(`Cannot write the witness pin ${pinFile}: ${(e as Error).message}`);
   }
-  o.mark.markPinned();
+  raw.markPinned();
   if (start.kind === "adopt") {
     console.error(
       `witness: pinned the existing state ${o.stateFile} (${heads.length} origin(s)) in ` +
@@ -121,9 +144,5 @@ export async function openWitnessIdentity(o: {
         `stored but never answered); re-pinned`,
     );
   }
-  return {
-    secret,
-    state: pinnedWitnessState(o.state, file, heads),
-    close: () => file.close(),
-  };
+  return { secret, state: pinnedWitnessState(raw, file, heads), raw, close: () => file.close() };
 }

@@ -11,7 +11,7 @@ import { defaultWitnessName } from "./witness_name.ts";
 import { bytesEqual, ed25519PublicKey } from "../verify/mod.ts";
 import { ConfigError, type ServiceConfig } from "./config.ts";
 import { WitnessStartError } from "../log/c2sp/witness_pin.ts";
-import { openWitnessIdentity, stateFilePresent } from "./witness_start.ts";
+import { openWitnessIdentity } from "./witness_start.ts";
 import type { Metrics } from "./metrics.ts";
 import { WitnessCollector } from "./witness_collector.ts";
 
@@ -37,52 +37,46 @@ export async function openWitnessing(
   log: Log,
   metrics: Metrics,
 ): Promise<Witnessing> {
-  let state: WitnessStateStore;
-  let stateFile = "";
-  let statePresent = false;
-  let mark: { pinned(): boolean; markPinned(): void } | undefined;
-  if (config.store === "memory") state = memoryWitnessState();
-  else {
-    const { openSqliteWitnessState, WITNESS_DB_FILE } = await import(
-      "../log/sqlite/witness_state.ts"
-    );
-    stateFile = `${config.dataDir.replace(/\/+$/, "")}/${WITNESS_DB_FILE}`;
-    statePresent = stateFilePresent(stateFile); // before the open creates it
-    const sqlite = openSqliteWitnessState(stateFile);
-    state = mark = sqlite;
-  }
+  const memory = config.store === "memory";
+  const { openSqliteWitnessState, WITNESS_DB_FILE } = memory
+    ? { openSqliteWitnessState: undefined, WITNESS_DB_FILE: "" }
+    : await import("../log/sqlite/witness_state.ts");
+  const stateFile = `${config.dataDir.replace(/\/+$/, "")}/${WITNESS_DB_FILE}`;
+  const openState = openSqliteWitnessState && (() => openSqliteWitnessState(stateFile));
+  const role = config.witness;
+  // The role's state is opened by its identity (key, state and pin checked together, before the
+  // file is created where it is missing); the collector's alone otherwise.
+  const id = role
+    ? await openWitnessIdentity({
+      keyFile: role.keyFile,
+      stateFile,
+      openState,
+      checkKey: (secret) => {
+        if (bytesEqual(ed25519PublicKey(secret), log.publicKey())) {
+          throw new ConfigError(
+            `Cannot load config: witness.key_file ${role.keyFile} holds the log key; a ` +
+              "witness needs a key of its own",
+          );
+        }
+      },
+    }).catch((e) => {
+      if (e instanceof ConfigError || e instanceof WitnessStartError) throw e;
+      throw new ConfigError(`Cannot load config: witness: ${(e as Error).message}`);
+    })
+    : undefined;
+  const state: WitnessStateStore = id?.raw ?? openState?.() ?? memoryWitnessState();
   const extra: Record<string, unknown> = {};
   let collector: WitnessCollector | undefined;
-  let closeIdentity: (() => Promise<void>) | undefined;
   const close = async () => {
     await collector?.stop();
-    await closeIdentity?.();
+    await id?.close();
     await state.close();
   };
   try {
-    const role = config.witness;
-    if (role) {
-      const id = await openWitnessIdentity({
-        memory: config.store === "memory",
-        keyFile: role.keyFile,
-        stateFile,
-        statePresent,
-        state,
-        mark,
-        checkKey: (secret) => {
-          if (bytesEqual(ed25519PublicKey(secret), log.publicKey())) {
-            throw new ConfigError(
-              `Cannot load config: witness.key_file ${role.keyFile} holds the log key; a ` +
-                "witness needs a key of its own",
-            );
-          }
-        },
-      });
-      closeIdentity = id.close;
-      const secret = id.secret;
+    if (role && id) {
       extra.witness = createWitness({
         name: role.name || defaultWitnessName(log.logName()),
-        secret,
+        secret: id.secret,
         logs: role.logs,
         state: id.state,
         onRefusal: (origin, r) => {

@@ -59,12 +59,15 @@ export function openDurableWitnessState(
         };
       }),
     heads: () =>
-      run("read witness state", () =>
-        sql.exec<Row>(`SELECT origin, size, root FROM ${prefix}witnessed`).toArray().map((r) => ({
-          origin: r.origin as string,
-          size: r.size as number,
-          root: new Uint8Array(r.root as ArrayBuffer),
-        }))),
+      run(
+        "read witness state",
+        () =>
+          sql.exec<Row>(`SELECT origin, size, root FROM ${prefix}witnessed`).toArray().map((r) => ({
+            origin: r.origin as string,
+            size: r.size as number,
+            root: new Uint8Array(r.root as ArrayBuffer),
+          })),
+      ),
     compareAndSwap: (origin, expected, next) =>
       run("write witness state", () => {
         const c = expected === undefined

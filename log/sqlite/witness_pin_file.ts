@@ -22,9 +22,9 @@ import {
   decodePin,
   encodePin,
   type PinnedHead,
-  WitnessStartError,
   type WitnessPin,
   type WitnessPinWriter,
+  WitnessStartError,
 } from "../c2sp/witness_pin.ts";
 
 /** Where the pin of the witness key `keyFile` lives. */
