@@ -21,9 +21,12 @@ const LOG_SECRET = ed25519GenerateSecret();
 const enc = new TextEncoder();
 const T = { sanitizeResources: false, sanitizeOps: false };
 
-/** A log under LOG_SECRET and ORIGIN; `fork` gives another tree (another root at every size). */
+/**
+ * A log under LOG_SECRET and ORIGIN; `fork` gives a split view: the same first 10 entries, others
+ * after (another root at every size past 10, consistent with the cosigned size 10).
+ */
 function testLog(fork = false) {
-  const tree = testTree(sha256Hasher, (i) => (fork ? `fork ${i}` : `leaf ${i}`));
+  const tree = testTree(sha256Hasher, (i) => (fork && i >= 10 ? `fork ${i}` : `leaf ${i}`));
   return {
     vkey: ed25519Vkey(ORIGIN, LOG_SECRET),
     async body(old: number, size: number) {
@@ -63,11 +66,11 @@ async function cosigned(data: string, keyFile?: string): Promise<void> {
 }
 
 /**
- * Starts the service with `e` and offers it the fork at the cosigned size 50 (old size 0, as to a
- * witness that remembers nothing). Returns the exit status and stderr of a refused start, or the
+ * Starts the service with `e` and offers it the fork at the cosigned size 50, from `old` (0: as
+ * to a witness that remembers nothing; 10: from the older copy's size, with the fork's proof). Returns the exit status and stderr of a refused start, or the
  * fork's answer when it started (what the defect did: 200, a cosigned fork).
  */
-async function offerFork(e: Record<string, string>) {
+async function offerFork(e: Record<string, string>, old = 0) {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["task", "-q", "start"],
     cwd: ROOT,
@@ -85,7 +88,7 @@ async function offerFork(e: Record<string, string>) {
   }
   const hello = JSON.parse(new TextDecoder().decode(first.value).split("\n")[0]);
   const svc = { url: hello.listening } as Service;
-  const r = await post(svc, await FORK.body(0, 50));
+  const r = await post(svc, await FORK.body(old, 50));
   Deno.kill(hello.pid, "SIGTERM");
   while (!(await reader.read()).done) { /* drain */ }
   await child.status;
@@ -158,7 +161,7 @@ Deno.test({
     }
     await removeState(data);
     await Deno.writeFile(`${data}/witness.sqlite`, old);
-    const r = await offerFork(env(data));
+    const r = await offerFork(env(data), 10);
     assertRefused(r, "witness-state-behind", [ORIGIN]);
     assert.match(r.stderr, /cosigned size 50, stored 10/);
   },
