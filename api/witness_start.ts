@@ -130,7 +130,7 @@ export async function openWitnessIdentity(o: {
   } catch (e) {
     await file.close();
     await raw.close();
-    throw new Error(`Cannot write the witness pin ${pinFile}: ${(e as Error).message}`);
+    throw e;
   }
   raw.markPinned();
   if (start.kind === "adopt") {

@@ -18,6 +18,7 @@ import {
 import { open } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
+import { LogStorageError } from "../errors.ts";
 import {
   decodePin,
   encodePin,
@@ -135,12 +136,21 @@ export async function openWitnessPinFile(
       // same slot, and the other slot (the pin before) is never overwritten meanwhile.
       const next = counter + 1;
       const rec = encodePin({ counter: next, heads });
-      if (!fh || rec.length > slot) await rewrite(rec);
-      else {
-        const padded = new Uint8Array(slot);
-        padded.set(rec);
-        await fh.write(padded, 0, slot, (next % 2) * slot);
-        await fh.datasync();
+      try {
+        if (!fh || rec.length > slot) await rewrite(rec);
+        else {
+          const padded = new Uint8Array(slot);
+          padded.set(rec);
+          await fh.write(padded, 0, slot, (next % 2) * slot);
+          await fh.datasync();
+        }
+      } catch (err) {
+        // a storage fault: the request fails 503 storage-unavailable, no cosignature leaves
+        throw new LogStorageError(
+          "storage-fault",
+          `Cannot write the witness pin ${path}: ${(err as Error)?.message ?? err}`,
+          { cause: err },
+        );
       }
       counter = next;
     },
