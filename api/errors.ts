@@ -4,6 +4,7 @@
 // app.onError does in src/hono-base.ts. Platform-neutral.
 import { isPinnedHeadRefusal, PushbackError } from "../log/mod.ts";
 import { REASON_CODES } from "../verify/mod.ts";
+import { WITNESS_CODES } from "../log/c2sp/mod.ts";
 
 /** The service's own HTTP error codes (verification reason codes live in verify/codes.ts). */
 export const HTTP_CODES = {
@@ -95,13 +96,16 @@ export const OTHER_TITLES: Record<string, string> = {
 
 /**
  * The problem's title (RFC 9457 §3.1.3: the same for every occurrence of a type): the service's
- * own, "Invalid receipt" for a 422, a verification reason code's meaning (docs/REASON-CODES.md)
+ * own, "Witness refusal: …" for the witness role's refusals, "Invalid receipt" for another 422, a verification reason code's meaning (docs/REASON-CODES.md)
  * for malformed input, else the code in words — never a bare "Error".
  */
 export function titleOf(code: string, status: number): string {
   const known = (HTTP_CODES as Record<string, { title: string }>)[code];
   if (known) return known.title;
   if (OTHER_TITLES[code]) return OTHER_TITLES[code];
+  // tlog-witness refusals (POST /add-checkpoint): a witness's answer about a checkpoint, never a
+  // receipt's (its 422s are a bad proof or a root mismatch, not an invalid receipt).
+  if (code in WITNESS_CODES) return `Witness refusal: ${code.slice(8).replace(/-/g, " ")}`;
   if (status === 422) return "Invalid receipt";
   const meaning = (REASON_CODES as Record<string, string>)[code];
   if (meaning) return `Malformed input: ${meaning}`;

@@ -1,7 +1,8 @@
 // Witnessing on Deno (docs/WITNESS.md), for api/main.ts: the witness role from `config.witness`
-// (its own key, generated mode 0600 on first start and refused if it is the log key; its state in
-// `<data_dir>/witness.sqlite`, or memory with JC_STORE=memory), and the collector of cosignatures
-// for our own SHA-256 checkpoints from `config.witnesses`.
+// (its own key, refused if it is the log key, checked with its state `<data_dir>/witness.sqlite`
+// against the pin beside the key before it may cosign: api/witness_start.ts; memory with
+// JC_STORE=memory), and the collector of cosignatures for our own SHA-256 checkpoints from
+// `config.witnesses`.
 import { createWitness } from "../log/c2sp/witness_role.ts";
 import { memoryWitnessState, type WitnessStateStore } from "../log/c2sp/witness_state.ts";
 import type { Log } from "../log/mod.ts";
@@ -9,6 +10,8 @@ import { sha256Source } from "./witness_source.ts";
 import { defaultWitnessName } from "./witness_name.ts";
 import { bytesEqual, ed25519PublicKey } from "../verify/mod.ts";
 import { ConfigError, type ServiceConfig } from "./config.ts";
+import { WitnessStartError } from "../log/c2sp/witness_pin.ts";
+import { openWitnessIdentity } from "./witness_start.ts";
 import type { Metrics } from "./metrics.ts";
 import { WitnessCollector } from "./witness_collector.ts";
 
@@ -34,36 +37,48 @@ export async function openWitnessing(
   log: Log,
   metrics: Metrics,
 ): Promise<Witnessing> {
-  let state: WitnessStateStore;
-  if (config.store === "memory") state = memoryWitnessState();
-  else {
-    const { openSqliteWitnessState, WITNESS_DB_FILE } = await import(
-      "../log/sqlite/witness_state.ts"
-    );
-    state = openSqliteWitnessState(`${config.dataDir.replace(/\/+$/, "")}/${WITNESS_DB_FILE}`);
-  }
+  const memory = config.store === "memory";
+  const { openSqliteWitnessState, WITNESS_DB_FILE } = memory
+    ? { openSqliteWitnessState: undefined, WITNESS_DB_FILE: "" }
+    : await import("../log/sqlite/witness_state.ts");
+  const stateFile = `${config.dataDir.replace(/\/+$/, "")}/${WITNESS_DB_FILE}`;
+  const openState = openSqliteWitnessState && (() => openSqliteWitnessState(stateFile));
+  const role = config.witness;
+  // The role's state is opened by its identity (key, state and pin checked together, before the
+  // file is created where it is missing); the collector's alone otherwise.
+  const id = role
+    ? await openWitnessIdentity({
+      keyFile: role.keyFile,
+      stateFile,
+      openState,
+      checkKey: (secret) => {
+        if (bytesEqual(ed25519PublicKey(secret), log.publicKey())) {
+          throw new ConfigError(
+            `Cannot load config: witness.key_file ${role.keyFile} holds the log key; a ` +
+              "witness needs a key of its own",
+          );
+        }
+      },
+    }).catch((e) => {
+      if (e instanceof ConfigError || e instanceof WitnessStartError) throw e;
+      throw new ConfigError(`Cannot load config: witness: ${(e as Error).message}`);
+    })
+    : undefined;
+  const state: WitnessStateStore = id?.raw ?? openState?.() ?? memoryWitnessState();
   const extra: Record<string, unknown> = {};
   let collector: WitnessCollector | undefined;
   const close = async () => {
     await collector?.stop();
+    await id?.close();
     await state.close();
   };
   try {
-    const role = config.witness;
-    if (role) {
-      const { loadOrCreateLogKey } = await import("../log/sqlite/key.ts");
-      const secret = loadOrCreateLogKey(role.keyFile).secret;
-      if (bytesEqual(ed25519PublicKey(secret), log.publicKey())) {
-        throw new ConfigError(
-          `Cannot load config: witness.key_file ${role.keyFile} holds the log key; a witness ` +
-            "needs a key of its own",
-        );
-      }
+    if (role && id) {
       extra.witness = createWitness({
         name: role.name || defaultWitnessName(log.logName()),
-        secret,
+        secret: id.secret,
         logs: role.logs,
-        state,
+        state: id.state,
         onRefusal: (origin, r) => {
           metrics.inc("jc_witness_refusals_total", { code: r.code });
           if (r.status === 422) {
@@ -87,7 +102,7 @@ export async function openWitnessing(
     return { extra, close };
   } catch (e) {
     await close();
-    if (e instanceof ConfigError) throw e;
+    if (e instanceof ConfigError || e instanceof WitnessStartError) throw e;
     throw new ConfigError(`Cannot load config: witness: ${(e as Error).message}`);
   }
 }

@@ -49,6 +49,7 @@ import { openDurableWitnessState } from "../../log/durable/witness_state.ts";
 import type {
   CollectorRecord,
   CosignedRecord,
+  OriginHead,
   WitnessStateStore,
 } from "../../log/c2sp/witness_state.ts";
 import {
@@ -497,6 +498,10 @@ export class LogSequencer extends DurableObject {
   witnessGet(origin: string): Promise<Outcome<CosignedRecord | undefined>> {
     this.#calls++;
     return capture(() => this.#ws().get(origin));
+  }
+  witnessHeads(): Promise<Outcome<OriginHead[]>> {
+    this.#calls++;
+    return capture(() => this.#ws().heads());
   }
   witnessCas(
     origin: string,

@@ -5,6 +5,7 @@
 import type {
   CollectorRecord,
   CosignedRecord,
+  OriginHead,
   WitnessStateStore,
 } from "../../log/c2sp/witness_state.ts";
 import { fromHex } from "../../verify/mod.ts";
@@ -15,6 +16,7 @@ import { type Outcome, unwrap } from "./wire.ts";
 /** The Durable Object's witness-state methods (api/edge/durable_object.ts). */
 export interface WitnessRpc {
   witnessGet(origin: string): Promise<Outcome<CosignedRecord | undefined>>;
+  witnessHeads(): Promise<Outcome<OriginHead[]>>;
   witnessCas(
     origin: string,
     expected: { size: number; root: Uint8Array } | undefined,
@@ -38,6 +40,7 @@ export function rpcCollector(rpc: () => WitnessRpc): CosignedCheckpoints {
 export function rpcWitnessState(rpc: () => WitnessRpc): WitnessStateStore {
   return {
     get: async (origin) => unwrap(await rpc().witnessGet(origin)),
+    heads: async () => unwrap(await rpc().witnessHeads()),
     compareAndSwap: async (origin, expected, next) =>
       unwrap(await rpc().witnessCas(origin, expected, next)),
     getCollector: async (w) => unwrap(await rpc().collectorGet(w)),

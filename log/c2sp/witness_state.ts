@@ -15,6 +15,13 @@ export interface CosignedRecord {
   note: Uint8Array;
 }
 
+/** The latest cosigned (size, root) of one origin (what the witness's pin records). */
+export interface OriginHead {
+  origin: string;
+  size: number;
+  root: Uint8Array;
+}
+
 /** What the collector keeps per witness of our own log. */
 export interface CollectorRecord {
   /** The size the witness last cosigned (from a 200, or learned from a 409). */
@@ -28,6 +35,8 @@ export interface CollectorRecord {
 /** Storage of the witness role and the collector. */
 export interface WitnessStateStore {
   get(origin: string): Promise<CosignedRecord | undefined>;
+  /** The latest head of every origin cosigned (log/c2sp/witness_pin.ts checks it at start). */
+  heads(): Promise<OriginHead[]>;
   /**
    * Replaces the record of `origin` with `next` only if it still is `expected` (same size and
    * root; undefined: no record). Returns whether it did; durable before it resolves true.
@@ -65,6 +74,10 @@ export function memoryWitnessState(): WitnessStateStore {
   const collectors = new Map<string, CollectorRecord>();
   return {
     get: (origin) => Promise.resolve(heads.get(origin)),
+    heads: () =>
+      Promise.resolve(
+        [...heads].map(([origin, r]) => ({ origin, size: r.size, root: r.root.slice() })),
+      ),
     compareAndSwap(origin, expected, next) {
       if (!sameHead(heads.get(origin), expected)) return Promise.resolve(false);
       heads.set(origin, { size: next.size, root: next.root.slice(), note: next.note.slice() });

@@ -58,6 +58,16 @@ export function openDurableWitnessState(
           note: new Uint8Array(r.note as ArrayBuffer),
         };
       }),
+    heads: () =>
+      run(
+        "read witness state",
+        () =>
+          sql.exec<Row>(`SELECT origin, size, root FROM ${prefix}witnessed`).toArray().map((r) => ({
+            origin: r.origin as string,
+            size: r.size as number,
+            root: new Uint8Array(r.root as ArrayBuffer),
+          })),
+      ),
     compareAndSwap: (origin, expected, next) =>
       run("write witness state", () => {
         const c = expected === undefined

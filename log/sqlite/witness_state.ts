@@ -14,7 +14,16 @@ export const WITNESS_DB_FILE = "witness.sqlite";
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS witnessed (origin TEXT PRIMARY KEY, size INTEGER NOT NULL, root BLOB NOT NULL, note BLOB NOT NULL, updated_ms INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS collector (witness TEXT PRIMARY KEY, size INTEGER NOT NULL, cosig TEXT, root TEXT);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
+
+/** The witness state in SQLite, with its mark of having been pinned (log/c2sp/witness_pin.ts). */
+export interface SqliteWitnessState extends WitnessStateStore {
+  /** Whether the witness role pinned this state once (a pin beside its key then must exist). */
+  pinned(): boolean;
+  /** Records that the witness role pinned this state (durable when it returns). */
+  markPinned(): void;
+}
 
 function fault(what: string, err: unknown): LogStorageError {
   return new LogStorageError("storage-fault", `Cannot ${what}: ${(err as Error)?.message ?? err}`, {
@@ -30,7 +39,7 @@ function fault(what: string, err: unknown): LogStorageError {
  * const state = openSqliteWitnessState("./data/witness.sqlite");
  * ```
  */
-export function openSqliteWitnessState(path: string): WitnessStateStore {
+export function openSqliteWitnessState(path: string): SqliteWitnessState {
   let db: DatabaseSync;
   try {
     db = new DatabaseSync(path);
@@ -44,12 +53,15 @@ export function openSqliteWitnessState(path: string): WitnessStateStore {
     });
   }
   const get = db.prepare("SELECT size, root, note FROM witnessed WHERE origin = ?");
+  const all = db.prepare("SELECT origin, size, root FROM witnessed");
   const insert = db.prepare(
     "INSERT OR IGNORE INTO witnessed (origin, size, root, note, updated_ms) VALUES (?, ?, ?, ?, ?)",
   );
   const update = db.prepare(
     "UPDATE witnessed SET size = ?, root = ?, note = ?, updated_ms = ? WHERE origin = ? AND size = ? AND root = ?",
   );
+  const getMeta = db.prepare("SELECT value FROM meta WHERE key = ?");
+  const putMeta = db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)");
   const getC = db.prepare("SELECT size, cosig, root FROM collector WHERE witness = ?");
   const putC = db.prepare(
     "INSERT OR REPLACE INTO collector (witness, size, cosig, root) VALUES (?, ?, ?, ?)",
@@ -62,6 +74,8 @@ export function openSqliteWitnessState(path: string): WitnessStateStore {
     }
   };
   return {
+    pinned: () => getMeta.get("pinned") !== undefined,
+    markPinned: () => void putMeta.run("pinned", "1"),
     get: (origin) =>
       run("read witness state", () => {
         const r = get.get(origin) as Record<string, unknown> | undefined;
@@ -72,6 +86,13 @@ export function openSqliteWitnessState(path: string): WitnessStateStore {
           note: r.note as Uint8Array,
         } satisfies CosignedRecord;
       }),
+    heads: () =>
+      run("read witness state", () =>
+        (all.all() as Record<string, unknown>[]).map((r) => ({
+          origin: r.origin as string,
+          size: r.size as number,
+          root: r.root as Uint8Array,
+        }))),
     compareAndSwap: (origin, expected, next) =>
       run("write witness state", () => {
         const now = Date.now();

@@ -9,6 +9,7 @@ import { cosignatureVkey, openNote, verifierFromVkey } from "../../log/c2sp/note
 import { parseCheckpoint } from "../../log/c2sp/checkpoint.ts";
 import { openDirectory, shardUrl } from "../../log/shards/mod.ts";
 import { ed25519GenerateSecret, toHex } from "../../verify/mod.ts";
+import { initWitnessKey } from "../../log/sqlite/witness_pin_file.ts";
 
 const TOKEN = "witness-shards-admin-token";
 
@@ -45,6 +46,7 @@ Deno.test({
     const tmp = await Deno.makeTempDir({ prefix: "jc-shards-wit-" });
     const witSecret = ed25519GenerateSecret();
     await Deno.writeTextFile(`${tmp}/b-witness-key.hex`, toHex(witSecret) + "\n", { mode: 0o600 });
+    await initWitnessKey(`${tmp}/b-witness-key.hex`); // a key made here: a new witness, explicitly
     const witnessVkey = cosignatureVkey("b.shards.test/witness", witSecret);
     const portB = freePort();
     const services: Service[] = [];

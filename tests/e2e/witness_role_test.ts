@@ -216,6 +216,8 @@ Deno.test({
       );
       assert.equal(fork.status, 422);
       assert.equal(JSON.parse(fork.text).code, "witness-root-mismatch");
+      // titled as the witness's refusal, not as a receipt's ("Invalid receipt")
+      assert.equal(JSON.parse(fork.text).title, "Witness refusal: root mismatch");
       assert.equal(await cosignedSize(svc, log), 8);
     }),
 });

@@ -15,6 +15,7 @@ import { referenceRoot, sha256Hasher } from "../../log/mod.ts";
 import { formatAddCheckpoint } from "../../log/c2sp/witness.ts";
 import { ed25519GenerateSecret, toHex } from "../../verify/mod.ts";
 import { sha256 } from "@noble/hashes/sha2.js";
+import { initWitnessKey } from "../../log/sqlite/witness_pin_file.ts";
 
 const T = { sanitizeResources: false, sanitizeOps: false };
 const json = (s: string) => JSON.parse(s.trim().split("\n").at(-1)!);
@@ -26,6 +27,7 @@ async function identity(dir: string, name: string) {
   await Deno.mkdir(dir, { recursive: true });
   await Deno.writeTextFile(`${dir}/log-key.hex`, toHex(log) + "\n", { mode: 0o600 });
   await Deno.writeTextFile(`${dir}/witness-key.hex`, toHex(wit) + "\n", { mode: 0o600 });
+  await initWitnessKey(`${dir}/witness-key.hex`); // a key made here: a new witness, explicitly
   return {
     name,
     logSecret: log,

@@ -14,6 +14,7 @@ import { startService } from "../e2e/_service.ts";
 import { testTree } from "../c2sp/_tree.ts";
 import { removeBundle, startWorker } from "./_worker.ts";
 import { steward, validEnvelope } from "../api/_fixtures.ts";
+import { initWitnessKey } from "../../log/sqlite/witness_pin_file.ts";
 
 const T = { sanitizeResources: false, sanitizeOps: false };
 const ORIGIN = "edge.witness.test/log/sha256";
@@ -61,7 +62,8 @@ Deno.test({
     const tmp = await Deno.makeTempDir({ prefix: "jc-edge-witness-" });
     const logs = ed25519Vkey(ORIGIN, LOG_SECRET);
     const env = { JC_WITNESS_LOGS: logs, JC_WITNESS_NAME: WITNESS_NAME };
-    await Deno.writeTextFile(`${tmp}/wkey.hex`, WITNESS_HEX + "\n");
+    await Deno.writeTextFile(`${tmp}/wkey.hex`, WITNESS_HEX + "\n", { mode: 0o600 });
+    await initWitnessKey(`${tmp}/wkey.hex`); // the edge's witness key, a new embedded witness
     const svc = await startService({
       ...env,
       DATA_DIR: `${tmp}/svc`,
@@ -121,7 +123,8 @@ Deno.test({
     const tmp = await Deno.makeTempDir({ prefix: "jc-edge-collector-" });
     const name = "edge.collector.test/a";
     const aVkey = ed25519Vkey(`${name}/sha256`, new Uint8Array(32).fill(0x2a)); // TEST_LOG_KEY
-    await Deno.writeTextFile(`${tmp}/wkey.hex`, WITNESS_HEX + "\n");
+    await Deno.writeTextFile(`${tmp}/wkey.hex`, WITNESS_HEX + "\n", { mode: 0o600 });
+    await initWitnessKey(`${tmp}/wkey.hex`); // the edge's witness key, a new embedded witness
     const b = await startService({
       DATA_DIR: `${tmp}/b`,
       JC_WITNESS_LOGS: aVkey,
