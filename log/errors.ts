@@ -43,3 +43,19 @@ export class LogStorageError extends Error {
     this.code = code;
   }
 }
+
+/**
+ * The log's durable state refuses to open or to sign (issue 27: state that may not go backwards is
+ * pinned): a store behind or off its signed-head pin, a key without its log, a log without its
+ * key. Nothing is written; an operator acts (docs/OPERATIONS.md "When the log refuses to open").
+ * The message ends with the code in brackets, so a start that fails names it on stderr.
+ */
+export class LogStateError extends Error {
+  /** Stable code (docs/STORAGE.md "Codes"). */
+  readonly code: string;
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(`${message} [${code}]`, options);
+    this.name = "LogStateError";
+    this.code = code;
+  }
+}

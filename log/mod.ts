@@ -30,7 +30,13 @@ export {
   type TreeHeadCheck,
   verifyTreeHead,
 } from "./head.ts";
-export { LogInputError, LogIntegrityError, LogStorageError, PushbackError } from "./errors.ts";
+export {
+  LogInputError,
+  LogIntegrityError,
+  LogStateError,
+  LogStorageError,
+  PushbackError,
+} from "./errors.ts";
 export {
   type AgentHead,
   type AgentLink,
