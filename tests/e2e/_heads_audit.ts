@@ -19,7 +19,6 @@ export interface AppendAnswer {
 }
 
 interface Acked {
-  service: string;
   signer: string;
   index: number;
   leaf: string;
@@ -46,7 +45,7 @@ export class HeadsAudit {
   }
 
   /** Records an append's answer: its head (signature checked) and its proof against it. */
-  async append(service: string, a: AppendAnswer): Promise<void> {
+  async append(a: AppendAnswer): Promise<void> {
     const h = a.tree_head;
     assert.ok(await verifyTreeHead(h, h.signer), `append answer's head does not verify`);
     const ok = verifyInclusion(
@@ -59,7 +58,7 @@ export class HeadsAudit {
     );
     assert.ok(ok, `append answer's inclusion proof for ${a.index} does not verify`);
     this.#record(`${h.signer} blake3`, h.size, h.root, "append answer");
-    this.#acked.push({ service, signer: h.signer, index: a.index, leaf: a.leaf_hash });
+    this.#acked.push({ signer: h.signer, index: a.index, leaf: a.leaf_hash });
   }
 
   /**
@@ -88,8 +87,9 @@ export class HeadsAudit {
   }
 
   /**
-   * The full check: no fork, and every acknowledged entry of `service` proven by an inclusion
-   * proof against the checkpoint now served (recorded too), at its index.
+   * The full check: no fork, and every acknowledged entry proven by an inclusion proof from
+   * `service` (the service restarted on the same files) against the checkpoint it now serves
+   * (recorded too), at its index.
    */
   async assertAll(service: string): Promise<{ heads: number; entries: number }> {
     const cps = await this.checkpoints(service);
@@ -99,7 +99,7 @@ export class HeadsAudit {
       bases.set(key.signer, prefix);
     }
     let entries = 0;
-    for (const a of this.#acked.filter((x) => x.service === service)) {
+    for (const a of this.#acked) {
       const cp = cps.get(a.signer);
       const prefix = bases.get(a.signer);
       assert.ok(cp && prefix, `the log of acknowledged entry ${a.index} (${a.signer}) is gone`);
