@@ -64,30 +64,37 @@ export function openPinFile(path: string, publicKey: Uint8Array, store: string):
   let seq = 0;
   let file: Deno.FsFile | undefined;
   const sameKey = (k: Uint8Array) => k.every((x, i) => x === publicKey[i]);
+  const readNow = (): PinnedHead | undefined => {
+    if (!existsSync(path)) return undefined;
+    const b = readFileSync(path);
+    const slots = [decode(b.subarray(0, SLOT)), decode(b.subarray(SLOT, 2 * SLOT))]
+      .filter((s): s is Slot => s !== undefined);
+    if (slots.length === 0) {
+      throw new LogStateError(
+        "signed-head-pin-unreadable",
+        `Cannot open the log: its signed-head pin ${path} holds no valid record (${b.length} ` +
+          'bytes); restore it from a backup (docs/OPERATIONS.md "When the log refuses to open")',
+      );
+    }
+    const top = slots.reduce((a, s) => s.seq > a.seq ? s : a);
+    if (!sameKey(top.publicKey)) {
+      throw new LogStateError(
+        "signed-head-pin-other-key",
+        `Cannot open the log: the signed-head pin ${path} was written for another log key`,
+      );
+    }
+    seq = top.seq;
+    return top.head;
+  };
   return {
     where: path,
     store,
     read() {
-      if (!existsSync(path)) return Promise.resolve(undefined);
-      const b = readFileSync(path);
-      const slots = [decode(b.subarray(0, SLOT)), decode(b.subarray(SLOT, 2 * SLOT))]
-        .filter((s): s is Slot => s !== undefined);
-      if (slots.length === 0) {
-        throw new LogStateError(
-          "signed-head-pin-unreadable",
-          `Cannot open the log: its signed-head pin ${path} holds no valid record (${b.length} ` +
-            'bytes); restore it from a backup (docs/OPERATIONS.md "When the log refuses to open")',
-        );
+      try {
+        return Promise.resolve(readNow());
+      } catch (e) {
+        return Promise.reject(e);
       }
-      const top = slots.reduce((a, s) => s.seq > a.seq ? s : a);
-      if (!sameKey(top.publicKey)) {
-        throw new LogStateError(
-          "signed-head-pin-other-key",
-          `Cannot open the log: the signed-head pin ${path} was written for another log key`,
-        );
-      }
-      seq = top.seq;
-      return Promise.resolve(top.head);
     },
     async write(head) {
       if (!file) {

@@ -37,20 +37,29 @@ async function appendSome(svc: Service, audit: HeadsAudit, n: number): Promise<v
   await audit.checkpoints(svc.url);
 }
 
-/** Starts the service expecting a refusal: its exit code and stderr. */
+/**
+ * Starts the service expecting a refusal: its stderr. A service that starts listening instead is
+ * stopped and the test fails (without the fix, it serves a forked log).
+ */
 async function refused(env: Record<string, string>): Promise<string> {
-  const o = await new Deno.Command(Deno.execPath(), {
+  const child = new Deno.Command(Deno.execPath(), {
     args: ["task", "-q", "start"],
     cwd: ROOT,
     env: { PORT: "0", HOST: "127.0.0.1", NO_COLOR: "1", ...env },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
-  }).output();
-  const out = new TextDecoder().decode(o.stdout);
-  assert.equal(out, "", "the service did not start listening");
-  assert.notEqual(o.code, 0);
-  return new TextDecoder().decode(o.stderr);
+  }).spawn();
+  const err = new Response(child.stderr).text();
+  const first = await child.stdout.getReader().read();
+  if (!first.done) {
+    const line = new TextDecoder().decode(first.value);
+    Deno.kill(JSON.parse(line.split("\n")[0]).pid, "SIGKILL");
+    await child.status;
+    throw new Error(`the service started instead of refusing: ${line}`);
+  }
+  assert.notEqual((await child.status).code, 0);
+  return await err;
 }
 
 async function expectCode(env: Record<string, string>, code: string): Promise<string> {
