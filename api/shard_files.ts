@@ -96,6 +96,7 @@ export function sqliteShardFiles(
   dataDir: string,
   keyFile: string,
   o: ShardLogOptions,
+  pinFile?: string,
 ): ShardFiles {
   const statePath = join(dataDir, SHARD_STATE_FILE);
   const shardsDir = join(dataDir, "shards");
@@ -133,6 +134,7 @@ export function sqliteShardFiles(
         ...o,
         dir,
         keyFile: n === 0 ? keyFile : undefined,
+        pinFile: n === 0 ? pinFile : undefined, // sN's: beside its key, in its folder
         logName,
         create: n === 0 || create,
       });

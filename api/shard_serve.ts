@@ -41,7 +41,7 @@ export async function openShardServing(
     // 0700 whatever the umask (issue 27)
     await Deno.mkdir(config.dataDir, { recursive: true, mode: 0o700 });
     const { loadOrCreateLogKey } = await import("../log/sqlite/key.ts");
-    files = sqliteShardFiles(config.dataDir, config.keyFile, logOptions);
+    files = sqliteShardFiles(config.dataDir, config.keyFile, logOptions, config.pinFile);
     // generated only for a new service; otherwise bound to the directory it signed (issue 27)
     operatorKey = (create) =>
       loadOrCreateLogKey(config.operatorKeyFile, {

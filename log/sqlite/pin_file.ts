@@ -99,7 +99,17 @@ export function openPinFile(path: string, publicKey: Uint8Array, store: string):
     async write(head) {
       if (!file) {
         const created = !existsSync(path);
-        file = await Deno.open(path, { read: true, write: true, create: true, mode: 0o600 });
+        try {
+          file = await Deno.open(path, { read: true, write: true, create: true, mode: 0o600 });
+        } catch (e) {
+          throw new LogStateError(
+            "signed-head-pin-unwritable",
+            `Cannot pin the log's signed head: ${path}: ${(e as Error).message}; when the key ` +
+              "sits on a read-only mount, set pin_file (JC_PIN_FILE) to a durable, writable path " +
+              "that is not in the data directory",
+            { cause: e },
+          );
+        }
         if (created) {
           await file.syncData();
           const dir = await Deno.open(dirname(path), { read: true });
