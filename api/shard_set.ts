@@ -148,7 +148,7 @@ export class ShardSet implements ShardService {
     }
     for (const moved of f.discardFrom(recs.length)) {
       this.#o.report?.(
-        `shards: moved an unlisted empty shard aside (a rotation cut short): ${moved}`,
+        `shards: moved an unlisted shard aside (a rotation cut short, no entries): ${moved}`,
       );
     }
     for (const [n, rec] of recs.entries()) {
