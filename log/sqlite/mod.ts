@@ -3,6 +3,7 @@
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import {
+  blake3Hasher,
   fsckLog,
   type FsckReport,
   type Log,
@@ -10,6 +11,7 @@ import {
   LogStorageError,
   openLog,
   type SequencerOptions,
+  sha256Hasher,
 } from "../mod.ts";
 import { ed25519PublicKey } from "../../verify/mod.ts";
 import { openSqliteStorage, type SqliteStorage, type SqliteStorageOptions } from "./storage.ts";
@@ -167,6 +169,30 @@ export async function openSqliteDataDir(
     await store.close();
     throw err;
   }
+}
+
+/**
+ * The explicit start of a brand-new log under a key made beforehand (a key provisioned on a secret
+ * mount, or made to configure peers before the first start): pins size 0 (the empty tree, whose
+ * root no other tree has), so the first start opens a fresh tree. Refused when the key already has
+ * a pin. `deno task init-log`.
+ */
+export async function initLogPin(keyFile: string, pinFile?: string): Promise<string> {
+  const pub = ed25519PublicKey(readLogKey(keyFile));
+  const path = pinFile || pinFileOf(keyFile);
+  if (existsSync(path)) {
+    throw new LogStateError(
+      "signed-head-pin-exists",
+      `Cannot start a new log under ${keyFile}: it already has a signed-head pin ${path}`,
+    );
+  }
+  const pin = openPinFile(path, pub, "(none yet)");
+  try {
+    await pin.write({ size: 0, root: blake3Hasher.empty(), sha256Root: sha256Hasher.empty() });
+  } finally {
+    pin.close();
+  }
+  return path;
 }
 
 /** Re-verifies the whole log in a data directory (see log/fsck.ts). */

@@ -4,7 +4,7 @@
 // writer: one write covers the heads asked for meanwhile, never backwards, never a second root.
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { openSqliteLog, pinFileOf } from "../../log/sqlite/mod.ts";
+import { initLogPin, openSqliteLog, pinFileOf } from "../../log/sqlite/mod.ts";
 import { openPinFile } from "../../log/sqlite/pin_file.ts";
 import { type HeadPin, type PinnedHead, PinWriter } from "../../log/pin.ts";
 import { ed25519PublicKey } from "../../verify/mod.ts";
@@ -138,6 +138,29 @@ Deno.test("pin: a key with neither store nor pin is not a new log (log-store-mis
     await Deno.writeTextFile(`${tmp}/log-key.hex`, "11".repeat(32) + "\n", { mode: 0o600 });
     await assert.rejects(openSqliteLog({ dir: tmp }), codeOf("log-store-missing"));
     await assert.rejects(Deno.stat(`${tmp}/log.sqlite`), Deno.errors.NotFound, "nothing created");
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+Deno.test("pin: init-log starts a brand-new log under a key made beforehand, once", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "jc-pin-init-" });
+  try {
+    await Deno.writeTextFile(`${tmp}/log-key.hex`, "12".repeat(32) + "\n", { mode: 0o600 });
+    await assert.rejects(openSqliteLog({ dir: tmp }), codeOf("log-store-missing"));
+    const r = await new Deno.Command(Deno.execPath(), {
+      args: ["task", "-q", "init-log", `${tmp}/log-key.hex`],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(r.code, 0, new TextDecoder().decode(r.stderr));
+    const log = await openSqliteLog({ dir: tmp, batchAgeMs: 1 });
+    await log.append(bytes("first"));
+    await log.close();
+    await assert.rejects(initLogPin(`${tmp}/log-key.hex`), codeOf("signed-head-pin-exists"));
+    const again = await openSqliteLog({ dir: tmp });
+    assert.equal((await again.latestHead()).size, 1);
+    await again.close();
   } finally {
     await Deno.remove(tmp, { recursive: true });
   }
