@@ -34,6 +34,8 @@ export interface ServiceConfig extends ShardSettings {
   store: "sqlite" | "memory";
   /** Log signing key (32-byte Ed25519 secret, hex); generated on first start when absent. */
   keyFile: string;
+  /** s0's signed-head pin (log/pin.ts); default `<key_file>.pin`, beside the key (issue 27). */
+  pinFile: string;
   /**
    * The log's name (origins `<name>/blake3`, `<name>/sha256`; docs/PUBLICATION.md): bound to
    * the data on first start, fixed after. Undefined: the bound one, or a default from the key.
@@ -114,6 +116,7 @@ export function defaultConfig(): ServiceConfig {
     dataDir: "./data",
     store: "sqlite",
     keyFile: "",
+    pinFile: "",
     bodyLimit: 64 * 1024,
     rate: { read: { perSecond: 200, burst: 400 }, write: { perSecond: 50, burst: 100 } },
     batchMax: SEQUENCER_DEFAULTS.batchMax,
@@ -207,6 +210,7 @@ const FILE_KEYS: Record<string, (c: ServiceConfig, v: unknown) => void> = {
   host: (c, v) => c.host = str("host", v),
   data_dir: (c, v) => c.dataDir = str("data_dir", v),
   key_file: (c, v) => c.keyFile = str("key_file", v),
+  pin_file: (c, v) => c.pinFile = str("pin_file", v),
   log_name: (c, v) => {
     const name = str("log_name", v);
     // signed-note key names: no spaces, no '+', not empty (the origin `<name>/blake3` is one).
@@ -332,6 +336,7 @@ export const ENV_KEYS: Record<string, string> = {
   HOST: "host",
   DATA_DIR: "data_dir",
   JC_KEY_FILE: "key_file",
+  JC_PIN_FILE: "pin_file",
   JC_LOG_NAME: "log_name",
   JC_STORE: "store",
   JC_BODY_LIMIT: "body_limit",
@@ -402,6 +407,7 @@ export function resolveConfig(
     if (v !== undefined && v !== "") FILE_KEYS[key](c, v);
   }
   if (!c.keyFile) c.keyFile = `${c.dataDir.replace(/\/+$/, "")}/log-key.hex`;
+  if (!c.pinFile) c.pinFile = `${c.keyFile}.pin`;
   if (!c.operatorKeyFile) c.operatorKeyFile = `${c.dataDir.replace(/\/+$/, "")}/operator-key.hex`;
   if (c.witness && !c.witness.keyFile) {
     c.witness.keyFile = `${c.dataDir.replace(/\/+$/, "")}/witness-key.hex`;

@@ -48,6 +48,7 @@ export async function loadConfig(
   const config = resolveConfig(env, file);
   config.dataDir = at(config.dataDir);
   config.keyFile = at(config.keyFile);
+  config.pinFile = at(config.pinFile);
   config.operatorKeyFile = at(config.operatorKeyFile);
   if (config.operatorConfigFile) config.operatorConfigFile = at(config.operatorConfigFile);
   if (config.operatorConfigFile) {

@@ -44,7 +44,7 @@ export const HTTP_CODES = {
   // Issue 27: the log's store is behind, missing or diverges from a head it already signed and
   // published (log/errors.ts PINNED_HEAD_CODES); it signs nothing until an operator acts.
   "store-behind-signed-head": { status: 503, title: "Store behind the signed head" },
-  "store-diverges-from-signed-head": { status: 503, title: "Store diverges from the signed head" },
+  "store-forks-signed-head": { status: 503, title: "Store diverges from the signed head" },
 } as const;
 
 /** A stable HTTP error code of this service. */

@@ -33,15 +33,22 @@ export async function openShardServing(
   metrics: Metrics,
 ): Promise<ShardServing> {
   const { logName: _ignored, ...logOptions } = o;
-  let files, operatorSecret: Uint8Array;
+  let files, operatorKey: (create: boolean) => Uint8Array;
   if (config.store === "memory") {
     files = memoryShardFiles(logOptions);
-    operatorSecret = ed25519GenerateSecret();
+    operatorKey = () => ed25519GenerateSecret();
   } else {
-    await Deno.mkdir(config.dataDir, { recursive: true });
+    // 0700 whatever the umask (issue 27)
+    await Deno.mkdir(config.dataDir, { recursive: true, mode: 0o700 });
     const { loadOrCreateLogKey } = await import("../log/sqlite/key.ts");
-    files = sqliteShardFiles(config.dataDir, config.keyFile, logOptions);
-    operatorSecret = loadOrCreateLogKey(config.operatorKeyFile).secret;
+    files = sqliteShardFiles(config.dataDir, config.keyFile, logOptions, config.pinFile);
+    // generated only for a new service; otherwise bound to the directory it signed (issue 27)
+    operatorKey = (create) =>
+      loadOrCreateLogKey(config.operatorKeyFile, {
+        what: "operator key",
+        create,
+        missingWhy: "this log's shard directory was signed with it",
+      }).secret;
   }
   const collectors = new Map<ShardHandle, { c: WitnessCollector; close(): Promise<void> }>();
   const onShard = async (h: ShardHandle) => {
@@ -74,7 +81,7 @@ export async function openShardServing(
   };
   const shards = await ShardSet.open({
     files,
-    operatorSecret,
+    operatorKey,
     logName: config.logName,
     maxSize: config.shardMaxSize,
     maxAgeMs: config.shardMaxAgeMs,

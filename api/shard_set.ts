@@ -14,10 +14,10 @@ import {
   signDirectory,
 } from "../log/shards/mod.ts";
 import { operatorVkey } from "../log/shards/mod.ts";
-import { ed25519PublicKey } from "../verify/mod.ts";
+import { ed25519PublicKey, toHex } from "../verify/mod.ts";
 import { type ActiveRef, ShardGate } from "./shard_gate.ts";
 import { activeShardLog } from "./shard_active.ts";
-import type { ShardFiles } from "./shard_files.ts";
+import { type ShardFiles, ShardStateError } from "./shard_files.ts";
 
 /** One shard as the directory state records it. */
 export interface ShardRecord {
@@ -57,8 +57,11 @@ export interface ShardHandle {
 /** Options of `ShardSet.open`. */
 export interface ShardSetOptions {
   files: ShardFiles;
-  /** The operator key's secret (the directory's signer). */
-  operatorSecret: Uint8Array;
+  /**
+   * The operator key's secret (the directory's signer). `create`: whether a missing key may be
+   * generated (no directory state and no shard bound to an operator key yet: a new service).
+   */
+  operatorKey(create: boolean): Uint8Array;
   /** The configured log name of s0 (undefined: the bound one or the default). */
   logName?: string;
   maxSize?: number;
@@ -72,6 +75,10 @@ export interface ShardSetOptions {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+/** Keys of a shard's own state in its store (ShardMeta). */
+const FROZEN_MARK = "shard_frozen";
+const OPERATOR_MARK = "operator_key";
+
 const b64Root = (note: string) =>
   c2sp.toBase64(c2sp.parseCheckpoint(c2sp.parseNote(note).text).root);
 
@@ -82,6 +89,7 @@ export class ShardSet implements ShardService {
   readonly activeLog: Log;
   readonly #o: ShardSetOptions;
   readonly #now: () => number;
+  #operatorSecret: Uint8Array = new Uint8Array(0);
   #vkey = "";
   #base = "";
   #rotation: Promise<Directory> | undefined;
@@ -112,6 +120,15 @@ export class ShardSet implements ShardService {
     const f = this.#o.files;
     let recs = f.load();
     const first = recs === undefined;
+    const folders = f.folders();
+    if (first && folders.length > 0) {
+      // the directory state is lost: which shard is active and which are final is not guessed
+      throw new ShardStateError(
+        "shards-state-missing",
+        `Cannot open the shards: the directory state (shards.json) is missing while shard ` +
+          `folders exist (${folders.map((n) => shardId(n)).join(", ")}); restore it from a backup`,
+      );
+    }
     recs ??= [{ id: "s0", state: "active", created: iso(this.#now()) }];
     recs.forEach((r, n) => {
       if (r.id !== shardId(n) || (r.state === "active") !== (n === recs!.length - 1)) {
@@ -121,13 +138,31 @@ export class ShardSet implements ShardService {
         );
       }
     });
+    for (const n of folders) {
+      if (n >= recs.length && f.holdsEntries(n)) {
+        // an older directory state (or a shard put back by hand): never moved aside, never lost
+        throw new ShardStateError(
+          "shard-unlisted",
+          `Cannot open the shards: ${shardId(n)} holds entries but the directory state lists ` +
+            `${recs.length} shard(s); restore the newest shards.json`,
+        );
+      }
+    }
     for (const moved of f.discardFrom(recs.length)) {
-      this.#o.report?.(`shards: moved an unlisted shard aside (a rotation cut short): ${moved}`);
+      this.#o.report?.(
+        `shards: moved an unlisted shard aside (a rotation cut short, no entries): ${moved}`,
+      );
     }
     for (const [n, rec] of recs.entries()) {
-      const log = await f.openLog(n, n === 0 ? this.#o.logName : shardLogName(this.#base, n));
+      const log = await f.openLog(
+        n,
+        n === 0 ? this.#o.logName : shardLogName(this.#base, n),
+        false,
+      );
       if (n === 0) this.#base = log.logName();
       const h = this.#handle(n, log, rec);
+      this.shards.push(h); // closed with the set, even if refused below
+      await this.#ownState(h, rec);
       if (rec.state === "frozen") {
         const size = (await log.latestHead()).size;
         if (size !== rec.size) {
@@ -137,13 +172,25 @@ export class ShardSet implements ShardService {
           );
         }
       }
-      this.shards.push(h);
       await this.#o.onShard?.(h);
     }
+    // the operator key is bound to the directory it signs: s0's store records its public key
+    const s0 = f.meta(0);
+    const bound = s0.get(OPERATOR_MARK);
+    this.#operatorSecret = this.#o.operatorKey(first && bound === undefined);
+    const pub = toHex(ed25519PublicKey(this.#operatorSecret));
+    if (bound !== undefined && bound !== pub) {
+      throw new ShardStateError(
+        "operator-key-changed",
+        `Cannot open the shards: the operator key is not the one this log's directory was ` +
+          `signed with (public key ${bound}); restore the operator key file`,
+      );
+    }
+    if (bound === undefined) await s0.set(OPERATOR_MARK, pub);
     const active = this.#activeRef();
     for (const h of this.shards) if (h.rec.state === "frozen") h.gate.freeze(active);
     if (first) f.save(recs);
-    this.#vkey = operatorVkey(this.#base, ed25519PublicKey(this.#o.operatorSecret));
+    this.#vkey = operatorVkey(this.#base, ed25519PublicKey(this.#operatorSecret));
     if (this.#o.maxAgeMs) {
       const every = Math.max(50, Math.min(1000, Math.floor(this.#o.maxAgeMs / 4)));
       this.#timer = setInterval(
@@ -151,6 +198,29 @@ export class ShardSet implements ShardService {
         every,
       );
     }
+  }
+
+  /**
+   * A shard's own record of being frozen against the directory state (issue 27): a listed-active
+   * shard its own store says is frozen means the state is older than the shard: refused. A frozen
+   * one whose store lacks the record (a crash right after the state was written) gets it now.
+   */
+  async #ownState(h: ShardHandle, rec: ShardRecord): Promise<void> {
+    const meta = this.#o.files.meta(h.n);
+    const own = meta.get(FROZEN_MARK);
+    const frozen = rec.state === "frozen"
+      ? JSON.stringify({ size: rec.size, root: rec.root })
+      : undefined;
+    if (own !== undefined && own !== frozen) {
+      throw new ShardStateError(
+        "shards-state-behind",
+        `Cannot open the shards: ${h.id}'s own store records it frozen (${own}), the directory ` +
+          `state (shards.json) says ${rec.state}${
+            frozen ? ` ${frozen}` : ""
+          }: the state is older than the shard; restore the newest shards.json`,
+      );
+    }
+    if (own === undefined && frozen !== undefined) await meta.set(FROZEN_MARK, frozen);
   }
 
   #handle(n: number, log: Log, rec: ShardRecord): ShardHandle {
@@ -212,7 +282,7 @@ export class ShardSet implements ShardService {
     const release = old.gate.hold();
     let created: Log | undefined;
     try {
-      created = await this.#o.files.openLog(n, shardLogName(this.#base, n));
+      created = await this.#o.files.openLog(n, shardLogName(this.#base, n), true);
       await old.gate.drain();
       const log = old.gate.inner;
       const head = await log.latestHead();
@@ -234,6 +304,14 @@ export class ShardSet implements ShardService {
       old.rec = frozen;
       this.shards.push(h);
       old.gate.freeze(this.#activeRef());
+      // then in the old shard's own store (a crash before this: written at the next start)
+      await this.#o.files.meta(old.n).set(
+        FROZEN_MARK,
+        JSON.stringify({ size: frozen.size, root: frozen.root }),
+      )
+        .catch((e) =>
+          this.#o.report?.(`shards: cannot record ${old.id} frozen in its store: ${e}`)
+        );
       this.#cache = undefined;
       await this.#o.onShard?.(h);
       this.#o.report?.(
@@ -294,7 +372,7 @@ export class ShardSet implements ShardService {
       // never issued earlier than a directory already served (directory-rollback)
       this.#issued = Math.max(this.#issued, this.#now());
       const directory: Directory = { operator: this.#base, issued: iso(this.#issued), shards };
-      return { note: signDirectory(directory, this.#o.operatorSecret), directory };
+      return { note: signDirectory(directory, this.#operatorSecret), directory };
     })();
     this.#cache = { at: now, p };
     p.catch(() => this.#cache?.p === p && (this.#cache = undefined));

@@ -38,28 +38,16 @@ export function stateFilePresent(path: string): boolean {
   }
 }
 
+// The witness key's file: private to its owner (key-file-permissions), 64 hex digits.
 async function readWitnessKey(keyFile: string): Promise<Uint8Array> {
-  const { readLogKey } = await import("../log/sqlite/key.ts");
-  try {
-    return readLogKey(keyFile);
-  } catch (e) {
-    const cause = (e as Error).cause as Error | undefined;
-    throw new Error(
-      `Cannot read witness key ${keyFile}: ${
-        cause?.message ?? "expected 64 hex digits (a 32-byte Ed25519 secret)"
-      }`,
-    );
-  }
+  const { keyFileMode, readLogKey } = await import("../log/sqlite/key.ts");
+  keyFileMode(keyFile, "witness key");
+  return readLogKey(keyFile, "witness key");
 }
 
 async function createWitnessKey(keyFile: string): Promise<Uint8Array> {
   const { loadOrCreateLogKey } = await import("../log/sqlite/key.ts");
-  try {
-    return loadOrCreateLogKey(keyFile).secret;
-  } catch (e) {
-    const cause = (e as Error).cause as Error | undefined;
-    throw new Error(`Cannot create witness key ${keyFile}: ${cause?.message ?? e}`);
-  }
+  return loadOrCreateLogKey(keyFile, { what: "witness key" }).secret;
 }
 
 /**

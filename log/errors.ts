@@ -52,15 +52,31 @@ export class LogStorageError extends Error {
 /** The store is empty, missing or behind the latest head the log already signed and published. */
 export const STORE_BEHIND_SIGNED_HEAD = "store-behind-signed-head";
 /** The store holds another root at a size the log already signed and published. */
-export const STORE_DIVERGES_FROM_SIGNED_HEAD = "store-diverges-from-signed-head";
+export const STORE_FORKS_SIGNED_HEAD = "store-forks-signed-head";
 /** The pinned-head refusal codes (`LogStorageError.code`). */
 export const PINNED_HEAD_CODES: readonly string[] = [
   STORE_BEHIND_SIGNED_HEAD,
-  STORE_DIVERGES_FROM_SIGNED_HEAD,
+  STORE_FORKS_SIGNED_HEAD,
 ];
 
 /** Whether `err` is a pinned-head refusal (a `LogStorageError` with one of PINNED_HEAD_CODES). */
 export function isPinnedHeadRefusal(err: unknown): err is LogStorageError {
   return err instanceof Error && err.name === "LogStorageError" &&
     PINNED_HEAD_CODES.includes((err as LogStorageError).code);
+}
+
+/**
+ * The log's durable state refuses to open or to sign (issue 27: state that may not go backwards is
+ * pinned): a store behind or off its signed-head pin, a key without its log, a log without its
+ * key. Nothing is written; an operator acts (docs/OPERATIONS.md "When the log refuses to open").
+ * The message ends with the code in brackets, so a start that fails names it on stderr.
+ */
+export class LogStateError extends Error {
+  /** Stable code (docs/STORAGE.md "Codes"). */
+  readonly code: string;
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(`${message} [${code}]`, options);
+    this.name = "LogStateError";
+    this.code = code;
+  }
 }

@@ -20,9 +20,11 @@ import {
   isPinnedHeadRefusal,
   LogInputError,
   LogIntegrityError,
+  LogStateError,
   LogStorageError,
   PushbackError,
 } from "./errors.ts";
+import { checkStoreAgainstPin, type HeadPin, type PinnedHead, PinWriter } from "./pin.ts";
 import type { AgentHead, AgentLink, EntryWrite, LogStorage, StoredHead } from "./storage.ts";
 import { TreeEdge } from "./edge.ts";
 import { type Tile, TileCache, TileNodeReader } from "./tiles.ts";
@@ -180,6 +182,11 @@ export interface LogOptions extends SequencerOptions {
    * given, `phaseCpuMs()` reports the sequencer's CPU time by phase.
    */
   cpuClock?: () => number;
+  /**
+   * Optional: the signed-head pin (log/pin.ts): the store must reach it at open, and every head is
+   * pinned once durable, before it is served (issue 27).
+   */
+  pin?: HeadPin;
 }
 
 /**
@@ -311,6 +318,8 @@ class SequencedLog implements Log {
   #durable!: { head: StoredHead; json: TreeHead; checkpoints: Record<TreeView, string> };
   /** Answers of committed batches waiting for their durability, oldest first. */
   #inflight: Promise<void>[] = [];
+  /** The signed-head pin: a head is pinned once durable, before it is served. */
+  readonly #pin: PinWriter | undefined;
   readonly #cpu: (() => number) | undefined;
   readonly #phase = { sequence: 0, commit: 0, answer: 0 };
   /** The last committed batch's durability (a batch with nothing new is answered after it). */
@@ -327,8 +336,10 @@ class SequencedLog implements Log {
     o: LogOptions,
     r: Recovered & { sha256Edge: TreeEdge },
     name: string,
+    pin?: PinWriter,
   ) {
     const { edge, head } = r;
+    this.#pin = pin;
     this.#sha = r.sha256Edge;
     this.#name = name;
     this.#shaOn = o.sha256View !== false;
@@ -524,11 +535,20 @@ class SequencedLog implements Log {
           const b = agents
             ? { entries, tiles, sha256Tiles, head, agents }
             : { entries, tiles, sha256Tiles, head };
+          const pin = this.#pin;
+          const signed = head;
           if (this.#s.commitBatchStaged) {
             durable = (await this.#s.commitBatchStaged(b)).durable;
+            // pinned once the commit is durable, before its head is served (log/pin.ts)
+            if (pin) durable = durable.then(() => pin.advance(pinOf(signed)));
+          } else {
+            await this.#s.commitBatch(b);
+            if (pin) durable = pin.advance(pinOf(signed));
+          }
+          if (durable) {
             durable.catch(() => {}); // observed below, by this batch's answer
             this.#lastDurable = durable;
-          } else await this.#s.commitBatch(b);
+          }
           this.#writeFailure = undefined;
         } catch (e) {
           this.#reload = true; // the store may or may not hold the batch: re-prove it first
@@ -739,6 +759,13 @@ class SequencedLog implements Log {
       if (!r.sha256Edge) {
         throw new LogIntegrityError("Cannot reload log: the store lost its SHA-256 view");
       }
+      const pin = this.#pin;
+      if (pin?.pinned) {
+        // the store went back under the running log: never sign again (issue 27)
+        const at = pin.pinned.size <= r.head.size ? await this.#s.head(pin.pinned.size) : undefined;
+        checkStoreAgainstPin(pin.pinned, pin.source, r.head, at);
+      }
+      await pin?.advance(pinOf(r.head)); // served below
       this.#edge = r.edge;
       this.#sha = r.sha256Edge;
       this.#checkpoints = this.#checkpointsOf(r.head, this.#secret);
@@ -747,7 +774,7 @@ class SequencedLog implements Log {
       this.#durable = { head: r.head, json: this.#headJson, checkpoints: this.#checkpoints };
       this.#reload = false;
     } catch (e) {
-      if (e instanceof LogIntegrityError) throw this.#fail(e);
+      if (e instanceof LogIntegrityError || e instanceof LogStateError) throw this.#fail(e);
       // storage still failing: try again on the next batch
       throw e instanceof LogStorageError ? e : new LogStorageError(
         "storage-read",
@@ -1125,6 +1152,7 @@ export async function openLog(s: LogStorage, o: LogOptions): Promise<Log> {
     throw new RangeError("Cannot open log: the log key must be a 32-byte Ed25519 secret");
   }
   const pub = ed25519PublicKey(o.secretKey);
+  const pinned = o.pin ? await o.pin.read() : undefined;
   const name = await bindLogName(s, o.logName, pub);
   let r = await recover(s, h, pub);
   if (r && !r.sha256Edge) {
@@ -1136,9 +1164,19 @@ export async function openLog(s: LogStorage, o: LogOptions): Promise<Log> {
       throw new LogIntegrityError("Cannot open log: migrating the SHA-256 view failed");
     }
   }
+  const pin = o.pin && new PinWriter(o.pin, pinned);
+  if (pinned) {
+    // the store reaches its pin with the same roots, or the log does not open (issue 27)
+    const at = r
+      ? (pinned.size <= r.head.size ? await s.head(pinned.size) : undefined)
+      : { size: 0, root: h.empty(), sha256Root: sha256Hasher.empty(), timestamp: 0 } as StoredHead;
+    checkStoreAgainstPin(pinned, o.pin!, r?.head ?? (pinned.size === 0 ? at : undefined), at);
+  }
   if (r) {
     await backfillContentIndex(s, o, r.head.size);
-    return new SequencedLog(s, o, { ...r, sha256Edge: r.sha256Edge! }, name);
+    const log = new SequencedLog(s, o, { ...r, sha256Edge: r.sha256Edge! }, name, pin);
+    await pin?.advance(pinOf(r.head)); // before anything is served
+    return log;
   }
   const now = Math.floor((o.now ?? Date.now)());
   const root = h.empty(); // RFC 6962 §2.1: the empty tree's hash, BLAKE3("") (SPEC §22.1)
@@ -1150,11 +1188,23 @@ export async function openLog(s: LogStorage, o: LogOptions): Promise<Log> {
     sha256Root: sha256Hasher.empty(),
   };
   await s.commitBatch({ entries: [], tiles: [], sha256Tiles: [], head });
-  return new SequencedLog(s, o, {
-    head,
-    edge: TreeEdge.empty(h),
-    sha256Edge: TreeEdge.empty(sha256Hasher),
-  }, name);
+  await pin?.advance(pinOf(head));
+  return new SequencedLog(
+    s,
+    o,
+    {
+      head,
+      edge: TreeEdge.empty(h),
+      sha256Edge: TreeEdge.empty(sha256Hasher),
+    },
+    name,
+    pin,
+  );
+}
+
+/** What the pin records of a signed head. */
+function pinOf(head: StoredHead): PinnedHead {
+  return { size: head.size, root: head.root, sha256Root: head.sha256Root ?? sha256Hasher.empty() };
 }
 
 /**

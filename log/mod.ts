@@ -34,11 +34,12 @@ export {
   isPinnedHeadRefusal,
   LogInputError,
   LogIntegrityError,
+  LogStateError,
   LogStorageError,
   PINNED_HEAD_CODES,
   PushbackError,
   STORE_BEHIND_SIGNED_HEAD,
-  STORE_DIVERGES_FROM_SIGNED_HEAD,
+  STORE_FORKS_SIGNED_HEAD,
 } from "./errors.ts";
 export {
   type AgentHead,

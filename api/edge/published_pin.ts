@@ -6,7 +6,7 @@
 // is empty, missing or behind any of them (a renamed class or binding, a deleted namespace, a
 // migration mistake, a restored older state) refuses with `store-behind-signed-head`; one holding
 // another root at a published size, or a tree that does not extend a published head, with
-// `store-diverges-from-signed-head`. A store ahead of R2 and consistent with it (a crash before
+// `store-forks-signed-head`. A store ahead of R2 and consistent with it (a crash before
 // its rounds were published) is fine: it publishes them again. Cost: 4 R2 reads at each open, in
 // parallel, none per round (the round's own marker is one write in its upload wave, r2_storage.ts).
 // Platform-neutral (tested in Deno over an in-memory bucket, in workerd over local R2).
@@ -15,7 +15,7 @@ import {
   LogStorageError,
   sha256Hasher,
   STORE_BEHIND_SIGNED_HEAD,
-  STORE_DIVERGES_FROM_SIGNED_HEAD,
+  STORE_FORKS_SIGNED_HEAD,
   type StoredHead,
   verifyConsistency,
 } from "../../log/mod.ts";
@@ -36,7 +36,7 @@ export function storeBehind(why: string): LogStorageError {
 /** The refusal of a store holding another root than a head R2 published. */
 export function storeDiverges(why: string): LogStorageError {
   return new LogStorageError(
-    STORE_DIVERGES_FROM_SIGNED_HEAD,
+    STORE_FORKS_SIGNED_HEAD,
     `Cannot sequence: the Durable Object's store diverges from the log's published signed head ` +
       `(${why}); it signs nothing until an operator acts (docs/EDGE.md "Pinned state")`,
   );

@@ -51,7 +51,7 @@ export default async function (): Promise<Record<string, unknown>> {
   try {
     const set = await ShardSet.open({
       files: sqliteShardFiles(dir, `${dir}/log-key.hex`, { batchAgeMs: 1 }),
-      operatorSecret: new Uint8Array(32).fill(3),
+      operatorKey: () => new Uint8Array(32).fill(3),
       logName: "bench.example/log",
     });
     try {

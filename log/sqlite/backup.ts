@@ -4,12 +4,14 @@
 // state: a whole number of batches, its latest head among them), made durable (fsync) and only
 // then renamed into place, plus the log key (mode 0600). The copy is then proven: it opens, fsck
 // re-verifies all of it, and its latest head must be a head the source itself stores, byte-equal.
-import { chmodSync, existsSync, mkdirSync, renameSync } from "node:fs";
-import { join } from "node:path";
+// With the key go its signed-head pin, read before the snapshot (so the copy's store reaches it),
+// and the operator key when the source has one (a restored log opens only with both, issue 27).
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
+import { basename, join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { toHex } from "../../verify/mod.ts";
 import { type FsckReport, LogStorageError } from "../mod.ts";
-import { DB_FILE, fsckDataDir, KEY_FILE, openSqliteStorage, readLogKey } from "./mod.ts";
+import { DB_FILE, fsckDataDir, KEY_FILE, openSqliteStorage, pinFileOf, readLogKey } from "./mod.ts";
 
 /** What `backupDataDir` did and proved. */
 export interface BackupReport {
@@ -33,6 +35,8 @@ export interface BackupOptions {
   keyFile?: string;
   /** Copy the key file into the destination (default true; needed to restore and to fsck). */
   copyKey?: boolean;
+  /** The operator key file; default `<source>/operator-key.hex` (copied with the key if present). */
+  operatorKeyFile?: string;
 }
 
 function fsyncPath(path: string): void {
@@ -59,7 +63,10 @@ export async function backupDataDir(
   }
   const keyFile = o.keyFile || join(source, KEY_FILE);
   const key = readLogKey(keyFile); // before anything is written: a backup must be restorable
-  mkdirSync(dest, { recursive: true });
+  // the pin as of before the snapshot: the copy's store is at or past it
+  const pinPath = pinFileOf(keyFile);
+  const pin = existsSync(pinPath) ? readFileSync(pinPath) : undefined;
+  mkdirSync(dest, { recursive: true, mode: 0o700 });
   const out = join(dest, DB_FILE);
   if (existsSync(out)) {
     throw new LogStorageError("storage-open", `Cannot back up: ${out} already exists`);
@@ -89,6 +96,18 @@ export async function backupDataDir(
     Deno.writeTextFileSync(k, toHex(key) + "\n", { mode: 0o600, createNew: true });
     chmodSync(k, 0o600);
     fsyncPath(k);
+    if (pin) {
+      Deno.writeFileSync(pinFileOf(k), pin, { mode: 0o600, createNew: true });
+      fsyncPath(pinFileOf(k));
+    }
+    const op = o.operatorKeyFile || join(source, "operator-key.hex");
+    if (existsSync(op)) {
+      const to = join(dest, basename(op));
+      copyFileSync(op, to);
+      chmodSync(to, 0o600);
+      fsyncPath(to);
+    }
+    fsyncPath(dest);
   }
   // Prove the copy: its latest head is one the source stores, byte-equal; fsck over all of it.
   const copy = openSqliteStorage(out);

@@ -1,19 +1,28 @@
 // log/sqlite: the embedded default's storage (node:sqlite, Deno and Node) and key file, the
 // `openSqliteLog` entry api/ uses (docs/CONTRACTS.md), and fsck over a data directory.
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import {
+  blake3Hasher,
   fsckLog,
   type FsckReport,
   type Log,
   LogIntegrityError,
+  LogStateError,
   LogStorageError,
   openLog,
   type SequencerOptions,
+  sha256Hasher,
 } from "../mod.ts";
 import { ed25519PublicKey } from "../../verify/mod.ts";
-import { openSqliteStorage, sqliteDamaged, type SqliteStorageOptions } from "./storage.ts";
+import {
+  openSqliteStorage,
+  sqliteDamaged,
+  type SqliteStorage,
+  type SqliteStorageOptions,
+} from "./storage.ts";
 import { loadOrCreateLogKey, readLogKey } from "./key.ts";
+import { openPinFile, pinFileOf } from "./pin_file.ts";
 
 export {
   LEAF_INDEX_LAG,
@@ -23,7 +32,14 @@ export {
   type SqliteStorage,
   type SqliteStorageOptions,
 } from "./storage.ts";
-export { loadOrCreateLogKey, LogKeyError, readLogKey } from "./key.ts";
+export {
+  keyFileMode,
+  type KeyFileOptions,
+  loadOrCreateLogKey,
+  LogKeyError,
+  readLogKey,
+} from "./key.ts";
+export { openPinFile, pinFileOf } from "./pin_file.ts";
 export { backupDataDir, type BackupOptions, type BackupReport } from "./backup.ts";
 
 /** File names inside a data directory. */
@@ -32,11 +48,18 @@ export const KEY_FILE = "log-key.hex";
 
 /** Options of `openSqliteLog`. */
 export interface SqliteLogOptions extends SequencerOptions, SqliteStorageOptions {
-  /** Data directory (created when absent). */
+  /** Data directory (created mode 0700 when absent). */
   dir: string;
-  /** Log key file; default `<dir>/log-key.hex`, generated (mode 0600) on first start. */
+  /** Log key file; default `<dir>/log-key.hex`, generated (mode 0600) for a brand-new log. */
   keyFile?: string;
-  /** A log key given directly (configuration), instead of a file. */
+  /** The signed-head pin; default `<key file>.pin` (docs/STORAGE.md "Signed-head pin"). */
+  pinFile?: string;
+  /**
+   * Whether a missing key may be generated for a brand-new log (nothing of the log exists: no
+   * store, no pin). Default true (s0's first start); a shard opened at start passes false.
+   */
+  create?: boolean;
+  /** A log key given directly (tests), instead of a file. */
   secretKey?: Uint8Array;
   /** This thread's CPU clock, ms (LogOptions.cpuClock): the sequencer's per-phase CPU. */
   cpuClock?: () => number;
@@ -45,9 +68,27 @@ export interface SqliteLogOptions extends SequencerOptions, SqliteStorageOptions
   now?: () => number;
 }
 
+/** The store's mark that its log has a signed-head pin (from then on a missing pin is refused). */
+const PINNED_MARK = "signed_head_pin";
+
+/** "missing", "empty" (0 bytes: truncated) or "present". */
+function storeFile(path: string): "missing" | "empty" | "present" {
+  if (!existsSync(path)) return "missing";
+  return statSync(path).size === 0 ? "empty" : "present";
+}
+
 /**
- * Opens the embedded default's log in a data directory: the SQLite store `<dir>/log.sqlite` and
- * the log key. Refuses (`LogIntegrityError`) a store whose latest head does not match its nodes.
+ * Opens the embedded default's log in a data directory: the SQLite store `<dir>/log.sqlite`, the
+ * log key and its signed-head pin (issue 27, docs/STORAGE.md "Signed-head pin"):
+ * - a key is generated only for a brand-new log: no key, no store, no pin (and `create`);
+ * - a key without a store (missing or 0 bytes) opens only with a pin at size 0; without a pin
+ *   it is `log-store-missing`, with a pin past 0 `store-behind-signed-head`;
+ * - a store or pin without its key is `log-key-missing`;
+ * - a store behind its pin, or with another root at the pinned size, refuses (log/pin.ts);
+ * - a store marked pinned whose pin file is missing is `signed-head-pin-missing`;
+ * - a store written before pins (no mark, no pin) is pinned at its current head (trust on first
+ *   upgrade, docs/DECISIONS.md).
+ * Also refuses (`LogIntegrityError`) a store whose latest head does not match its nodes.
  *
  * @example
  * ```ts
@@ -55,23 +96,91 @@ export interface SqliteLogOptions extends SequencerOptions, SqliteStorageOptions
  * ```
  */
 export async function openSqliteLog(o: SqliteLogOptions): Promise<Log> {
-  mkdirSync(o.dir, { recursive: true });
-  const secretKey = o.secretKey ?? loadOrCreateLogKey(o.keyFile || join(o.dir, KEY_FILE)).secret;
-  const path = join(o.dir, DB_FILE);
+  return (await openSqliteDataDir(o)).log;
+}
+
+/** `openSqliteLog`, with the store it opened (its `meta` table holds the shard's own state). */
+export async function openSqliteDataDir(
+  o: SqliteLogOptions,
+): Promise<{ log: Log; store: SqliteStorage }> {
+  // 0700 whatever the umask (issue 27): entries may be public, the store's state is not for others
+  mkdirSync(o.dir, { recursive: true, mode: 0o700 });
+  const keyFile = o.keyFile || join(o.dir, KEY_FILE);
+  const pinPath = o.pinFile || pinFileOf(keyFile);
+  const dbPath = join(o.dir, DB_FILE);
+  const store0 = storeFile(dbPath);
+  const pinExists = existsSync(pinPath);
+  const fresh = store0 === "missing" && !pinExists;
+  let secretKey = o.secretKey;
+  let created = false;
+  if (!secretKey) {
+    const k = loadOrCreateLogKey(keyFile, {
+      create: fresh && o.create !== false,
+      missingWhy: store0 !== "missing" || pinExists
+        ? `its log exists (${store0 !== "missing" ? dbPath : pinPath})`
+        : "this log is not new (a listed shard)",
+    });
+    secretKey = k.secret;
+    created = k.created;
+  }
+  const pub = ed25519PublicKey(secretKey);
+  const pinFile = openPinFile(pinPath, pub, dbPath);
+  const pinned = await pinFile.read();
+  if (!created && !pinned && store0 !== "present" && !o.secretKey) {
+    throw new LogStateError(
+      "log-store-missing",
+      `Cannot open the log: its key ${keyFile} exists but its store ${dbPath} is ${store0} and ` +
+        `there is no signed-head pin (${pinPath}) to tell what the key signed; a fresh tree ` +
+        "under this key could fork the log. Restore the store (and its pin) from a backup, or " +
+        'see docs/OPERATIONS.md "When the log refuses to open"',
+    );
+  }
+  if (pinned && pinned.size > 0 && store0 !== "present") {
+    // refused before a store file is created (restoring into this directory stays simple)
+    throw new LogStateError(
+      "store-behind-signed-head",
+      `Cannot open the log: its store ${dbPath} is ${store0}, but the log signed a head at size ` +
+        `${pinned.size} (pin ${pinPath}); a fresh tree would fork the log. Restore the newest ` +
+        'copy of the store, or see docs/OPERATIONS.md "When the log refuses to open"',
+    );
+  }
   let store;
   try {
-    store = openSqliteStorage(path, {
+    store = openSqliteStorage(dbPath, {
       leafIndexLag: o.leafIndexLag,
       groupSnapshot: o.groupSnapshot,
     });
   } catch (err) {
-    throw damaged(path, err);
+    pinFile.close();
+    throw damaged(dbPath, err);
   }
   try {
-    return await openLog(store, { ...o, secretKey });
+    const marked = store.db.prepare("SELECT v FROM meta WHERE k = ?").get(PINNED_MARK);
+    if (marked && !pinned) {
+      throw new LogStateError(
+        "signed-head-pin-missing",
+        `Cannot open the log: its store ${dbPath} has been pinned, but the signed-head pin ` +
+          `${pinPath} is missing; without it a rolled-back store cannot be told from the latest. ` +
+          'Restore the pin from a backup, or see docs/OPERATIONS.md "When the log refuses to open"',
+      );
+    }
+    const log = await openLog(store, { ...o, secretKey, pin: pinFile });
+    if (!marked) {
+      store.db.prepare("INSERT OR REPLACE INTO meta (k, v) VALUES (?, '1')").run(PINNED_MARK);
+    }
+    const close = log.close.bind(log);
+    log.close = async () => {
+      try {
+        await close();
+      } finally {
+        pinFile.close();
+      }
+    };
+    return { log, store };
   } catch (err) {
+    pinFile.close();
     await store.close().catch(() => {});
-    throw damaged(path, err);
+    throw damaged(dbPath, err);
   }
 }
 
@@ -88,6 +197,30 @@ function damaged(path: string, err: unknown): unknown {
       '(docs/OPERATIONS.md "A damaged store")',
     { cause: err },
   );
+}
+
+/**
+ * The explicit start of a brand-new log under a key made beforehand (a key provisioned on a secret
+ * mount, or made to configure peers before the first start): pins size 0 (the empty tree, whose
+ * root no other tree has), so the first start opens a fresh tree. Refused when the key already has
+ * a pin. `deno task init-log`.
+ */
+export async function initLogPin(keyFile: string, pinFile?: string): Promise<string> {
+  const pub = ed25519PublicKey(readLogKey(keyFile));
+  const path = pinFile || pinFileOf(keyFile);
+  if (existsSync(path)) {
+    throw new LogStateError(
+      "signed-head-pin-exists",
+      `Cannot start a new log under ${keyFile}: it already has a signed-head pin ${path}`,
+    );
+  }
+  const pin = openPinFile(path, pub, "(none yet)");
+  try {
+    await pin.write({ size: 0, root: blake3Hasher.empty(), sha256Root: sha256Hasher.empty() });
+  } finally {
+    pin.close();
+  }
+  return path;
 }
 
 /** Re-verifies the whole log in a data directory (see log/fsck.ts). */

@@ -17,7 +17,12 @@ const VKEY = (name: string) => operatorVkey(name, ed25519PublicKey(OPERATOR));
 const entry = (n: number) => new TextEncoder().encode(`entry ${n}`);
 
 async function open(files: ShardFiles, o: Partial<Parameters<typeof ShardSet.open>[0]> = {}) {
-  return await ShardSet.open({ files, operatorSecret: OPERATOR, logName: "t.example/log", ...o });
+  return await ShardSet.open({
+    files,
+    operatorKey: () => OPERATOR,
+    logName: "t.example/log",
+    ...o,
+  });
 }
 
 Deno.test("shard set: appends racing a rotation are committed before the freeze or refused", async () => {

@@ -16,6 +16,7 @@ import { formatAddCheckpoint } from "../../log/c2sp/witness.ts";
 import { ed25519GenerateSecret, toHex } from "../../verify/mod.ts";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { initWitnessKey } from "../../log/sqlite/witness_pin_file.ts";
+import { initLogPin } from "../../log/sqlite/mod.ts";
 
 const T = { sanitizeResources: false, sanitizeOps: false };
 const json = (s: string) => JSON.parse(s.trim().split("\n").at(-1)!);
@@ -26,6 +27,7 @@ async function identity(dir: string, name: string) {
   const wit = ed25519GenerateSecret();
   await Deno.mkdir(dir, { recursive: true });
   await Deno.writeTextFile(`${dir}/log-key.hex`, toHex(log) + "\n", { mode: 0o600 });
+  await initLogPin(`${dir}/log-key.hex`); // a key made beforehand: a new log explicitly
   await Deno.writeTextFile(`${dir}/witness-key.hex`, toHex(wit) + "\n", { mode: 0o600 });
   await initWitnessKey(`${dir}/witness-key.hex`); // a key made here: a new witness, explicitly
   return {
@@ -186,9 +188,11 @@ Deno.test({
       await a.stop();
       services.splice(services.indexOf(a), 1);
       await Deno.mkdir(`${tmp}/a2`);
-      for (const f of ["log.sqlite", "witness.sqlite"]) {
+      for (const f of ["log.sqlite", "witness.sqlite", "operator-key.hex", "shards.json"]) {
         await Deno.copyFile(`${tmp}/a/${f}`, `${tmp}/a2/${f}`);
       }
+      // a clone run beside A, pin and all (A's own pin refuses A's older store: issue 27)
+      await Deno.copyFile(`${tmp}/keys-a/log-key.hex.pin`, `${tmp}/a2/log-key.hex.pin`);
       a = await start(aEnv);
       await appendN(a.url, 100, 5, 13); // A grows by 5
       const cpA = await cosigned(a.url, 48, [B.witnessVkey, C.witnessVkey]);
@@ -203,7 +207,11 @@ Deno.test({
         policyFile,
       ]);
       assert.equal(m1.code, 0, m1.stderr);
-      const a2 = await start({ ...A.env(`${tmp}/a2`), JC_WITNESSES: `${b.url} ${B.witnessVkey}` });
+      const a2 = await start({
+        ...A.env(`${tmp}/a2`),
+        JC_PIN_FILE: `${tmp}/a2/log-key.hex.pin`,
+        JC_WITNESSES: `${b.url} ${B.witnessVkey}`,
+      });
       await appendN(a2.url, 200, 5, 14); // A′ grows by 5 other entries: same size, other root
       // A′'s collector asks B, which has cosigned A at 48: 422, and A′ raises the alarm.
       let health;

@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { LogClient } from "../../api/client/mod.ts";
 import { badSignatureEnvelope, receiptCore, steward, validEnvelope } from "../api/_fixtures.ts";
 import { startService } from "../e2e/_service.ts";
+import { initLogPin } from "../../log/sqlite/mod.ts";
 import { entryLeafHash, fromHex, toHex } from "../../verify/mod.ts";
 import { removeBundle, startWorker, TEST_LOG_KEY } from "./_worker.ts";
 
@@ -229,6 +230,7 @@ Deno.test({
     const state = await Deno.makeTempDir({ prefix: "jc-parity-edge-" });
     // The embedded default as shipped (SQLite store), with the Worker's log key.
     await Deno.writeTextFile(`${dataDir}/log-key.hex`, TEST_LOG_KEY + "\n", { mode: 0o600 });
+    await initLogPin(`${dataDir}/log-key.hex`); // a key made beforehand: a new log explicitly
     // One operator configuration on both sides: a file for the embedded default, the JSON itself
     // in the Worker var.
     const opConfig = new URL("operator-config.json", VECTORS).pathname;

@@ -10,7 +10,7 @@ import {
   LogStorageError,
   openLog,
   STORE_BEHIND_SIGNED_HEAD,
-  STORE_DIVERGES_FROM_SIGNED_HEAD,
+  STORE_FORKS_SIGNED_HEAD,
 } from "../../log/mod.ts";
 import { openDurableStorage } from "../../log/durable/mod.ts";
 import { R2PublishedStorage } from "../../api/edge/r2_storage.ts";
@@ -78,7 +78,7 @@ Deno.test("edge pin: the store's head against R2's checkpoints, latest head and 
     const other = { ...at3, root: new Uint8Array(32).fill(7) };
     assert.throws(
       () => checkAgainstPin(other, { claims: pin0.claims }, name),
-      (e) => code(e) === STORE_DIVERGES_FROM_SIGNED_HEAD,
+      (e) => code(e) === STORE_FORKS_SIGNED_HEAD,
     );
     // Ahead of R2 (a crash before publishing): consistent, proven from the log's tiles.
     await a.log.append(entry("a", 3));
@@ -95,7 +95,7 @@ Deno.test("edge pin: the store's head against R2's checkpoints, latest head and 
     const bBelow = checkAgainstPin(b5, { claims: pin0.claims }, name);
     await assert.rejects(
       proveExtends(b5, bBelow, (first) => b.log.consistencyProof(first, b5.size)),
-      (e) => code(e) === STORE_DIVERGES_FROM_SIGNED_HEAD,
+      (e) => code(e) === STORE_FORKS_SIGNED_HEAD,
     );
     await b.close();
     await a.close();
