@@ -138,7 +138,7 @@ export class ShardSet implements ShardService {
       this.shards.push(h);
       await this.#o.onShard?.(h);
     }
-    const active = this.#activeRef();
+    const active = () => this.#activeRef();
     for (const h of this.shards) if (h.rec.state === "frozen") h.gate.freeze(active);
     if (first) f.save(recs);
     this.#vkey = operatorVkey(this.#base, ed25519PublicKey(this.#o.operatorSecret));
@@ -231,7 +231,7 @@ export class ShardSet implements ShardService {
       created = undefined;
       old.rec = frozen;
       this.shards.push(h);
-      old.gate.freeze(this.#activeRef());
+      old.gate.freeze(() => this.#activeRef());
       this.#cache = undefined;
       await this.#o.onShard?.(h);
       this.#o.report?.(
