@@ -38,6 +38,22 @@ function dechunk(b: Uint8Array): Uint8Array {
   return out;
 }
 
+/** Whether `all` (an answer so far) holds its whole body by its own framing. */
+function complete(all: Uint8Array, method: string): boolean {
+  const end = indexOfSeq(all, [13, 10, 13, 10]);
+  if (end < 0) return false;
+  const head = new TextDecoder().decode(all.subarray(0, end)).toLowerCase();
+  const status = Number(head.split(" ")[1]);
+  if (method === "HEAD" || status === 204 || status === 304) return true;
+  const len = /\r\ncontent-length:\s*(\d+)/.exec(head);
+  if (len) return all.length - (end + 4) >= Number(len[1]);
+  if (/\r\ntransfer-encoding:[^\r]*chunked/.test(head)) {
+    return indexOfSeq(all, [13, 10, 48, 13, 10, 13, 10], end) >= 0 ||
+      (all.length - (end + 4) >= 5 && indexOfSeq(all, [48, 13, 10, 13, 10], end + 4) === end + 4);
+  }
+  return false;
+}
+
 /**
  * Sends `method target` to the server at `base` (`http://127.0.0.1:port`) with `headers` as given
  * (a `host` among them is sent as it is; none given: no Host line at all) and `Connection: close`.
@@ -58,16 +74,18 @@ export async function rawRequest(
     lines.push("connection: close", "", "");
     await conn.write(enc.encode(lines.join("\r\n")));
     if (body) await conn.write(body);
-    const chunks: Uint8Array[] = [];
+    // read to the close, or to the end of the body its framing announces (a server may keep
+    // the connection open for a while after `Connection: close`)
+    let all = new Uint8Array(0);
     const buf = new Uint8Array(65536);
     for (;;) {
       const n = await conn.read(buf);
       if (n === null) break;
-      chunks.push(buf.slice(0, n));
+      const next = new Uint8Array(all.length + n);
+      next.set(all), next.set(buf.subarray(0, n), all.length);
+      all = next;
+      if (complete(all, method)) break;
     }
-    const all = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-    let o = 0;
-    for (const c of chunks) all.set(c, o), o += c.length;
     const end = indexOfSeq(all, [13, 10, 13, 10]);
     if (end < 0) throw new Error("Cannot read the answer: no end of headers");
     const head = new TextDecoder().decode(all.subarray(0, end)).split("\r\n");
