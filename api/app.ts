@@ -40,10 +40,10 @@ const LANE_TAIL_CORS: [string, string][] = [LINK, NOSNIFF, ...CORS];
  */
 const ENCODED_UNRESERVED = /%(?:3[0-9]|4[1-9a-f]|5[0-9af]|6[1-9a-f]|7[0-9ae]|2[de])/i;
 
-/** Whether the raw path of `url` holds a percent-encoded alias of an unreserved character. */
-export function aliasedPath(url: string): boolean {
+/** The raw path of `url` when it holds a percent-encoded alias of an unreserved character. */
+export function aliasedPath(url: string): string | undefined {
   const path = rawPath(url);
-  return path.includes("%") && ENCODED_UNRESERVED.test(path);
+  return path.includes("%") && ENCODED_UNRESERVED.test(path) ? path : undefined;
 }
 
 function allowedMethods(routes: RouteDef[], matchers: RegExp[], path: string): string[] {
@@ -74,6 +74,8 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Hono
     write: new TokenBuckets(deps.config.rate.write),
   };
   const matchers = routes.map((r) => pathRegExp(r.path));
+  // routes that refuse their own non-canonical paths, with their own codes (RouteDef.ownsRawPath)
+  const ownRaw = routes.flatMap((r, i) => r.ownsRawPath ? [matchers[i]] : []);
   const corsPath = (path: string) => routes.some((r, i) => r.cors && matchers[i].test(path));
   const statusLabels = new Map<number, { status: string }>();
   const clientKey = deps.clientKey ??
@@ -119,7 +121,8 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Hono
   app.use("*", async (c, next) => {
     const host = c.req.raw.headers.get("host");
     if (host !== null && !validHost(host)) throw badHost();
-    if (aliasedPath(c.req.url)) {
+    const aliased = aliasedPath(c.req.url);
+    if (aliased !== undefined && !ownRaw.some((re) => re.test(aliased))) {
       throw new ApiError(
         "not-found",
         "Cannot find the path: a percent-encoded letter, digit or - . _ ~ is not its " +
