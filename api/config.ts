@@ -18,6 +18,7 @@ import {
   type RdfSyncSetting,
 } from "./rdf_sync_config.ts";
 import { SHARD_ENV_KEYS, SHARD_KEYS, type ShardSettings } from "./shard_config.ts";
+import { parsePublicUrl } from "./public_url.ts";
 
 /** A token bucket's refill rate and capacity; perSecond 0 disables the limit. */
 export interface RateSpec {
@@ -29,6 +30,11 @@ export interface RateSpec {
 export interface ServiceConfig extends ShardSettings {
   port: number;
   host: string;
+  /**
+   * The base of every IRI and URL the service publishes (api/public_url.ts); never the request's
+   * Host. Undefined: the listen address (the Deno entry sets it once bound; the Worker needs it).
+   */
+  publicUrl?: string;
   dataDir: string;
   /** "sqlite" (durable, the default) or "memory" (ephemeral, for trying the API out). */
   store: "sqlite" | "memory";
@@ -208,6 +214,13 @@ function obj(key: string, v: unknown): Record<string, unknown> {
 const FILE_KEYS: Record<string, (c: ServiceConfig, v: unknown) => void> = {
   port: (c, v) => c.port = int("port", v, 0, 65535),
   host: (c, v) => c.host = str("host", v),
+  public_url: (c, v) => {
+    try {
+      c.publicUrl = parsePublicUrl("public_url", v);
+    } catch (e) {
+      throw new ConfigError((e as Error).message);
+    }
+  },
   data_dir: (c, v) => c.dataDir = str("data_dir", v),
   key_file: (c, v) => c.keyFile = str("key_file", v),
   pin_file: (c, v) => c.pinFile = str("pin_file", v),
@@ -334,6 +347,7 @@ export const CONFIG_FILE_KEYS: readonly string[] = Object.keys(FILE_KEYS);
 export const ENV_KEYS: Record<string, string> = {
   PORT: "port",
   HOST: "host",
+  JC_PUBLIC_URL: "public_url",
   DATA_DIR: "data_dir",
   JC_KEY_FILE: "key_file",
   JC_PIN_FILE: "pin_file",

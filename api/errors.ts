@@ -12,6 +12,8 @@ export const HTTP_CODES = {
   "bad-parameter": { status: 400, title: "Bad parameter" },
   "bad-envelope-encoding": { status: 400, title: "Bad envelope encoding" },
   "empty-body": { status: 400, title: "Empty body" },
+  // A Host header that is not a host[:port] (RFC 3986 §3.2.2; api/public_url.ts), any route.
+  "bad-host": { status: 400, title: "Bad Host header" },
   "steward-not-allowed": { status: 403, title: "Steward not allowed" },
   // Admin routes (POST /v1/logs/rotate, docs/SHARDS.md): no token configured / a wrong token.
   "admin-disabled": { status: 403, title: "Admin routes disabled" },

@@ -16,6 +16,7 @@ import { RdfSyncJob } from "./rdf_sync_job.ts";
 import { ShardSet } from "./shard_set.ts";
 import { openShardServing, type ShardServing } from "./shard_serve.ts";
 import { dispatchToShard, shardTarget } from "./shard_dispatch.ts";
+import { defaultPublicUrl } from "./public_url.ts";
 
 /** The verifier pool size `config.verifyWorkers` asks for on this machine (0: none). */
 export function verifyWorkerCount(config: ServiceConfig): number {
@@ -80,6 +81,8 @@ export async function startService(
     throw new ConfigError(listenFailure(config.host, config.port, e));
   }
   const addr = await listening;
+  // Every published IRI's base (issue 27): the configured public URL, else the bound address.
+  config.publicUrl ??= defaultPublicUrl(addr.hostname, addr.port);
   let log: Log;
   let pool: VerifierPool | undefined;
   const metrics = new Metrics();

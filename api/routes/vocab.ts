@@ -10,6 +10,7 @@ import {
   V1_SHAPES_TTL,
   V1_TTL,
   validateDocument,
+  VOCAB_INDEX_CSP,
   VocabError,
   vocabularyIndexHtml,
 } from "../../vocab/mod.ts";
@@ -117,12 +118,14 @@ export const vocabRoutes: RouteGroup = {
       },
       handler: (c) => {
         const mt = negotiateOr406(c.req.header("accept"), ["text/html", "text/turtle"]);
-        const body = mt === "text/html" ? vocabularyIndexHtml() : V1_TTL;
-        return new Response(body, {
+        const html = mt === "text/html";
+        return new Response(html ? vocabularyIndexHtml() : V1_TTL, {
           headers: {
             "content-type": `${mt}; charset=utf-8`,
             "cache-control": CACHE,
             vary: "Accept",
+            // issue 27: every HTML page has its CSP (nosniff and framing: api/app.ts)
+            ...(html ? { "content-security-policy": VOCAB_INDEX_CSP } : {}),
           },
         });
       },
