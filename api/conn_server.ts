@@ -18,18 +18,10 @@
 //   closed to give a descriptor back, and accepting resumes after a short pause: never an exit.
 // Timers: one sweep per `tickMs` over the open connections; per request, one counter and the
 // runtime's `completed` promise (no timer, no clock read).
+import { type ConnLimits, connLimits, type ConnSettings } from "./conn_config.ts";
+import { raiseFdLimit } from "./fd_limit.ts";
 
-/** What the listener enforces (docs/CONFIG.md `conn_*`). */
-export interface ConnLimits {
-  /** Most open connections. */
-  max: number;
-  /** A new connection's first request head must arrive within this, ms. */
-  headerTimeoutMs: number;
-  /** The next request head must arrive within this of the last answer, ms. */
-  idleTimeoutMs: number;
-  /** A request holds its connection at most this long (head to last byte of the answer), ms. */
-  requestTimeoutMs: number;
-}
+export type { ConnLimits };
 
 /** Counters of what the listener did (tests, logs). */
 export interface ConnStats {
@@ -269,4 +261,39 @@ export function serveConnections(
         clearInterval(sweep);
       })(),
   };
+}
+
+/**
+ * The Deno entry's listener for `config` (api/main.ts): raises the descriptor limit, derives the
+ * connection limits from it and serves through {@link serveConnections}; on a Deno without the
+ * per-connection server, through Deno.serve with none of these limits (said on stderr).
+ */
+export function listenService(
+  config: ConnSettings & { host: string; port: number },
+  handler: ConnHandler,
+): ConnServer {
+  if (!serveOnConnection()) {
+    console.error(
+      "Serving without connection limits: this Deno has no per-connection HTTP server " +
+        '(docs/DECISIONS.md "Connections")',
+    );
+    const s = Deno.serve(
+      { hostname: config.host, port: config.port, onListen: () => {} },
+      (req, info) => handler(req, (info.remoteAddr as Deno.NetAddr).hostname),
+    );
+    const none = { headerTimeout: 0, idleTimeout: 0, requestTimeout: 0, evicted: 0 };
+    return {
+      addr: s.addr as Deno.NetAddr,
+      stats: () => ({ open: -1, accepted: -1, acceptErrors: -1, waits: 0, ...none }),
+      shutdown: () => s.shutdown(),
+    };
+  }
+  const fd = raiseFdLimit();
+  const limits = connLimits(config, fd?.soft);
+  if (config.connMax !== "auto" && limits.max < config.connMax) {
+    console.error(
+      `conn_max ${config.connMax} lowered to ${limits.max}: the descriptor limit is ${fd?.soft}`,
+    );
+  }
+  return serveConnections({ hostname: config.host, port: config.port, limits }, handler);
 }
