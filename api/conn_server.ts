@@ -16,8 +16,8 @@
 //   byte of its answer (a client that never reads its answer ends there);
 // - an accept error (EMFILE, ENFILE, ECONNABORTED...) is counted and logged, an idle connection is
 //   closed to give a descriptor back, and accepting resumes after a short pause: never an exit.
-// Timers: one sweep per `tickMs` over the open connections; per request, one counter and the
-// runtime's `completed` promise (no timer, no clock read).
+// Timers: one sweep per `tickMs` over the open connections; per request, one counter, two clock
+// reads and the runtime's `completed` promise (no timer).
 import { type ConnLimits, connLimits, type ConnSettings } from "./conn_config.ts";
 import { raiseFdLimit } from "./fd_limit.ts";
 
@@ -112,18 +112,30 @@ export function serveConnections(
     waits: 0,
   };
   let closing = 0; // connections told to close whose `finished` has not settled yet
-  let clock = performance.now();
   let slotFreed: (() => void) | undefined;
   let stopped = false;
   let lastLog = -Infinity;
 
+  let aborting = false;
+  const onListenerError = (ev: ErrorEvent) => {
+    if (aborting && ev.error instanceof Deno.errors.BadResource) ev.preventDefault();
+  };
+  globalThis.addEventListener("error", onListenerError);
   type Reason = "headerTimeout" | "idleTimeout" | "requestTimeout" | "evicted";
   const close = (c: Conn, reason?: Reason) => {
     if (c.closing) return;
     c.closing = true;
     closing++;
     if (reason) stats[reason]++;
-    c.ctl.abort(); // the runtime cancels the connection's server: the socket is closed
+    // The runtime cancels the connection's server (the socket is closed) in the signal's abort
+    // listener, which throws BadResource when the peer closed it first (its `finished` settles
+    // next): an error of an event listener is reported as uncaught, so it is caught here.
+    aborting = true;
+    try {
+      c.ctl.abort();
+    } finally {
+      aborting = false;
+    }
   };
   /** Closes the oldest idle connection; false when every one is busy. */
   const evictOne = (): boolean => {
@@ -140,7 +152,7 @@ export function serveConnections(
     Math.min(1000, Math.floor(Math.min(limits.headerTimeoutMs, limits.idleTimeoutMs) / 4)),
   );
   const sweep = setInterval(() => {
-    clock = performance.now();
+    const clock = performance.now();
     for (const c of conns) {
       if (c.closing) continue;
       const age = clock - c.since;
@@ -159,7 +171,7 @@ export function serveConnections(
     const c: Conn = {
       ctl: new AbortController(),
       served: undefined,
-      since: clock,
+      since: performance.now(),
       inflight: 0,
       answered: 0,
       closing: false,
@@ -169,13 +181,13 @@ export function serveConnections(
     const done = () => {
       c.inflight--;
       c.answered++;
-      c.since = clock;
+      c.since = performance.now();
     };
     const served = serveOn(
       tcp,
       c.ctl.signal,
       (req, info) => {
-        if (c.inflight++ === 0) c.since = clock;
+        if (c.inflight++ === 0) c.since = performance.now();
         info.completed.then(done, done);
         return handler(req, addr);
       },
@@ -259,6 +271,7 @@ export function serveConnections(
         clearTimeout(timer);
         for (const c of conns) close(c);
         clearInterval(sweep);
+        globalThis.removeEventListener("error", onListenerError);
       })(),
   };
 }
