@@ -32,6 +32,8 @@ export interface ConnStats {
   idleTimeout: number;
   requestTimeout: number;
   evicted: number;
+  /** closed after an answer that left the request's body unread (`closeAfter`) */
+  unreadBody: number;
   acceptErrors: number;
   /** Times the accept loop waited for a slot (every connection busy at the cap). */
   waits: number;
@@ -79,7 +81,10 @@ interface Conn {
   closing: boolean;
 }
 
+/** Pause of the accept loop after an accept error, ms. */
 const BACKOFF_MS = 100;
+/** How long a connection whose request body was refused lingers after the answer, ms. */
+const LINGER_MS = 1000;
 
 /**
  * Listens on `hostname:port` and serves `handler` under `limits`. Throws what Deno.listen throws
@@ -92,12 +97,19 @@ const BACKOFF_MS = 100;
  * ```
  */
 export function serveConnections(
-  opts: { hostname: string; port: number; limits: ConnLimits; log?: (line: string) => void },
+  opts: {
+    hostname: string;
+    port: number;
+    limits: ConnLimits;
+    /** Whether the connection must close once `req`'s answer is sent (its body left unread). */
+    closeAfter?: (req: Request) => boolean;
+    log?: (line: string) => void;
+  },
   handler: ConnHandler,
 ): ConnServer {
   const serveOn = serveOnConnection();
   if (!serveOn) throw new Error("Cannot serve connections: this Deno has no serveHttpOnConnection");
-  const { limits } = opts;
+  const { limits, closeAfter } = opts;
   const log = opts.log ?? ((l: string) => console.error(l));
   const listener = Deno.listen({ hostname: opts.hostname, port: opts.port, transport: "tcp" });
   const conns = new Set<Conn>();
@@ -108,6 +120,7 @@ export function serveConnections(
     idleTimeout: 0,
     requestTimeout: 0,
     evicted: 0,
+    unreadBody: 0,
     acceptErrors: 0,
     waits: 0,
   };
@@ -121,7 +134,7 @@ export function serveConnections(
     if (aborting && ev.error instanceof Deno.errors.BadResource) ev.preventDefault();
   };
   globalThis.addEventListener("error", onListenerError);
-  type Reason = "headerTimeout" | "idleTimeout" | "requestTimeout" | "evicted";
+  type Reason = "headerTimeout" | "idleTimeout" | "requestTimeout" | "evicted" | "unreadBody";
   const close = (c: Conn, reason?: Reason) => {
     if (c.closing) return;
     c.closing = true;
@@ -188,7 +201,17 @@ export function serveConnections(
       c.ctl.signal,
       (req, info) => {
         if (c.inflight++ === 0) c.since = performance.now();
-        info.completed.then(done, done);
+        if (closeAfter) {
+          // A body left unread would go on being read (drained) by the runtime: the connection
+          // closes LINGER_MS after the answer instead (closing at once, with unread bytes in the
+          // socket, sends a reset that can destroy the answer before the client reads it: RFC
+          // 9112 §9.6 "tear-down", the lingering close).
+          const end = () => {
+            done();
+            if (closeAfter(req)) setTimeout(() => close(c, "unreadBody"), LINGER_MS);
+          };
+          info.completed.then(end, end);
+        } else info.completed.then(done, done);
         return handler(req, addr);
       },
       (e) => {
@@ -284,6 +307,7 @@ export function serveConnections(
 export function listenService(
   config: ConnSettings & { host: string; port: number },
   handler: ConnHandler,
+  closeAfter?: (req: Request) => boolean,
 ): ConnServer {
   if (!serveOnConnection()) {
     console.error(
@@ -294,7 +318,7 @@ export function listenService(
       { hostname: config.host, port: config.port, onListen: () => {} },
       (req, info) => handler(req, (info.remoteAddr as Deno.NetAddr).hostname),
     );
-    const none = { headerTimeout: 0, idleTimeout: 0, requestTimeout: 0, evicted: 0 };
+    const none = { headerTimeout: 0, idleTimeout: 0, requestTimeout: 0, evicted: 0, unreadBody: 0 };
     return {
       addr: s.addr as Deno.NetAddr,
       stats: () => ({ open: -1, accepted: -1, acceptErrors: -1, waits: 0, ...none }),
@@ -308,5 +332,8 @@ export function listenService(
       `conn_max ${config.connMax} lowered to ${limits.max}: the descriptor limit is ${fd?.soft}`,
     );
   }
-  return serveConnections({ hostname: config.host, port: config.port, limits }, handler);
+  return serveConnections(
+    { hostname: config.host, port: config.port, limits, closeAfter },
+    handler,
+  );
 }

@@ -13,6 +13,17 @@ interface BodyPace {
   minRate: number;
 }
 const paces = new WeakMap<Request, BodyPace>();
+/** Requests whose body was refused before its end (too large, too slow, past the deadline). */
+const unread = new WeakSet<Request>();
+
+/**
+ * Whether `req`'s body was left unread by {@link readBodyLimited} (refused before its end): its
+ * connection must close once the answer is sent, else the server would go on reading the rest
+ * (the Deno entry's listener closes it: api/conn_server.ts `closeAfter`).
+ */
+export function bodyLeftUnread(req: Request): boolean {
+  return unread.has(req);
+}
 
 /**
  * Reads a request body of at most `limit` bytes. Refuses with 413 `body-too-large` as soon as
@@ -23,6 +34,7 @@ const paces = new WeakMap<Request, BodyPace>();
 export async function readBodyLimited(req: Request, limit: number): Promise<Uint8Array> {
   const declared = declaredLength(req.headers);
   if (declared !== undefined && declared > limit) {
+    unread.add(req);
     await req.body?.cancel().catch(() => {});
     throw tooLarge(limit);
   }
@@ -34,6 +46,7 @@ export async function readBodyLimited(req: Request, limit: number): Promise<Uint
       expected: declared,
     });
   } catch (e) {
+    unread.add(req);
     if (e instanceof BudgetExceeded) throw tooLarge(limit);
     if (e instanceof RateTooLow) {
       throw new ApiError(
@@ -53,7 +66,10 @@ export async function readTextLimited(req: Request, limit: number): Promise<stri
 }
 
 function tooLarge(limit: number): ApiError {
-  return new ApiError("body-too-large", `Cannot read the body: it exceeds ${limit} bytes`);
+  // The rest of the body is not read: the connection closes after the answer (RFC 9112 §9.6).
+  return new ApiError("body-too-large", `Cannot read the body: it exceeds ${limit} bytes`, {
+    headers: { connection: "close" },
+  });
 }
 
 /** The deadline's signal: aborted with the 503 `timeout` error when it expires. */
@@ -130,10 +146,14 @@ class Deadlines {
         if (d.done) continue;
         d.done = true;
         this.#live--;
+        // A body still being read is not read on: the connection closes after the answer
+        // (RFC 9112 §9.6), so that nothing drains the rest of it.
+        const headers: Record<string, string> = { "retry-after": "1" };
+        if (d.ctl) headers.connection = "close";
         d.expired = new ApiError(
           "timeout",
           `Cannot answer in time: the request ran past ${ms} ms`,
-          { headers: { "retry-after": "1" } },
+          { headers },
         );
         d.reject(d.expired);
         d.ctl?.abort(d.expired); // a body still being read stops here

@@ -17,6 +17,7 @@ import { ShardSet } from "./shard_set.ts";
 import { openShardServing, type ShardServing } from "./shard_serve.ts";
 import { dispatchToShard, shardTarget } from "./shard_dispatch.ts";
 import { type ConnServer, listenService } from "./conn_server.ts";
+import { bodyLeftUnread } from "./limits.ts";
 
 /** The verifier pool size `config.verifyWorkers` asks for on this machine (0: none). */
 export function verifyWorkerCount(config: ServiceConfig): number {
@@ -69,6 +70,7 @@ export async function startService(
     server = listenService(
       config,
       (req, addr) => ready ? ready(req, addr) : appReady.then((h) => h(req, addr)),
+      bodyLeftUnread,
     );
   } catch (e) {
     throw new ConfigError(listenFailure(config.host, config.port, e));

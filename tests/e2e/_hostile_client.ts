@@ -94,6 +94,8 @@ export interface Answer {
   ms: number;
   /** bytes of the request body written before the answer or the close */
   sent: number;
+  /** the server closed the connection (EOF, reset, or a write refused) within the run */
+  closed: boolean;
 }
 
 /**
@@ -105,12 +107,13 @@ export async function sendSlowly(
   port: number,
   head: string,
   next: () => Uint8Array | undefined,
-  opts: { gapMs?: number; maxMs: number },
+  opts: { gapMs?: number; maxMs: number; afterAnswerMs?: number },
 ): Promise<Answer> {
   const conn = await Deno.connect({ hostname: "127.0.0.1", port });
   conn.setNoDelay(true);
   const t0 = performance.now();
-  let answered = false;
+  let answeredAt: number | undefined;
+  let closed = false;
   let sent = 0;
   let raw = "";
   const reading = (async () => {
@@ -120,37 +123,49 @@ export async function sendSlowly(
         const n = await conn.read(buf);
         if (n === null) break;
         raw += latin1.decode(buf.subarray(0, n));
-        answered = true;
-        if (complete(raw)) break;
+        if (complete(raw)) answeredAt ??= performance.now();
       }
-    } catch { /* reset or closed */ }
-    answered = true;
+      closed = true;
+    } catch (e) {
+      closed = !(e instanceof Deno.errors.BadResource || e instanceof Deno.errors.Interrupted);
+    }
+    answeredAt ??= performance.now();
   })();
+  // After the answer, the body goes on for `afterAnswerMs` (does the server still read it?).
+  const over = () =>
+    answeredAt !== undefined && performance.now() - answeredAt >= (opts.afterAnswerMs ?? 0);
   try {
     await writeAll(conn, enc.encode(head + "\r\n\r\n"));
     for (;;) {
-      if (answered || performance.now() - t0 > opts.maxMs) break;
+      if (closed || over() || performance.now() - t0 > opts.maxMs) break;
       const chunk = next();
       if (!chunk) break;
       await writeAll(conn, chunk);
       sent += chunk.byteLength;
       if (opts.gapMs) await new Promise((r) => setTimeout(r, opts.gapMs));
     }
-  } catch { /* the server closed: EPIPE, reset */ }
+  } catch {
+    closed = true; // the server closed: EPIPE, reset
+  }
   const deadline = setTimeout(() => {
     try {
       conn.close();
     } catch { /* closed */ }
-  }, Math.max(0, opts.maxMs - (performance.now() - t0)) + 2000);
+  }, 1500); // the server closes it within 1.5 s of the last byte, or it is deemed left open
   await reading;
   clearTimeout(deadline);
-  const ms = performance.now() - t0;
   try {
     conn.close();
   } catch { /* closed */ }
   const m = /^HTTP\/1\.1 (\d{3})/.exec(raw);
   const at = raw.indexOf("\r\n\r\n");
-  return { status: m ? Number(m[1]) : undefined, body: at >= 0 ? raw.slice(at + 4) : "", ms, sent };
+  return {
+    status: m ? Number(m[1]) : undefined,
+    body: at >= 0 ? raw.slice(at + 4) : "",
+    ms: (answeredAt ?? performance.now()) - t0,
+    sent,
+    closed,
+  };
 }
 
 /** A whole answer: its head and as many body bytes as Content-Length says. */
