@@ -10,7 +10,7 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import { ApiError, problemResponse, retryAfterSeconds } from "./errors.ts";
 import { API_DOC_LINK } from "./hydra.ts";
-import { withTimeout } from "./limits.ts";
+import { withDeadline } from "./limits.ts";
 import { TokenBuckets } from "./rate_limit.ts";
 import type { AppDeps, AppEnv, FastAnswer, RateClass, RouteDef } from "./route.ts";
 import { pathRegExp } from "./route.ts";
@@ -155,7 +155,9 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Hono
       c.set("cors", cors);
       // a fast lane that took this request's token and left it to the router (below)
       if (!admitted.has(c.req.raw)) admit(rateClass, clientKey(c));
-      return await withTimeout((async () => await r.handler(c))(), timeoutMs);
+      // the deadline also bounds the body's read (api/limits.ts readBodyLimited)
+      const minRate = deps.config.bodyMinRate;
+      return await withDeadline(c.req.raw, timeoutMs, minRate, async () => await r.handler(c));
     });
   }
 

@@ -19,6 +19,7 @@ import {
 } from "./rdf_sync_config.ts";
 import { SHARD_ENV_KEYS, SHARD_KEYS, type ShardSettings } from "./shard_config.ts";
 import { parsePublicUrl } from "./public_url.ts";
+import { CONN_DEFAULTS, CONN_ENV_KEYS, CONN_KEYS, type ConnSettings } from "./conn_config.ts";
 
 /** A token bucket's refill rate and capacity; perSecond 0 disables the limit. */
 export interface RateSpec {
@@ -27,7 +28,7 @@ export interface RateSpec {
 }
 
 /** The whole configuration of one service instance. */
-export interface ServiceConfig extends ShardSettings {
+export interface ServiceConfig extends ShardSettings, ConnSettings {
   port: number;
   host: string;
   /**
@@ -152,6 +153,7 @@ export function defaultConfig(): ServiceConfig {
     validateMaxQueued: 8,
     witnesses: [],
     operatorKeyFile: "",
+    ...CONN_DEFAULTS,
   };
 }
 
@@ -329,8 +331,9 @@ for (const [k, set] of Object.entries(RDF_SYNC_KEYS)) {
   };
 }
 
-// Shards and their lifecycle (api/shard_config.ts, docs/SHARDS.md).
-for (const [k, set] of Object.entries(SHARD_KEYS)) {
+// Shards and their lifecycle (api/shard_config.ts, docs/SHARDS.md); connections and bodies
+// (api/conn_config.ts).
+for (const [k, set] of [...Object.entries(SHARD_KEYS), ...Object.entries(CONN_KEYS)]) {
   FILE_KEYS[k] = (c, v) => {
     try {
       set(c, v);
@@ -390,6 +393,7 @@ export const ENV_KEYS: Record<string, string> = {
   JC_RDF_SYNC_INTERVAL_S: "rdf_sync_interval_s",
   JC_RDF_SYNC_LOG: "rdf_sync_log",
   ...SHARD_ENV_KEYS,
+  ...CONN_ENV_KEYS,
 };
 
 /**

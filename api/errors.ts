@@ -34,6 +34,8 @@ export const HTTP_CODES = {
   "tile-beyond-width": { status: 404, title: "Tile not in the tree" },
   "method-not-allowed": { status: 405, title: "Method not allowed" },
   "not-acceptable": { status: 406, title: "Not acceptable" },
+  // A request body slower than `body_min_rate` (issue 27): the read stops, the connection closes.
+  "body-too-slow": { status: 408, title: "Body too slow" },
   "body-too-large": { status: 413, title: "Body too large" },
   "unsupported-media-type": { status: 415, title: "Unsupported media type" },
   "invalid-receipt": { status: 422, title: "Invalid receipt" },

@@ -12,6 +12,7 @@ import {
   problemResponse,
   verifierOptions,
 } from "./mod.ts";
+import { readTextLimited } from "./limits.ts";
 import type { AppEnv } from "./mod.ts";
 import {
   type EdgeCache,
@@ -282,7 +283,10 @@ async function testHook(req: Request, b: Built): Promise<Response | undefined> {
     });
   }
   if (path === "/__edge/faults" && req.method === "POST") {
-    const f = await req.json() as EdgeFaults & { target?: string; shard?: number };
+    const f = JSON.parse(await readTextLimited(req, 64 * 1024)) as EdgeFaults & {
+      target?: string;
+      shard?: number;
+    };
     if (f.target === "batchers") {
       for (let k = 0; k < b.settings.batchers; k++) unwrap(await b.batcher(k).injectFaults(f));
     } else unwrap(await b.shardSequencer(f.shard ?? 0).injectFaults(f));

@@ -8,6 +8,7 @@
 // `sparql-unavailable`.
 import type { Context } from "hono";
 import { ApiError } from "../errors.ts";
+import { readTextLimited } from "../limits.ts";
 import { negotiate } from "../negotiate.ts";
 import type { AppDeps, AppEnv, RouteDef, RouteGroup } from "../route.ts";
 import type { ServiceConfig } from "../config.ts";
@@ -73,9 +74,11 @@ function store(c: Context<AppEnv>, p: SparqlProvider) {
 async function queryText(c: Context<AppEnv>): Promise<string | undefined> {
   if (c.req.method === "GET") return c.req.query("query");
   const ct = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
-  if (ct === "application/sparql-query") return await c.req.text();
+  // The body through the one limited reader (body_limit, the deadline, the least rate; issue 27).
+  const limit = c.get("deps").config.bodyLimit;
+  if (ct === "application/sparql-query") return await readTextLimited(c.req.raw, limit);
   if (ct === "application/x-www-form-urlencoded") {
-    const form = new URLSearchParams(await c.req.text());
+    const form = new URLSearchParams(await readTextLimited(c.req.raw, limit));
     if (form.has("update")) {
       throw new ApiError(
         "sparql-update-refused",

@@ -3,6 +3,7 @@
 import { negotiateOr406 } from "../negotiate.ts";
 import { staticTextRoute } from "../static_route.ts";
 import { ApiError } from "../errors.ts";
+import { readTextLimited } from "../limits.ts";
 import type { AppEnv, RouteDef, RouteGroup } from "../route.ts";
 import type { Context } from "hono";
 import {
@@ -48,10 +49,11 @@ async function validateHandler(c: Context<AppEnv>): Promise<Response> {
       `Cannot validate a ${ct || "body without Content-Type"}: send ${VALIDATE_TYPES.join(" or ")}`,
     );
   }
-  const text = await c.req.text();
+  const deps = c.get("deps");
+  // The body through the one limited reader (body_limit, the deadline, the least rate; issue 27).
+  const text = await readTextLimited(c.req.raw, deps.config.bodyLimit);
   if (!text.trim()) throw new ApiError("empty-body", "Cannot validate: the body is empty");
   const cls = c.req.query("class");
-  const deps = c.get("deps");
   if (deps.validate) return c.json(await deps.validate(text, cls));
   try {
     // In-thread (no Worker here: the edge): the node limit still bounds the work.
