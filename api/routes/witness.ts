@@ -52,6 +52,11 @@ export const witnessRoutes: RouteGroup = {
           },
           { status: 413, description: "Body over the add-checkpoint limit." },
           { status: 422, description: "Consistency proof or root mismatch." },
+          {
+            status: 503,
+            description: "Edge: the witness state's Durable Object refuses its log's store " +
+              "(witness-state-behind: lost or rolled back); nothing is cosigned.",
+          },
         ],
         toolId: "jouleclaw:witness.add_checkpoint",
         mutating: true,
