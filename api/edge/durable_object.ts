@@ -47,6 +47,7 @@ import { Batcher } from "./batcher.ts";
 import { EdgeConfigError } from "./errors.ts";
 import { openDurableWitnessState } from "../../log/durable/witness_state.ts";
 import { guardedWitnessState } from "./witness_guard.ts";
+import { witnessKeyFromEnv } from "./witness_rpc.ts";
 import type {
   CollectorRecord,
   CosignedRecord,
@@ -493,11 +494,13 @@ export class LogSequencer extends DurableObject {
 
   // docs/WITNESS.md: the witness role's state beside the sequencer's tables in this object's
   // SQLite (never in R2: it is not part of the published log), one call at a time; lost or rolled
-  // back with the log's store, so refused while the log's open is (issue 27, witness_guard.ts).
+  // back with the log's store, so refused while the log's open is, or when the witness's mark in
+  // R2 says it cosigned and it holds nothing (issue 27, witness_guard.ts).
   #ws(): WitnessStateStore {
     return this.#witness ??= guardedWitnessState(
       () => openDurableWitnessState(this.#storage),
       () => this.#core.log(),
+      { bucket: () => bucketOf(this.#env), witnessKey: () => witnessKeyFromEnv(this.#env) },
     );
   }
   witnessGet(origin: string): Promise<Outcome<CosignedRecord | undefined>> {

@@ -248,6 +248,26 @@ Deno.test({
         await rt.stop();
         rt = undefined;
       });
+
+      await t.step(
+        "witness only (the log never took an entry), SQLite deleted: the mark refuses",
+        async () => {
+          const state = await Deno.makeTempDir({ prefix: "jc-edge-pin-witness-only-" });
+          scope = "jc-edge-pin-witness-only-";
+          rt = await start(state, W_ENV);
+          assert.equal((await offer(rt.url, 0, 10)).status, 200);
+          assert.equal((await offer(rt.url, 10, 25)).status, 200);
+          await rt.stop();
+          await wipe(state, "LogSequencer");
+          rt = await start(state, W_ENV);
+          // The log's guard passes (R2 holds only the empty tree's head); the witness's mark does not.
+          await assertWitnessRefuses(rt.url, 0, 25, forked);
+          await assertWitnessRefuses(rt.url, 0, 10, forked);
+          assert.equal(await observe(rt.url), 0);
+          await rt.stop();
+          rt = undefined;
+        },
+      );
     } finally {
       await rt?.stop();
       await removeBundle(); // the next test bundles again (a filtered run leaves nothing behind)
