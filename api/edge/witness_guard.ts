@@ -7,7 +7,7 @@
 // - **The log's own guard.** The object's storage is lost or rolled back as a whole, and the log's
 //   store in it is checked at every open against what R2 published (published_pin.ts). Every access
 //   to the witness state first awaits that open; its refusal (`store-behind-signed-head`,
-//   `store-diverges-from-signed-head`) is the witness's refusal too. Any other failure of the open
+//   `store-forks-signed-head`) is the witness's refusal too. Any other failure of the open
 //   propagates as it is: an unchecked state is never used.
 // - **The witness's mark.** A log that never published a round (a witness-only deployment) or has
 //   not since the loss passes its guard, so the witness's first cosignature under a key also puts a
