@@ -1,8 +1,8 @@
 // The witness role on the Worker (docs/WITNESS.md, docs/EDGE.md): its state lives in the log's
 // Durable Object (log/durable/witness_state.ts), reached over RPC; each call is one atomic step
-// there, so the compare-and-swap keeps its meaning across isolates; the object refuses them while
-// its log's store is refused (witness_guard.ts). The witness key is the JC_WITNESS_KEY Worker
-// secret (never the log key).
+// there, so the compare-and-swap keeps its meaning across isolates; the object refuses them when
+// its storage was lost or rolled back (witness_guard.ts). The witness key is the JC_WITNESS_KEY
+// Worker secret (never the log key).
 import type {
   CollectorRecord,
   CosignedRecord,
