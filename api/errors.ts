@@ -49,6 +49,9 @@ export const HTTP_CODES = {
   // published (log/errors.ts PINNED_HEAD_CODES); it signs nothing until an operator acts.
   "store-behind-signed-head": { status: 503, title: "Store behind the signed head" },
   "store-forks-signed-head": { status: 503, title: "Store diverges from the signed head" },
+  // Issue 27 at the edge: the witness state's Durable Object refuses its log's store (lost or
+  // rolled back with the witness state: api/edge/witness_guard.ts); it cosigns nothing.
+  "witness-state-behind": { status: 503, title: "Witness state behind" },
 } as const;
 
 /** A stable HTTP error code of this service. */
