@@ -194,7 +194,12 @@ export class R2Log implements Log {
     int("size", size, 0);
     const latest = await this.latestHead();
     if (size === latest.size) return latest;
-    if (size > latest.size) return undefined;
+    if (size > latest.size) {
+      // A round's head is published (write-once `heads/<size>`) before `heads/latest` and the
+      // checkpoints catch up with it: beyond the latest, absence is an answer, never a fault.
+      const b = await this.#immutable(headKey(size));
+      return b && this.#json(headFromJson(new TextDecoder().decode(b)));
+    }
     // a size between two signed heads has none: absence, not a fault
     const b = await this.#faults.reading(
       `the head at ${size}`,
