@@ -70,11 +70,14 @@ Deno.test("deno task backup: online copy while appending; fsck clean; its head i
     assert.equal(res.code, 0, res.err + res.out);
     const report = JSON.parse(res.out);
     assert.equal(report.ok, true);
-    assert.equal(report.fsck.ok, true);
-    assert.equal(report.head_in_source, true);
+    assert.deepEqual(report.problems, []);
+    assert.equal(report.proofs[0].fsck_ok, true);
+    assert.equal(report.proofs[0].head_in_source, true);
+    assert.equal(report.proofs[0].pin_ok, true);
     assert.ok(during > 0, "no append happened while the backup ran: not an online copy");
-    copySize = report.size;
-    copyRoot = report.root;
+    copySize = report.shards[0].size;
+    copyRoot = report.shards[0].root;
+    assert.ok(report.shards[0].pin.size <= copySize, "the pin copied is reached by the copy");
     assert.ok(copySize >= 50);
     // The copy's head is a signed head of the running source.
     const h = await (await fetch(`${svc.url}/v1/log/tree-heads/${copySize}`)).json();
