@@ -19,9 +19,11 @@ import {
   statSync,
 } from "node:fs";
 import { dirname, join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { ed25519PublicKey, toHex } from "../verify/mod.ts";
 import { readLogKey } from "../log/sqlite/mod.ts";
 import { copySqliteFile, fsyncPath, proveStoreCopy } from "../log/sqlite/backup.ts";
+import { FROZEN_MARK, frozenMark, type ShardRecord } from "./shard_set.ts";
 import {
   checkWitnessState,
   type DataDirPaths,
@@ -78,6 +80,18 @@ function sizeOf(dir: string): number {
     n += e.isDirectory() ? sizeOf(p) : statSync(p).size;
   }
   return n;
+}
+
+function ownFrozenMark(store: string): string | undefined {
+  const db = new DatabaseSync(store, { readOnly: true });
+  try {
+    const r = db.prepare("SELECT v FROM meta WHERE k = ?").get(FROZEN_MARK) as
+      | { v?: string }
+      | undefined;
+    return r?.v;
+  } finally {
+    db.close();
+  }
 }
 
 const same = (a?: Uint8Array, b?: Uint8Array) =>
@@ -170,17 +184,25 @@ export async function backupDataDir(
 
   // Prove the copy.
   const problems: string[] = [];
-  const frozen = c.state.bytes
-    ? (JSON.parse(new TextDecoder().decode(c.state.bytes)).shards as { size?: number }[])
+  const recs = c.state.bytes
+    ? (JSON.parse(new TextDecoder().decode(c.state.bytes)).shards as ShardRecord[])
     : [];
   const entries: ManifestShard[] = [];
   const proofs: BackupReport["proofs"] = [];
   for (const { s, t, pub } of c.shards) {
     const p = await proveStoreCopy(t.store, s.store, pub, t.pinFile);
     problems.push(...p.problems.map((x) => `${s.id}: ${x}`));
-    const fz = frozen[s.n]?.size ?? null;
+    const rec = recs[s.n];
+    const fz = rec?.state === "frozen" ? rec.size ?? null : null;
     if (fz !== null && fz !== p.size) {
       problems.push(`${s.id}: frozen at ${fz} per shards.json, its copy holds ${p.size}`);
+    }
+    // the copy's own record of being frozen agrees with the copied shards.json (the start's rule)
+    const own = ownFrozenMark(t.store);
+    if (rec && own !== undefined && own !== frozenMark(rec)) {
+      problems.push(
+        `${s.id}: its store records it frozen (${own}), the copied shards.json does not`,
+      );
     }
     entries.push({
       id: s.id,
