@@ -1,18 +1,22 @@
 // The Hono app, built from the one route table (docs/CONTRACTS.md "api/"). Cross-cutting
 // behaviour lives here and only here: the Hydra Link header on every response (API.md), CORS
 // for the public read and verify routes, per-client rate limiting (429 + Retry-After), request
-// time limits, 404 vs 405, and the one error handler deciding every error's status
-// (app.onError, as in Hono's src/hono-base.ts). Platform-neutral: the Deno entry
+// time limits, 404 vs 405, a malformed Host refused (400 `bad-host`), one canonical path per
+// resource (a percent-encoded unreserved character is 404, as tiles refuse it), the security
+// headers of every answer (api/security_headers.ts), and the one error handler deciding every
+// error's status (app.onError, as in Hono's src/hono-base.ts). Platform-neutral: the Deno entry
 // (api/main.ts) and the Worker entry (api/worker.ts) both call createApp.
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { ApiError, problemResponse, retryAfterSeconds } from "./errors.ts";
 import { API_DOC_LINK } from "./hydra.ts";
-import { withTimeout } from "./limits.ts";
+import { withDeadline } from "./limits.ts";
 import { TokenBuckets } from "./rate_limit.ts";
 import type { AppDeps, AppEnv, FastAnswer, RateClass, RouteDef } from "./route.ts";
 import { pathRegExp } from "./route.ts";
 import { rawPath } from "./raw_path.ts";
+import { badHost, validHost } from "./public_url.ts";
+import { NOSNIFF, secureHeaders } from "./security_headers.ts";
 import { allRoutes } from "./routes.ts";
 
 /** Headers a cross-origin script may read from our answers. */
@@ -24,6 +28,23 @@ const CORS: [string, string][] = [
   ["access-control-allow-origin", "*"],
   ["access-control-expose-headers", EXPOSED],
 ];
+/** What a fast lane adds to its answer's own headers, built once (no per-request strings). */
+const LANE_TAIL: [string, string][] = [LINK, NOSNIFF];
+const LANE_TAIL_CORS: [string, string][] = [LINK, NOSNIFF, ...CORS];
+
+/**
+ * RFC 3986 §2.3, §6.2.2.2: a percent-encoded unreserved character (ALPHA, DIGIT, - . _ ~) names
+ * the same resource as the character itself; such a path is not the resource's canonical one and
+ * is refused (404), as the tile paths already are (`%30%30%30` never aliases `000`). Encoded
+ * reserved characters (`%3A` in a DID) are left to the routes, which read them as data.
+ */
+const ENCODED_UNRESERVED = /%(?:3[0-9]|4[1-9a-f]|5[0-9af]|6[1-9a-f]|7[0-9ae]|2[de])/i;
+
+/** The raw path of `url` when it holds a percent-encoded alias of an unreserved character. */
+export function aliasedPath(url: string): string | undefined {
+  const path = rawPath(url);
+  return path.includes("%") && ENCODED_UNRESERVED.test(path) ? path : undefined;
+}
 
 function allowedMethods(routes: RouteDef[], matchers: RegExp[], path: string): string[] {
   const methods = new Set<string>();
@@ -53,6 +74,8 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Hono
     write: new TokenBuckets(deps.config.rate.write),
   };
   const matchers = routes.map((r) => pathRegExp(r.path));
+  // routes that refuse their own non-canonical paths, with their own codes (RouteDef.ownsRawPath)
+  const ownRaw = routes.flatMap((r, i) => r.ownsRawPath ? [matchers[i]] : []);
   const corsPath = (path: string) => routes.some((r, i) => r.cors && matchers[i].test(path));
   const statusLabels = new Map<number, { status: string }>();
   const clientKey = deps.clientKey ??
@@ -85,11 +108,28 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Hono
     c.set("startedAt", performance.now());
     await next();
     c.res.headers.append(...LINK);
+    secureHeaders(c.res.headers);
     // A matched route said whether it is public; otherwise (404, 405, OPTIONS) match the path.
     if (c.get("cors") ?? corsPath(c.req.path)) {
       for (const h of CORS) c.res.headers.set(...h);
     }
     countStatus(c.res.status);
+  });
+
+  // Before any route (issue 27): the Host never decides an answer, so a malformed one is refused
+  // rather than half-used; a non-canonical path is no resource.
+  app.use("*", async (c, next) => {
+    const host = c.req.raw.headers.get("host");
+    if (host !== null && !validHost(host)) throw badHost();
+    const aliased = aliasedPath(c.req.url);
+    if (aliased !== undefined && !ownRaw.some((re) => re.test(aliased))) {
+      throw new ApiError(
+        "not-found",
+        "Cannot find the path: a percent-encoded letter, digit or - . _ ~ is not its " +
+          "canonical form (RFC 3986 §6.2.2.2)",
+      );
+    }
+    await next();
   });
 
   // CORS preflight (Fetch standard §3.2.2) for the public routes.
@@ -115,7 +155,9 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Hono
       c.set("cors", cors);
       // a fast lane that took this request's token and left it to the router (below)
       if (!admitted.has(c.req.raw)) admit(rateClass, clientKey(c));
-      return await withTimeout((async () => await r.handler(c))(), timeoutMs);
+      // the deadline also bounds the body's read (api/limits.ts readBodyLimited)
+      const minRate = deps.config.bodyMinRate;
+      return await withDeadline(c.req.raw, timeoutMs, minRate, async () => await r.handler(c));
     });
   }
 
@@ -150,12 +192,14 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Hono
         return await routerFetch(req, env, ctx);
       }
       countStatus(200);
-      const headers = [...a.headers, LINK];
-      if (r.cors) headers.push(...CORS);
+      const headers = [...a.headers, ...(r.cors ? LANE_TAIL_CORS : LANE_TAIL)];
       return new Response(a.body as Uint8Array<ArrayBuffer>, { status: 200, headers });
     };
     app.fetch = (req, env, ctx) => {
       if (req.method === "GET") {
+        // a malformed Host: the router refuses it (400), as it refuses it on every route
+        const host = req.headers.get("host");
+        if (host !== null && !validHost(host)) return routerFetch(req, env, ctx);
         const path = rawPath(req.url);
         for (const r of lanes) {
           if (path.startsWith(r.fast!.prefix)) {

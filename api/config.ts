@@ -18,6 +18,8 @@ import {
   type RdfSyncSetting,
 } from "./rdf_sync_config.ts";
 import { SHARD_ENV_KEYS, SHARD_KEYS, type ShardSettings } from "./shard_config.ts";
+import { parsePublicUrl } from "./public_url.ts";
+import { CONN_DEFAULTS, CONN_ENV_KEYS, CONN_KEYS, type ConnSettings } from "./conn_config.ts";
 
 /** A token bucket's refill rate and capacity; perSecond 0 disables the limit. */
 export interface RateSpec {
@@ -26,9 +28,14 @@ export interface RateSpec {
 }
 
 /** The whole configuration of one service instance. */
-export interface ServiceConfig extends ShardSettings {
+export interface ServiceConfig extends ShardSettings, ConnSettings {
   port: number;
   host: string;
+  /**
+   * The base of every IRI and URL the service publishes (api/public_url.ts); never the request's
+   * Host. Undefined: the listen address (the Deno entry sets it once bound; the Worker needs it).
+   */
+  publicUrl?: string;
   dataDir: string;
   /** "sqlite" (durable, the default) or "memory" (ephemeral, for trying the API out). */
   store: "sqlite" | "memory";
@@ -146,6 +153,7 @@ export function defaultConfig(): ServiceConfig {
     validateMaxQueued: 8,
     witnesses: [],
     operatorKeyFile: "",
+    ...CONN_DEFAULTS,
   };
 }
 
@@ -208,6 +216,13 @@ function obj(key: string, v: unknown): Record<string, unknown> {
 const FILE_KEYS: Record<string, (c: ServiceConfig, v: unknown) => void> = {
   port: (c, v) => c.port = int("port", v, 0, 65535),
   host: (c, v) => c.host = str("host", v),
+  public_url: (c, v) => {
+    try {
+      c.publicUrl = parsePublicUrl("public_url", v);
+    } catch (e) {
+      throw new ConfigError((e as Error).message);
+    }
+  },
   data_dir: (c, v) => c.dataDir = str("data_dir", v),
   key_file: (c, v) => c.keyFile = str("key_file", v),
   pin_file: (c, v) => c.pinFile = str("pin_file", v),
@@ -316,8 +331,9 @@ for (const [k, set] of Object.entries(RDF_SYNC_KEYS)) {
   };
 }
 
-// Shards and their lifecycle (api/shard_config.ts, docs/SHARDS.md).
-for (const [k, set] of Object.entries(SHARD_KEYS)) {
+// Shards and their lifecycle (api/shard_config.ts, docs/SHARDS.md); connections and bodies
+// (api/conn_config.ts).
+for (const [k, set] of [...Object.entries(SHARD_KEYS), ...Object.entries(CONN_KEYS)]) {
   FILE_KEYS[k] = (c, v) => {
     try {
       set(c, v);
@@ -334,6 +350,7 @@ export const CONFIG_FILE_KEYS: readonly string[] = Object.keys(FILE_KEYS);
 export const ENV_KEYS: Record<string, string> = {
   PORT: "port",
   HOST: "host",
+  JC_PUBLIC_URL: "public_url",
   DATA_DIR: "data_dir",
   JC_KEY_FILE: "key_file",
   JC_PIN_FILE: "pin_file",
@@ -376,6 +393,7 @@ export const ENV_KEYS: Record<string, string> = {
   JC_RDF_SYNC_INTERVAL_S: "rdf_sync_interval_s",
   JC_RDF_SYNC_LOG: "rdf_sync_log",
   ...SHARD_ENV_KEYS,
+  ...CONN_ENV_KEYS,
 };
 
 /**

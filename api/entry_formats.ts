@@ -8,6 +8,7 @@ import type { VerificationReport } from "../verify/mod.ts";
 import type { AppEnv } from "./route.ts";
 import { verifyWith } from "./verifier_options.ts";
 import { RDF_ENTRY_FORMATS } from "./routes/rdf.ts";
+import { publicBase } from "./public_url.ts";
 
 /** What a representation is produced from. */
 export interface EntryView {
@@ -47,7 +48,8 @@ export function entryView(
   envelope: Uint8Array,
 ): EntryView {
   let report: Promise<VerificationReport> | undefined;
-  const url = new URL(`/v1/log/entries/${index}`, c.req.url).href;
+  // the public URL (a shard's prefix included), never the request's Host (issue 27)
+  const url = `${publicBase(c.get("deps"))}/v1/log/entries/${index}`;
   return {
     index,
     leafHash,

@@ -12,6 +12,8 @@ export const HTTP_CODES = {
   "bad-parameter": { status: 400, title: "Bad parameter" },
   "bad-envelope-encoding": { status: 400, title: "Bad envelope encoding" },
   "empty-body": { status: 400, title: "Empty body" },
+  // A Host header that is not a host[:port] (RFC 3986 §3.2.2; api/public_url.ts), any route.
+  "bad-host": { status: 400, title: "Bad Host header" },
   "steward-not-allowed": { status: 403, title: "Steward not allowed" },
   // Admin routes (POST /v1/logs/rotate, docs/SHARDS.md): no token configured / a wrong token.
   "admin-disabled": { status: 403, title: "Admin routes disabled" },
@@ -32,6 +34,8 @@ export const HTTP_CODES = {
   "tile-beyond-width": { status: 404, title: "Tile not in the tree" },
   "method-not-allowed": { status: 405, title: "Method not allowed" },
   "not-acceptable": { status: 406, title: "Not acceptable" },
+  // A request body slower than `body_min_rate` (issue 27): the read stops, the connection closes.
+  "body-too-slow": { status: 408, title: "Body too slow" },
   "body-too-large": { status: 413, title: "Body too large" },
   "unsupported-media-type": { status: 415, title: "Unsupported media type" },
   "invalid-receipt": { status: 422, title: "Invalid receipt" },
@@ -45,6 +49,9 @@ export const HTTP_CODES = {
   // published (log/errors.ts PINNED_HEAD_CODES); it signs nothing until an operator acts.
   "store-behind-signed-head": { status: 503, title: "Store behind the signed head" },
   "store-forks-signed-head": { status: 503, title: "Store diverges from the signed head" },
+  // Issue 27 at the edge: the witness state's Durable Object refuses its log's store (lost or
+  // rolled back with the witness state: api/edge/witness_guard.ts); it cosigns nothing.
+  "witness-state-behind": { status: 503, title: "Witness state behind" },
 } as const;
 
 /** A stable HTTP error code of this service. */

@@ -70,7 +70,8 @@ export const HYDRA_CONTEXT = {
 
 /** Statuses every operation may answer besides its own (documented once, added to each). */
 function commonStatus(r: RouteDef): StatusDoc[] {
-  const out: StatusDoc[] = [];
+  // issue 27: a Host header that is not a host[:port] is refused on every route
+  const out: StatusDoc[] = [{ status: 400, description: "Malformed Host header (bad-host)." }];
   if ((r.rate ?? (r.method === "GET" ? "read" : "write")) !== "none") {
     out.push({ status: 429, description: "Rate limit exceeded; Retry-After says when to retry." });
   }

@@ -16,6 +16,9 @@ import { RdfSyncJob } from "./rdf_sync_job.ts";
 import { ShardSet } from "./shard_set.ts";
 import { openShardServing, type ShardServing } from "./shard_serve.ts";
 import { dispatchToShard, shardTarget } from "./shard_dispatch.ts";
+import { defaultPublicUrl } from "./public_url.ts";
+import { type ConnServer, listenService } from "./conn_server.ts";
+import { bodyLeftUnread } from "./limits.ts";
 
 /** The verifier pool size `config.verifyWorkers` asks for on this machine (0: none). */
 export function verifyWorkerCount(config: ServiceConfig): number {
@@ -61,25 +64,21 @@ export async function startService(
   // once ready, requests go straight to the handler (no await per request)
   let ready: Handler | undefined;
   const resolveApp = (h: Handler) => resolveReady(ready = h);
-  let resolveListen: (a: Deno.NetAddr) => void;
-  const listening = new Promise<Deno.NetAddr>((r) => resolveListen = r);
-  let server: Deno.HttpServer<Deno.NetAddr>;
+  // Our own listener (api/conn_server.ts): a connection cap below the descriptor limit, header,
+  // idle and request timeouts, accept errors survived (issue 27).
+  let server: ConnServer;
   try {
-    server = Deno.serve(
-      {
-        port: config.port,
-        hostname: config.host,
-        onListen: (addr) => resolveListen(addr as Deno.NetAddr),
-      },
-      (req, info) => {
-        const addr = (info.remoteAddr as Deno.NetAddr).hostname;
-        return ready ? ready(req, addr) : appReady.then((h) => h(req, addr));
-      },
+    server = listenService(
+      config,
+      (req, addr) => ready ? ready(req, addr) : appReady.then((h) => h(req, addr)),
+      bodyLeftUnread,
     );
   } catch (e) {
     throw new ConfigError(listenFailure(config.host, config.port, e));
   }
-  const addr = await listening;
+  const addr = server.addr;
+  // Every published IRI's base (issue 27): the configured public URL, else the bound address.
+  config.publicUrl ??= defaultPublicUrl(addr.hostname, addr.port);
   let log: Log;
   let pool: VerifierPool | undefined;
   const metrics = new Metrics();

@@ -37,7 +37,7 @@ export { negotiate, negotiateOr406 } from "./negotiate.ts";
 export { ENTRY_FORMATS, entryJson } from "./entry_formats.ts";
 export type { EntryFormat, EntryView } from "./entry_formats.ts";
 export { MAX_ENTRY_BYTES, readEnvelope } from "./envelope_input.ts";
-export { readBodyLimited, withTimeout } from "./limits.ts";
+export { readBodyLimited, readTextLimited, withDeadline, withTimeout } from "./limits.ts";
 export { hashParam, intParam, optIntParam } from "./params.ts";
 export { outcomeCode } from "./routes/verify.ts";
 export { verifierOptions, verifyWith } from "./verifier_options.ts";

@@ -109,6 +109,12 @@ export interface RouteDef {
   rate?: RateClass;
   /** Per-route request timeout override in milliseconds. */
   timeoutMs?: number;
+  /**
+   * The handler reads the raw path and refuses every non-canonical form of it with its own 404
+   * code (the tile paths, tlog-tiles): the app's general refusal of percent-encoded aliases
+   * (api/app.ts) leaves such paths to it.
+   */
+  ownsRawPath?: boolean;
   handler: Handler;
   /**
    * Optional fast lane for a hot GET that waits on nothing but one bounded store read (the

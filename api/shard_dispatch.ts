@@ -4,6 +4,7 @@
 // string comparison at the path's start, so unprefixed requests pay nothing measurable.
 // Platform-neutral.
 import { pathStart } from "./raw_path.ts";
+import { validHost } from "./public_url.ts";
 
 /** The shard a request URL addresses and the path below its prefix (with the query), if any. */
 export function shardTarget(url: string): { id: string; path: string; at: number } | undefined {
@@ -25,6 +26,9 @@ export async function dispatchToShard(
 ): Promise<Response | undefined> {
   const t = shardTarget(req.url);
   if (!t) return undefined;
+  // a malformed Host makes no URL: the service's app refuses it (400 bad-host, issue 27)
+  const host = req.headers.get("host");
+  if (host !== null && !validHost(host)) return undefined;
   const app = appOf(t.id);
   if (!app) return undefined;
   const inner = new Request(req.url.slice(0, t.at) + t.path, req);

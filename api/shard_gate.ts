@@ -28,7 +28,8 @@ export class ShardGate {
   readonly inner: Log;
   /** The log handlers use: `inner` with appends through the gate. */
   readonly log: Log;
-  #active: ActiveRef | undefined;
+  /** Set once frozen: the shard that is active now (asked at each refusal, issue 27). */
+  #active: (() => ActiveRef) | undefined;
   #held: Promise<void> | undefined;
   #inflight = 0;
   #drained: (() => void) | undefined;
@@ -49,7 +50,7 @@ export class ShardGate {
     }
     gated.append = async (entry: Uint8Array, link?: Parameters<Log["append"]>[1]) => {
       while (this.#held) await this.#held;
-      if (this.#active) throw shardFrozen(this.id, this.#active);
+      if (this.#active) throw shardFrozen(this.id, this.#active());
       this.#inflight++;
       try {
         const r = await inner.append(entry, link);
@@ -64,7 +65,7 @@ export class ShardGate {
 
   /** Whether the shard is frozen, and where appends go instead. */
   get frozenFor(): ActiveRef | undefined {
-    return this.#active;
+    return this.#active?.();
   }
 
   /** Holds new appends (they wait) until the returned release is called. */
@@ -84,8 +85,12 @@ export class ShardGate {
     return new Promise((r) => this.#drained = () => (this.#drained = undefined, r()));
   }
 
-  /** Freezes the shard for good: appends answer 409 naming `active`. */
-  freeze(active: ActiveRef): void {
+  /**
+   * Freezes the shard for good: appends answer 409 naming the shard `active()` says is active
+   * when they are refused — after later rotations that is no longer this shard's successor, so it
+   * is asked each time, never remembered (issue 27: "409 `active` always names the active shard").
+   */
+  freeze(active: () => ActiveRef): void {
     this.#active = active;
   }
 }

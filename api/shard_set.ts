@@ -192,7 +192,7 @@ export class ShardSet implements ShardService {
       );
     }
     if (bound === undefined) await s0.set(OPERATOR_MARK, pub);
-    const active = this.#activeRef();
+    const active = () => this.#activeRef();
     for (const h of this.shards) if (h.rec.state === "frozen") h.gate.freeze(active);
     if (first) f.save(recs);
     this.#vkey = operatorVkey(this.#base, ed25519PublicKey(this.#operatorSecret));
@@ -306,7 +306,7 @@ export class ShardSet implements ShardService {
       created = undefined;
       old.rec = frozen;
       this.shards.push(h);
-      old.gate.freeze(this.#activeRef());
+      old.gate.freeze(() => this.#activeRef());
       // then in the old shard's own store (a crash before this: written at the next start)
       await this.#o.files.meta(old.n).set(
         FROZEN_MARK,

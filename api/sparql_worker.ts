@@ -337,8 +337,8 @@ export class EmbeddedSparql implements SparqlHandle {
 
 /**
  * The provider api/main.ts passes as `deps.extra.sparql`: one EmbeddedSparql per log, opened on
- * first use (graph IRIs are entry URLs under the origin of the first query), closed with the
- * service.
+ * first use (graph IRIs are entry URLs under the public URL, api/public_url.ts — never a
+ * request's Host), closed with the service.
  */
 export class EmbeddedSparqlProvider {
   readonly resultTypes = RESULT_TYPES;

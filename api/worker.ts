@@ -4,7 +4,15 @@
 // reader (api/config.ts). The log key is the JC_LOG_KEY Worker secret. Immutable answers are kept
 // in the edge cache; the latest head is short-cached. Built by `deno task edge:build` into one
 // module (edge/dist/worker.js) that wrangler.toml names.
-import { ConfigError, createApp, Metrics, problem, verifierOptions } from "./mod.ts";
+import {
+  ConfigError,
+  createApp,
+  Metrics,
+  problem,
+  problemResponse,
+  verifierOptions,
+} from "./mod.ts";
+import { readTextLimited } from "./limits.ts";
 import type { AppEnv } from "./mod.ts";
 import {
   type EdgeCache,
@@ -44,6 +52,9 @@ import {
 } from "./edge/witness_rpc.ts";
 import { defaultWitnessName } from "./witness_name.ts";
 import { type AgentLink, type AppendResult, defaultLogName } from "../log/mod.ts";
+import { shardPrefix } from "../log/shards/mod.ts";
+import { badHost, validHost } from "./public_url.ts";
+import { secured } from "./security_headers.ts";
 import type { Hono } from "hono";
 
 export { LogBatcher, LogSequencer, LogShardSequencer } from "./edge/durable_object.ts";
@@ -103,6 +114,13 @@ function build(env: WorkerEnv): Built {
   const settings = edgeSettings(env);
   const secret = logKeyFromEnv(env);
   const config = edgeConfig(env);
+  // issue 27: a Worker has no listen address, and the Host never decides a published IRI
+  if (!config.publicUrl) {
+    throw new EdgeConfigError(
+      "Cannot serve: JC_PUBLIC_URL is not set (the base of every published IRI, e.g. " +
+        "https://log.example.org; wrangler.toml [vars] or `wrangler deploy --var`)",
+    );
+  }
   const ns = env.LOG_SEQUENCER;
   if (!ns || typeof ns.idFromName !== "function") {
     throw new EdgeConfigError(
@@ -187,6 +205,8 @@ function build(env: WorkerEnv): Built {
           metrics,
           extra: {
             operatorVkey: shards!.operatorVkey(),
+            // its published URLs (policy, entry IRIs) are below its prefix (docs/SHARDS.md)
+            shardPrefix: shardPrefix(n),
             // docs/WITNESS.md: the shard's own collector runs in its own sequencer object; its
             // SHA-256 checkpoint is served with the cosignatures collected (a frozen one's final).
             ...(config.witnesses.length
@@ -263,7 +283,10 @@ async function testHook(req: Request, b: Built): Promise<Response | undefined> {
     });
   }
   if (path === "/__edge/faults" && req.method === "POST") {
-    const f = await req.json() as EdgeFaults & { target?: string; shard?: number };
+    const f = JSON.parse(await readTextLimited(req, 64 * 1024)) as EdgeFaults & {
+      target?: string;
+      shard?: number;
+    };
     if (f.target === "batchers") {
       for (let k = 0; k < b.settings.batchers; k++) unwrap(await b.batcher(k).injectFaults(f));
     } else unwrap(await b.shardSequencer(f.shard ?? 0).injectFaults(f));
@@ -295,27 +318,35 @@ function defaultCache() {
 
 export default {
   async fetch(req: Request, env: WorkerEnv, ctx: ExecutionContext): Promise<Response> {
-    let b: Built;
-    try {
-      b = build(env);
-    } catch (err) {
-      if (err instanceof EdgeConfigError || err instanceof ConfigError) {
-        console.error(err.message);
-        return problem(500, "edge-config", err.message);
-      }
-      throw err;
-    }
-    const hook = await testHook(req, b);
-    if (hook) return hook;
-    const cached = (r: Request, handle: () => Promise<Response>) =>
-      serveCached(r, handle, {
-        cache: b.settings.httpCache ? defaultCache() : undefined,
-        waitUntil: (p) => ctx.waitUntil(p),
-        headMaxAgeS: b.settings.headMaxAgeS,
-      });
-    const sharded = await b.shards.handle(req, cached);
-    if (sharded) return sharded;
-    const clientAddr = clientAddrOf(req);
-    return await cached(req, async () => await b.app.fetch(req, { clientAddr }));
+    // Every answer carries the security headers, the ones made outside the app too (issue 27).
+    return secured(await answer(req, env, ctx));
   },
 };
+
+async function answer(req: Request, env: WorkerEnv, ctx: ExecutionContext): Promise<Response> {
+  // A malformed Host is refused before anything reads the URL it makes (issue 27).
+  const host = req.headers.get("host");
+  if (host !== null && !validHost(host)) return problemResponse(badHost());
+  let b: Built;
+  try {
+    b = build(env);
+  } catch (err) {
+    if (err instanceof EdgeConfigError || err instanceof ConfigError) {
+      console.error(err.message);
+      return problem(500, "edge-config", err.message);
+    }
+    throw err;
+  }
+  const hook = await testHook(req, b);
+  if (hook) return hook;
+  const cached = (r: Request, handle: () => Promise<Response>) =>
+    serveCached(r, handle, {
+      cache: b.settings.httpCache ? defaultCache() : undefined,
+      waitUntil: (p) => ctx.waitUntil(p),
+      headMaxAgeS: b.settings.headMaxAgeS,
+    });
+  const sharded = await b.shards.handle(req, cached);
+  if (sharded) return sharded;
+  const clientAddr = clientAddrOf(req);
+  return await cached(req, async () => await b.app.fetch(req, { clientAddr }));
+}

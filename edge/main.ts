@@ -82,6 +82,9 @@ if (import.meta.main) {
       port,
       persistTo: state,
       bindings: {
+        // the Worker publishes IRIs under JC_PUBLIC_URL only (docs/EDGE.md): locally, the port
+        // it listens on, unless the environment names another
+        ...(port > 0 ? { JC_PUBLIC_URL: `http://127.0.0.1:${port}` } : {}),
         ...varOverrides(),
         JC_LOG_KEY: await localLogKey(state),
         JC_OPERATOR_KEY: await localOperatorKey(state),

@@ -27,7 +27,13 @@
 // Every failure is one NetError with a stable `code`, the `url`, the `limit` and what was `seen`.
 // Web-standard APIs only (fetch, AbortController, ReadableStream, TextDecoder): Deno, Node >= 20,
 // workerd and browsers (issue 13's verification page uses it too).
-export { BudgetExceeded, declaredLength, readLimited } from "./body.ts";
+export {
+  BudgetExceeded,
+  declaredLength,
+  RateTooLow,
+  readLimited,
+  type ReadOptions,
+} from "./body.ts";
 export { isNetError, type NetCode, NetError } from "./error.ts";
 export {
   BODY_LIMITS,

@@ -5,6 +5,23 @@
 import { Parser, Store } from "n3";
 import { V1_TTL } from "./assets.ts";
 import { JC } from "./schema.ts";
+import { sha256 } from "../verify/mod.ts";
+
+/** The index's one stylesheet, inline (its CSP allows exactly it, by hash). */
+const STYLE =
+  "body{font-family:system-ui,sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3rem;vertical-align:top;text-align:left}code{background:#f4f4f4}";
+
+/**
+ * The index's Content-Security-Policy (issue 27): no script, its inline style by hash (CSP3
+ * §2.3.1 hash-source), links to its own files only, never framed.
+ */
+export const VOCAB_INDEX_CSP = [
+  "default-src 'none'",
+  `style-src 'sha256-${btoa(String.fromCharCode(...sha256(new TextEncoder().encode(STYLE))))}'`,
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
 
 const RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#";
 const RDFS = "http://www.w3.org/2000/01/rdf-schema#";
@@ -120,7 +137,7 @@ export function vocabularyIndexHtml(): string {
 <html lang="en"><head><meta charset="utf-8"><title>JouleClaw vocabulary v1</title>
 <link rel="alternate" type="text/turtle" href="/vocab/v1.ttl">
 <link rel="alternate" type="application/ld+json" href="/vocab/v1.jsonld">
-<style>body{font-family:system-ui,sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3rem;vertical-align:top;text-align:left}code{background:#f4f4f4}</style>
+<style>${STYLE}</style>
 </head><body>
 <h1>JouleClaw vocabulary, version 1</h1>
 <p>Namespace <code>${esc(JC)}</code> (prefix <code>jc:</code>). Generated from the ontology

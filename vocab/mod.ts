@@ -44,5 +44,5 @@ export {
   toNQuads,
   toTurtle,
 } from "./rdf.ts";
-export { vocabularyIndexHtml } from "./html.ts";
+export { VOCAB_INDEX_CSP, vocabularyIndexHtml } from "./html.ts";
 export { type ValidateAnswer, validateDocument, type ValidateOptions } from "./validate.ts";

@@ -46,6 +46,8 @@ import { ed25519PublicKey, fromHex, toHex } from "../../verify/mod.ts";
 import { Batcher } from "./batcher.ts";
 import { EdgeConfigError } from "./errors.ts";
 import { openDurableWitnessState } from "../../log/durable/witness_state.ts";
+import { guardedWitnessState } from "./witness_guard.ts";
+import { witnessKeyFromEnv } from "./witness_rpc.ts";
 import type {
   CollectorRecord,
   CosignedRecord,
@@ -491,9 +493,15 @@ export class LogSequencer extends DurableObject {
   }
 
   // docs/WITNESS.md: the witness role's state beside the sequencer's tables in this object's
-  // SQLite (never in R2: it is not part of the published log), one call at a time.
+  // SQLite (never in R2: it is not part of the published log), one call at a time; lost or rolled
+  // back with the log's store, so refused while the log's open is, or when the witness's mark in
+  // R2 says it cosigned and it holds nothing (issue 27, witness_guard.ts).
   #ws(): WitnessStateStore {
-    return this.#witness ??= openDurableWitnessState(this.#storage);
+    return this.#witness ??= guardedWitnessState(
+      () => openDurableWitnessState(this.#storage),
+      () => this.#core.log(),
+      { bucket: () => bucketOf(this.#env), witnessKey: () => witnessKeyFromEnv(this.#env) },
+    );
   }
   witnessGet(origin: string): Promise<Outcome<CosignedRecord | undefined>> {
     this.#calls++;

@@ -1,7 +1,8 @@
 // The witness role on the Worker (docs/WITNESS.md, docs/EDGE.md): its state lives in the log's
 // Durable Object (log/durable/witness_state.ts), reached over RPC; each call is one atomic step
-// there, so the compare-and-swap keeps its meaning across isolates. The witness key is the
-// JC_WITNESS_KEY Worker secret (never the log key).
+// there, so the compare-and-swap keeps its meaning across isolates; the object refuses them when
+// its storage was lost or rolled back (witness_guard.ts). The witness key is the JC_WITNESS_KEY
+// Worker secret (never the log key).
 import type {
   CollectorRecord,
   CosignedRecord,
@@ -10,7 +11,9 @@ import type {
 } from "../../log/c2sp/witness_state.ts";
 import { fromHex } from "../../verify/mod.ts";
 import type { CosignedCheckpoints, WitnessStatus } from "../witness_collector.ts";
+import { ApiError } from "../errors.ts";
 import { EdgeConfigError } from "./errors.ts";
+import { WITNESS_STATE_BEHIND } from "./witness_guard.ts";
 import { type Outcome, unwrap } from "./wire.ts";
 
 /** The Durable Object's witness-state methods (api/edge/durable_object.ts). */
@@ -36,15 +39,28 @@ export function rpcCollector(rpc: () => WitnessRpc): CosignedCheckpoints {
   };
 }
 
+/**
+ * Unwraps a witness-state call. The object's refusal of a state lost or rolled back with its log
+ * (witness_guard.ts) is answered as 503 `witness-state-behind`, without Retry-After: it waits for
+ * an operator, like the embedded witness that refuses to start with that code (issue 27).
+ */
+async function witnessCall<T>(call: Promise<Outcome<T>>): Promise<T> {
+  const o = await call;
+  if (!o.ok && o.error.code === WITNESS_STATE_BEHIND) {
+    throw new ApiError(WITNESS_STATE_BEHIND, o.error.message);
+  }
+  return unwrap(o);
+}
+
 /** The witness state behind the Durable Object (`rpc` gives the stub, per call). */
 export function rpcWitnessState(rpc: () => WitnessRpc): WitnessStateStore {
   return {
-    get: async (origin) => unwrap(await rpc().witnessGet(origin)),
-    heads: async () => unwrap(await rpc().witnessHeads()),
-    compareAndSwap: async (origin, expected, next) =>
-      unwrap(await rpc().witnessCas(origin, expected, next)),
-    getCollector: async (w) => unwrap(await rpc().collectorGet(w)),
-    putCollector: async (w, rec) => unwrap(await rpc().collectorPut(w, rec)),
+    get: (origin) => witnessCall(rpc().witnessGet(origin)),
+    heads: () => witnessCall(rpc().witnessHeads()),
+    compareAndSwap: (origin, expected, next) =>
+      witnessCall(rpc().witnessCas(origin, expected, next)),
+    getCollector: (w) => witnessCall(rpc().collectorGet(w)),
+    putCollector: (w, rec) => witnessCall(rpc().collectorPut(w, rec)),
     close: () => Promise.resolve(),
   };
 }

@@ -7,6 +7,7 @@ import { negotiateOr406 } from "../negotiate.ts";
 import { OPENAPI_PATH, openApiDocument } from "../openapi.ts";
 import type { RouteGroup } from "../route.ts";
 import { ASSET_VERSION, PAGE_CSP, pageHtml } from "../../web/mod.ts";
+import { publicRoot } from "../public_url.ts";
 
 const LD = "application/ld+json";
 
@@ -43,7 +44,7 @@ export const discoveryRoutes: RouteGroup = {
           c.header("x-content-type-options", "nosniff");
           return c.html(pageHtml(ASSET_VERSION));
         }
-        const base = new URL(c.req.url).origin;
+        const base = publicRoot(c.get("deps"));
         c.header("content-type", `${LD}; charset=utf-8`);
         return c.body(JSON.stringify(entryPoint(c.get("routes"), base)));
       },
@@ -67,7 +68,7 @@ export const discoveryRoutes: RouteGroup = {
         mutating: false,
       },
       handler: (c) => {
-        const base = new URL(c.req.url).origin;
+        const base = publicRoot(c.get("deps"));
         c.header("content-type", `${LD}; charset=utf-8`);
         return c.body(JSON.stringify(apiDocumentation(c.get("routes"), base)));
       },
@@ -92,7 +93,7 @@ export const discoveryRoutes: RouteGroup = {
         mutating: false,
       },
       handler: (c) => {
-        const base = new URL(c.req.url).origin;
+        const base = publicRoot(c.get("deps"));
         c.header("content-type", "application/json; charset=utf-8");
         return c.body(JSON.stringify(openApiDocument(c.get("routes"), base)));
       },

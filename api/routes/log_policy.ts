@@ -6,6 +6,7 @@
 // A policy is a statement of the operator's, to be read and pinned, not trusted blindly.
 import type { RouteGroup } from "../route.ts";
 import { c2sp } from "../../log/mod.ts";
+import { publicBase } from "../public_url.ts";
 
 /** The default policy text for a log (pure; tested against the policy parser). */
 export function defaultPolicy(
@@ -63,9 +64,9 @@ export const logPolicyRoutes: RouteGroup = {
       },
       handler: (c) => {
         const deps = c.get("deps");
-        // a shard's app (docs/SHARDS.md) serves below its prefix: the log's URL includes it
-        const prefix = (deps.extra?.shardPrefix as string | undefined) ?? "";
-        const url = new URL(c.req.url).origin + prefix + "/log/sha256";
+        // the public URL, never the Host (issue 27); a shard's app (docs/SHARDS.md) serves
+        // below its prefix: the log's URL includes it
+        const url = publicBase(deps) + "/log/sha256";
         const text = defaultPolicy(deps.log.vkeys().sha256, url, deps.config.witnesses ?? []);
         return new Response(text, {
           headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-cache" },

@@ -11,6 +11,7 @@ import { negotiateOr406 } from "../negotiate.ts";
 import { hashParam, intParam, optIntParam } from "../params.ts";
 import type { AppEnv, RouteGroup } from "../route.ts";
 import { shardsOf } from "./shards.ts";
+import { publicBase } from "../public_url.ts";
 
 /** Cache-Control for content that can never change. */
 export const IMMUTABLE = "public, max-age=31536000, immutable";
@@ -90,8 +91,8 @@ export const logReadRoutes: RouteGroup = {
           const v = await entryAt(c, i);
           members.push({ "@id": v.url, ...(await entryJson(v)) });
         }
-        const page = (s: number) =>
-          new URL(`/v1/log/entries?start=${s}&limit=${limit}`, c.req.url).href;
+        const base = publicBase(deps);
+        const page = (s: number) => `${base}/v1/log/entries?start=${s}&limit=${limit}`;
         const view: Record<string, unknown> = {
           "@id": page(start),
           "@type": "hydra:PartialCollectionView",
@@ -101,7 +102,7 @@ export const logReadRoutes: RouteGroup = {
         if (start > 0) view["hydra:previous"] = { "@id": page(Math.max(0, start - limit)) };
         return c.json({
           "@context": HYDRA_CONTEXT,
-          "@id": new URL("/v1/log/entries", c.req.url).href,
+          "@id": `${base}/v1/log/entries`,
           "@type": "hydra:Collection",
           "hydra:totalItems": size,
           "hydra:member": members,

@@ -174,6 +174,7 @@ export const publicationRoutes: RouteGroup = {
       },
       handler: (c) => serveTile(c, c.get("deps").log, viewOf(c)),
       fast: { prefix: "/log/", answer: fastTile },
+      ownsRawPath: true,
     },
     {
       method: "GET",

@@ -15,6 +15,7 @@ import type { EntryFormat, EntryView } from "../entry_formats.ts";
 import { ApiError } from "../errors.ts";
 import { optIntParam } from "../params.ts";
 import type { AppEnv, RouteGroup } from "../route.ts";
+import { publicBase } from "../public_url.ts";
 
 async function input(v: EntryView) {
   return { index: v.index, leafHash: v.leafHash, receipt: (await v.report()).receipt, url: v.url };
@@ -65,11 +66,11 @@ async function exportHandler(c: Context<AppEnv>): Promise<Response> {
       `Cannot export ${end - start} entries at once: at most ${EXPORT_MAX}`,
     );
   }
-  const origin = new URL(c.req.url).origin;
+  const base = publicBase(c.get("deps"));
   const read = async (i: number) => {
     const bytes = await log.entry(i);
     if (!bytes) throw new Error(`Cannot export entry ${i}: the log no longer has it`);
-    return entryInputFromEnvelope(i, bytes, `${origin}/v1/log/entries/${i}`);
+    return entryInputFromEnvelope(i, bytes, `${base}/v1/log/entries/${i}`);
   };
   const gen = exportNQuads(start, end, read);
   // The first entry before the answer: a store fault there is a 503 (storage-unavailable), not a

@@ -8,11 +8,13 @@
 // `sparql-unavailable`.
 import type { Context } from "hono";
 import { ApiError } from "../errors.ts";
+import { readTextLimited } from "../limits.ts";
 import { negotiate } from "../negotiate.ts";
 import type { AppDeps, AppEnv, RouteDef, RouteGroup } from "../route.ts";
 import type { ServiceConfig } from "../config.ts";
 import type { Log } from "../../log/mod.ts";
 import type { Metrics } from "../metrics.ts";
+import { publicBase } from "../public_url.ts";
 
 /** A store the route queries (api/sparql_worker.ts's EmbeddedSparql). */
 export interface SparqlStoreHandle {
@@ -60,11 +62,11 @@ async function provider(c: Context<AppEnv>): Promise<SparqlProvider> {
 
 function store(c: Context<AppEnv>, p: SparqlProvider) {
   const deps = c.get("deps");
-  // Graph IRIs are entry URLs under the origin of the first query (docs/DECISIONS.md).
+  // Graph IRIs are entry URLs under the public URL, never a request's Host (issue 27).
   return p.open({
     log: deps.log,
     config: deps.config,
-    origin: new URL(c.req.url).origin,
+    origin: publicBase(deps),
     metrics: deps.metrics,
   });
 }
@@ -72,9 +74,11 @@ function store(c: Context<AppEnv>, p: SparqlProvider) {
 async function queryText(c: Context<AppEnv>): Promise<string | undefined> {
   if (c.req.method === "GET") return c.req.query("query");
   const ct = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
-  if (ct === "application/sparql-query") return await c.req.text();
+  // The body through the one limited reader (body_limit, the deadline, the least rate; issue 27).
+  const limit = c.get("deps").config.bodyLimit;
+  if (ct === "application/sparql-query") return await readTextLimited(c.req.raw, limit);
   if (ct === "application/x-www-form-urlencoded") {
-    const form = new URLSearchParams(await c.req.text());
+    const form = new URLSearchParams(await readTextLimited(c.req.raw, limit));
     if (form.has("update")) {
       throw new ApiError(
         "sparql-update-refused",
@@ -96,7 +100,7 @@ async function queryText(c: Context<AppEnv>): Promise<string | undefined> {
 async function handler(c: Context<AppEnv>): Promise<Response> {
   const p = await provider(c);
   const q = await queryText(c);
-  const endpoint = new URL("/v1/sparql", c.req.url).href;
+  const endpoint = `${publicBase(c.get("deps"))}/v1/sparql`;
   if (q === undefined || !q.trim()) {
     // SPARQL 1.1 Service Description §2: the description, when no query is given.
     return new Response(p.describe(endpoint), {

@@ -3,6 +3,7 @@
 import { negotiateOr406 } from "../negotiate.ts";
 import { staticTextRoute } from "../static_route.ts";
 import { ApiError } from "../errors.ts";
+import { readTextLimited } from "../limits.ts";
 import type { AppEnv, RouteDef, RouteGroup } from "../route.ts";
 import type { Context } from "hono";
 import {
@@ -10,6 +11,7 @@ import {
   V1_SHAPES_TTL,
   V1_TTL,
   validateDocument,
+  VOCAB_INDEX_CSP,
   VocabError,
   vocabularyIndexHtml,
 } from "../../vocab/mod.ts";
@@ -47,10 +49,11 @@ async function validateHandler(c: Context<AppEnv>): Promise<Response> {
       `Cannot validate a ${ct || "body without Content-Type"}: send ${VALIDATE_TYPES.join(" or ")}`,
     );
   }
-  const text = await c.req.text();
+  const deps = c.get("deps");
+  // The body through the one limited reader (body_limit, the deadline, the least rate; issue 27).
+  const text = await readTextLimited(c.req.raw, deps.config.bodyLimit);
   if (!text.trim()) throw new ApiError("empty-body", "Cannot validate: the body is empty");
   const cls = c.req.query("class");
-  const deps = c.get("deps");
   if (deps.validate) return c.json(await deps.validate(text, cls));
   try {
     // In-thread (no Worker here: the edge): the node limit still bounds the work.
@@ -117,12 +120,14 @@ export const vocabRoutes: RouteGroup = {
       },
       handler: (c) => {
         const mt = negotiateOr406(c.req.header("accept"), ["text/html", "text/turtle"]);
-        const body = mt === "text/html" ? vocabularyIndexHtml() : V1_TTL;
-        return new Response(body, {
+        const html = mt === "text/html";
+        return new Response(html ? vocabularyIndexHtml() : V1_TTL, {
           headers: {
             "content-type": `${mt}; charset=utf-8`,
             "cache-control": CACHE,
             vary: "Accept",
+            // issue 27: every HTML page has its CSP (nosniff and framing: api/app.ts)
+            ...(html ? { "content-security-policy": VOCAB_INDEX_CSP } : {}),
           },
         });
       },

@@ -57,7 +57,9 @@ export const webRoutes: RouteGroup = {
       "/verifier.html",
       "text/html",
       VERIFIER_HTML,
-      VERIFIER_CSP,
+      // its own CSP (the <meta> one, for file://) and, served, never framed (issue 27):
+      // frame-ancestors works only in a header (CSP3 §6.4.2)
+      `${VERIFIER_CSP}; frame-ancestors 'none'`,
       "Offline verifier",
       "jouleclaw:offline_verifier",
     ),

@@ -52,6 +52,11 @@ export const witnessRoutes: RouteGroup = {
           },
           { status: 413, description: "Body over the add-checkpoint limit." },
           { status: 422, description: "Consistency proof or root mismatch." },
+          {
+            status: 503,
+            description: "Edge: the witness state's Durable Object was lost or rolled back " +
+              "(witness-state-behind); nothing is cosigned.",
+          },
         ],
         toolId: "jouleclaw:witness.add_checkpoint",
         mutating: true,
@@ -109,6 +114,11 @@ export const witnessRoutes: RouteGroup = {
         possibleStatus: [
           { status: 200, description: "The cosigned checkpoint." },
           { status: 404, description: "Never cosigned a checkpoint of that origin." },
+          {
+            status: 503,
+            description: "Edge: the witness state's Durable Object was lost or rolled back " +
+              "(witness-state-behind).",
+          },
         ],
         toolId: "jouleclaw:witness.checkpoint",
         mutating: false,

@@ -72,7 +72,13 @@ export async function testApp(
   wrap: (log: Log) => Log = (l) => l,
   secretKey?: Uint8Array,
 ) {
-  const config: ServiceConfig = resolveConfig({ JC_RATE_READ: "0", JC_RATE_WRITE: "0", ...env });
+  // app.request answers below http://localhost: the public URL the app publishes (issue 27)
+  const config: ServiceConfig = resolveConfig({
+    JC_PUBLIC_URL: "http://localhost",
+    JC_RATE_READ: "0",
+    JC_RATE_WRITE: "0",
+    ...env,
+  });
   const log = wrap(await openMemoryLog({ batchAgeMs: 1, secretKey }));
   const deps: AppDeps = { log, config, verifier: verifierOptions(config), metrics: new Metrics() };
   const app = createApp(deps);

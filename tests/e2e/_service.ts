@@ -17,10 +17,17 @@ export interface Service {
   stderr(): string;
 }
 
-/** Starts `deno task start` with `env` (rate limits off, PORT=0, HOST=127.0.0.1 by default). */
-export async function startService(env: Record<string, string>): Promise<Service> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["task", "-q", "start"],
+/**
+ * Starts `deno task start` with `env` (rate limits off, PORT=0, HOST=127.0.0.1 by default);
+ * `prefix` runs it under a wrapper (`["prlimit", "--nofile=256:256", "--"]`).
+ */
+export async function startService(
+  env: Record<string, string>,
+  prefix: string[] = [],
+): Promise<Service> {
+  const argv = [...prefix, Deno.execPath(), "task", "-q", "start"];
+  const child = new Deno.Command(argv[0], {
+    args: argv.slice(1),
     cwd: ROOT,
     env: {
       PORT: "0",

@@ -21,16 +21,30 @@ export function workerBundle(): Promise<string> {
   return bundled;
 }
 
-/** Starts the Worker; `persistTo` keeps its state across restarts. */
+/** A port free now (the runtime binds it right after; its public URL must name it). */
+function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+/**
+ * Starts the Worker; `persistTo` keeps its state across restarts. Its public URL (JC_PUBLIC_URL,
+ * required at the edge) is the address it listens on unless `bindings` names another.
+ */
 export async function startWorker(
   persistTo: string,
   bindings: Record<string, string> = {},
 ): Promise<EdgeRuntime> {
+  const port = freePort();
   return await startEdge({
     script: await workerBundle(),
     config: "wrangler.toml",
     persistTo,
+    port,
     bindings: {
+      JC_PUBLIC_URL: `http://127.0.0.1:${port}`,
       JC_LOG_KEY: TEST_LOG_KEY,
       JC_OPERATOR_KEY: TEST_OPERATOR_KEY,
       JC_RATE_READ: "0",

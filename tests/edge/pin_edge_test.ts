@@ -6,6 +6,8 @@
 // root at a size: every checkpoint and head the test saw is audited (no two roots at one size per
 // origin), and the published log passes the full independent check. Frozen shards: a rolled-back
 // freeze record is restored from R2's directory state; a shard rolled back behind it is refused.
+// The witness role, whose state is in the same object while its key is a kept secret, refuses
+// (503 `witness-state-behind`) rather than cosign a fork; every cosignature it gave is audited.
 import assert from "node:assert/strict";
 import { validEnvelope } from "../api/_fixtures.ts";
 import { type AppendAnswer, hook, postEntry, removeBundle, startWorker } from "./_worker.ts";
@@ -13,6 +15,12 @@ import { checkPublished } from "./_published_check.ts";
 import type { EdgeRuntime } from "../../edge/mod.ts";
 import { parseCheckpoint, parseNote } from "../../log/c2sp/mod.ts";
 import { toHex } from "../../verify/mod.ts";
+import { sha256Hasher } from "../../log/mod.ts";
+import { signCheckpoint } from "../../log/c2sp/checkpoint.ts";
+import { cosignatureVkey, ed25519Vkey, openNote, verifierFromVkey } from "../../log/c2sp/note.ts";
+import { formatAddCheckpoint } from "../../log/c2sp/witness.ts";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { testTree } from "../c2sp/_tree.ts";
 
 const ADMIN = "edge-admin-token-for-pin-tests";
 const BEHIND = "store-behind-signed-head";
@@ -125,6 +133,147 @@ async function assertRefused(
 
 const start = (state: string, extra: Record<string, string> = {}) =>
   startWorker(state, { JC_EDGE_BATCHERS: "2", JC_ADMIN_TOKEN: ADMIN, ...extra });
+
+// The witness role's state lives in the same object's SQLite (docs/EDGE.md "Witnessing at the
+// edge"): lost or rolled back with it while the JC_WITNESS_KEY secret is kept, it must not cosign a
+// fork of a log it witnessed (issue 27), and refuses with the embedded witness's code.
+const W_ORIGIN = "edge.pin.witness/log/sha256";
+const W_LOG_SECRET = new Uint8Array(32).fill(0x41);
+const W_NAME = "edge.pin.witness/w";
+const W_VKEY = cosignatureVkey(W_NAME, new Uint8Array(32).fill(0x43));
+const W_ENV = {
+  JC_WITNESS_LOGS: ed25519Vkey(W_ORIGIN, W_LOG_SECRET),
+  JC_WITNESS_NAME: W_NAME,
+  JC_WITNESS_KEY: "43".repeat(32),
+};
+const W_BEHIND = "witness-state-behind";
+const honest = testTree(sha256Hasher);
+/** Another tree: the same first 10 leaves (consistent with size 10), then others. */
+const forked = testTree(sha256Hasher, (i) => (i < 10 ? `leaf ${i}` : `fork ${i}`));
+/** Every (size, root) the witness cosigned, per scope: never two roots at one size (the audit). */
+const cosigned = new Map<string, string>();
+
+/** POSTs add-checkpoint (old size, proof, the checkpoint of `tree` at `size`); audits a 200. */
+async function offer(
+  base: URL,
+  old: number,
+  size: number,
+  tree = honest,
+): Promise<{ status: number; type: string; text: string; retryAfter: string | null }> {
+  const proof = old === 0 || old === size ? [] : await tree.proof(old, size);
+  const cp = signCheckpoint({ origin: W_ORIGIN, size, root: tree.root(size) }, W_LOG_SECRET);
+  const res = await fetch(new URL("/add-checkpoint", base), {
+    method: "POST",
+    body: formatAddCheckpoint(old, proof, new TextEncoder().encode(cp)),
+  });
+  const text = await res.text();
+  const type = (res.headers.get("content-type") ?? "").split(";")[0];
+  if (res.status === 200) {
+    await openNote(cp + text, [verifierFromVkey(W_VKEY)]); // our witness's cosignature
+    const key = `${scope} ${size}`;
+    const root = toHex(tree.root(size));
+    const was = cosigned.get(key);
+    assert.ok(was === undefined || was === root, `cosigned two roots at size ${size} (${scope})`);
+    cosigned.set(key, root);
+  }
+  return { status: res.status, type, text, retryAfter: res.headers.get("retry-after") };
+}
+
+/** The witness's refusal: 503 problem+json with the code, no Retry-After (an operator acts). */
+async function assertWitnessRefuses(base: URL, old: number, size: number, tree = honest) {
+  const r = await offer(base, old, size, tree);
+  assert.equal(r.status, 503, `${old} -> ${size}: ${r.text}`);
+  assert.equal(r.type, "application/problem+json");
+  assert.equal(JSON.parse(r.text).code, W_BEHIND, r.text);
+  assert.equal(r.retryAfter, null);
+}
+
+Deno.test({
+  name: "edge pin: the witness in a lost or rolled-back object cosigns no fork",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn(t) {
+    let rt: EdgeRuntime | undefined;
+    try {
+      await t.step("the object's SQLite deleted, the witness key kept: refused", async () => {
+        const state = await Deno.makeTempDir({ prefix: "jc-edge-pin-witness-wipe-" });
+        scope = "jc-edge-pin-witness-wipe-";
+        const acked = new Map<number, Uint8Array>();
+        rt = await start(state, W_ENV);
+        await appendMany(rt.url, [740_000, 740_001, 740_002], acked);
+        assert.equal((await offer(rt.url, 0, 10)).status, 200);
+        assert.equal((await offer(rt.url, 10, 25)).status, 200);
+        await rt.stop();
+        // A restart with nothing lost: the witness goes on (the guard passes).
+        rt = await start(state, W_ENV);
+        assert.equal((await offer(rt.url, 25, 30)).status, 200);
+        await rt.stop();
+        await wipe(state, "LogSequencer");
+        for (let run = 0; run < 2; run++) {
+          rt = await start(state, W_ENV);
+          // A fork at a cosigned size, from the old size 0 a forgetful witness would accept; and
+          // the honest tree from 0 (the witness no longer knows it cosigned 30).
+          await assertWitnessRefuses(rt.url, 0, 30, forked);
+          await assertWitnessRefuses(rt.url, 0, 25, forked);
+          await assertWitnessRefuses(rt.url, 0, 30);
+          const hash = toHex(sha256(new TextEncoder().encode(W_ORIGIN)));
+          const mon = await fetch(new URL(`/witness/${hash}/checkpoint`, rt.url));
+          assert.equal(mon.status, 503);
+          assert.equal((await mon.json()).code, W_BEHIND);
+          await assertRefused(rt.url, BEHIND, acked, 3); // the log refuses as before
+          await rt.stop();
+        }
+        rt = undefined;
+      });
+
+      await t.step("the object's SQLite rolled back to an older copy: refused", async () => {
+        const state = await Deno.makeTempDir({ prefix: "jc-edge-pin-witness-rollback-" });
+        scope = "jc-edge-pin-witness-rollback-";
+        const acked = new Map<number, Uint8Array>();
+        rt = await start(state, W_ENV);
+        await appendMany(rt.url, [750_000, 750_001], acked);
+        assert.equal((await offer(rt.url, 0, 10)).status, 200);
+        await rt.stop();
+        const old = await snapshot(state, "LogSequencer");
+        rt = await start(state, W_ENV);
+        assert.equal((await offer(rt.url, 10, 25)).status, 200);
+        await appendMany(rt.url, [750_002], acked); // the log publishes after the cosignature
+        await rt.stop();
+        await restore(state, "LogSequencer", old);
+        rt = await start(state, W_ENV);
+        // The rolled-back state remembers 10 only: a fork consistent with 10, another root at 25.
+        await assertWitnessRefuses(rt.url, 10, 25, forked);
+        await assertWitnessRefuses(rt.url, 10, 25);
+        await assertRefused(rt.url, BEHIND, acked, 3);
+        await rt.stop();
+        rt = undefined;
+      });
+
+      await t.step(
+        "witness only (the log never took an entry), SQLite deleted: the mark refuses",
+        async () => {
+          const state = await Deno.makeTempDir({ prefix: "jc-edge-pin-witness-only-" });
+          scope = "jc-edge-pin-witness-only-";
+          rt = await start(state, W_ENV);
+          assert.equal((await offer(rt.url, 0, 10)).status, 200);
+          assert.equal((await offer(rt.url, 10, 25)).status, 200);
+          await rt.stop();
+          await wipe(state, "LogSequencer");
+          rt = await start(state, W_ENV);
+          // The log's guard passes (R2 holds only the empty tree's head); the witness's mark does not.
+          await assertWitnessRefuses(rt.url, 0, 25, forked);
+          await assertWitnessRefuses(rt.url, 0, 10, forked);
+          assert.equal(await observe(rt.url), 0);
+          await rt.stop();
+          rt = undefined;
+        },
+      );
+    } finally {
+      await rt?.stop();
+      await removeBundle(); // the next test bundles again (a filtered run leaves nothing behind)
+    }
+  },
+});
 
 Deno.test({
   name: "edge pin: a lost or rolled-back sequencer store never signs again over R2's log",
