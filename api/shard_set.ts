@@ -76,8 +76,13 @@ export interface ShardSetOptions {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 /** Keys of a shard's own state in its store (ShardMeta). */
-const FROZEN_MARK = "shard_frozen";
+export const FROZEN_MARK = "shard_frozen";
 const OPERATOR_MARK = "operator_key";
+
+/** A shard's own record of being frozen (FROZEN_MARK's value) per its directory record. */
+export function frozenMark(rec: ShardRecord): string | undefined {
+  return rec.state === "frozen" ? JSON.stringify({ size: rec.size, root: rec.root }) : undefined;
+}
 
 const b64Root = (note: string) =>
   c2sp.toBase64(c2sp.parseCheckpoint(c2sp.parseNote(note).text).root);
@@ -208,9 +213,7 @@ export class ShardSet implements ShardService {
   async #ownState(h: ShardHandle, rec: ShardRecord): Promise<void> {
     const meta = this.#o.files.meta(h.n);
     const own = meta.get(FROZEN_MARK);
-    const frozen = rec.state === "frozen"
-      ? JSON.stringify({ size: rec.size, root: rec.root })
-      : undefined;
+    const frozen = frozenMark(rec);
     if (own !== undefined && own !== frozen) {
       throw new ShardStateError(
         "shards-state-behind",
@@ -307,7 +310,7 @@ export class ShardSet implements ShardService {
       // then in the old shard's own store (a crash before this: written at the next start)
       await this.#o.files.meta(old.n).set(
         FROZEN_MARK,
-        JSON.stringify({ size: frozen.size, root: frozen.root }),
+        frozenMark(frozen)!,
       )
         .catch((e) =>
           this.#o.report?.(`shards: cannot record ${old.id} frozen in its store: ${e}`)

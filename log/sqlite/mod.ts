@@ -40,7 +40,7 @@ export {
   readLogKey,
 } from "./key.ts";
 export { openPinFile, pinFileOf } from "./pin_file.ts";
-export { backupDataDir, type BackupOptions, type BackupReport } from "./backup.ts";
+export { copySqliteFile, fsyncPath, proveStoreCopy, type StoreCopyProof } from "./backup.ts";
 
 /** File names inside a data directory. */
 export const DB_FILE = "log.sqlite";

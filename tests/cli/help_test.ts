@@ -41,6 +41,7 @@ const COMMANDS: string[][] = [
   ["client", "seal"],
   ["rdf:sync"],
   ["backup"],
+  ["restore"],
 ];
 
 Deno.test("cli: every deno task command answers --help (stdout, 0) and an unknown option (stderr, 2)", async () => {

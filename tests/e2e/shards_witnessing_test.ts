@@ -5,38 +5,13 @@
 import assert from "node:assert/strict";
 import { steward, validEnvelope } from "../api/_fixtures.ts";
 import { type Service, startService } from "./_service.ts";
-import { cosignatureVkey, openNote, verifierFromVkey } from "../../log/c2sp/note.ts";
-import { parseCheckpoint } from "../../log/c2sp/checkpoint.ts";
+import { cosignatureVkey } from "../../log/c2sp/note.ts";
+import { cosigned, freePort } from "./_cosigned.ts";
 import { openDirectory, shardUrl } from "../../log/shards/mod.ts";
 import { ed25519GenerateSecret, toHex } from "../../verify/mod.ts";
 import { initWitnessKey } from "../../log/sqlite/witness_pin_file.ts";
 
 const TOKEN = "witness-shards-admin-token";
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
-
-/** The served SHA-256 checkpoint at `url`, once at `size` and cosigned under every vkey. */
-async function cosigned(url: string, size: number, vkeys: string[], ms = 60_000) {
-  const t0 = Date.now();
-  let last = "";
-  while (Date.now() - t0 < ms) {
-    last = await (await fetch(url)).text();
-    try {
-      const text = last.slice(0, last.lastIndexOf("\n\n") + 1);
-      if (parseCheckpoint(text).size === size) {
-        const o = await openNote(last, vkeys.map((v) => verifierFromVkey(v)));
-        if (o.verified.length === vkeys.length) return last;
-      }
-    } catch { /* not yet */ }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`Cannot see ${url} at ${size} cosigned by ${vkeys.length}: ${last}`);
-}
 
 Deno.test({
   name: "shards: a frozen shard's final checkpoint and the active shard's are witnessed",

@@ -70,11 +70,14 @@ Deno.test("deno task backup: online copy while appending; fsck clean; its head i
     assert.equal(res.code, 0, res.err + res.out);
     const report = JSON.parse(res.out);
     assert.equal(report.ok, true);
-    assert.equal(report.fsck.ok, true);
-    assert.equal(report.head_in_source, true);
+    assert.deepEqual(report.problems, []);
+    assert.equal(report.proofs[0].fsck_ok, true);
+    assert.equal(report.proofs[0].head_in_source, true);
+    assert.equal(report.proofs[0].pin_ok, true);
     assert.ok(during > 0, "no append happened while the backup ran: not an online copy");
-    copySize = report.size;
-    copyRoot = report.root;
+    copySize = report.shards[0].size;
+    copyRoot = report.shards[0].root;
+    assert.ok(report.shards[0].pin.size <= copySize, "the pin copied is reached by the copy");
     assert.ok(copySize >= 50);
     // The copy's head is a signed head of the running source.
     const h = await (await fetch(`${svc.url}/v1/log/tree-heads/${copySize}`)).json();
@@ -106,6 +109,82 @@ Deno.test("deno task backup: online copy while appending; fsck clean; its head i
     assert.equal((await r.json()).index, copySize);
   } finally {
     await restored.stop("SIGTERM");
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+Deno.test("deno task backup: rotations during the copy; the copy holds exactly the shards its shards.json lists and opens", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "jc-backup-rot-" });
+  const data = `${tmp}/data`;
+  // a rotation every 40 entries under 8 writers: several during each copy
+  const svc = await startService({ DATA_DIR: data, JC_BATCH_AGE_MS: "2", JC_SHARD_MAX_SIZE: "40" });
+  const reports: { shards: { id: string; size: number; root: string; frozen_size: number }[] }[] =
+    [];
+  let stop = false, n = 0;
+  try {
+    const active = async () => {
+      const d = await (await fetch(`${svc.url}/v1/logs`)).json();
+      return d.directory.shards.at(-1).prefix as string;
+    };
+    const writers = Array.from({ length: 8 }, async (_, w) => {
+      while (!stop) {
+        const prefix = await active();
+        const r = await fetch(`${svc.url}${prefix === "/" ? "" : prefix}/v1/log/entries`, {
+          method: "POST",
+          headers: { "content-type": "application/cose" },
+          body: validEnvelope(3_000_000 + w * 100_000 + n++),
+        });
+        assert.ok(r.status === 201 || r.status === 409, `append ${r.status}`);
+        await r.body?.cancel();
+      }
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    let attempts = 0;
+    for (let i = 0; i < 3; i++) {
+      const res = await task([data, `${tmp}/copy-${i}`]);
+      assert.equal(res.code, 0, res.err + res.out);
+      const rep = JSON.parse(res.out);
+      assert.equal(rep.ok, true);
+      attempts += rep.attempts;
+      reports.push(rep);
+    }
+    stop = true;
+    await Promise.all(writers);
+    const last = reports.at(-1)!;
+    assert.ok(last.shards.length >= 2, "no rotation happened before the last copy");
+    console.log(
+      `3 copies while rotating: shards ${reports.map((r) => r.shards.length).join(", ")}, ` +
+        `attempts ${attempts}`,
+    );
+    // each frozen shard is at its final size; each copy's head is one the source signed
+    for (const rep of reports) {
+      for (const s of rep.shards) {
+        if (s.frozen_size !== null) assert.equal(s.size, s.frozen_size);
+        const prefix = s.id === "s0" ? "" : `/shards/${s.id}`;
+        const h = await (await fetch(`${svc.url}${prefix}/v1/log/tree-heads/${s.size}`)).json();
+        assert.equal(h.root, s.root, `${s.id} at ${s.size}`);
+      }
+    }
+  } finally {
+    stop = true;
+    await svc.stop("SIGTERM");
+  }
+  try {
+    // Each copy, started as it is: it opens (no shard-unlisted, no shards-state-behind) and
+    // serves its copied heads.
+    for (const [i, rep] of reports.entries()) {
+      const s = await startService({ DATA_DIR: `${tmp}/copy-${i}` });
+      try {
+        const d = await (await fetch(`${s.url}/v1/logs`)).json();
+        assert.deepEqual(
+          d.directory.shards.map((x: { id: string; size: number }) => [x.id, x.size]),
+          rep.shards.map((x) => [x.id, x.size]),
+        );
+      } finally {
+        await s.stop("SIGTERM");
+      }
+    }
+  } finally {
     await Deno.remove(tmp, { recursive: true });
   }
 });
