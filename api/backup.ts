@@ -116,7 +116,9 @@ async function copyOnce(src: DataDirPaths, work: string, copyKeys: boolean) {
     mkdirSync(t.dir, { recursive: true, mode: 0o700 });
     const key = readLogKey(s.keyFile); // a backup must be restorable: no key, no backup
     if (copyKeys) writeFile(t.keyFile, new TextEncoder().encode(toHex(key) + "\n"));
-    const pin = readIf(s.pinFile); // before the snapshot: the copy reaches it
+    // before the snapshot: the copy reaches it (in pin_dir, or where it was until the service
+    // adopts it there at its next start)
+    const pin = readIf(s.pinFile) ?? (s.formerPinFile ? readIf(s.formerPinFile) : undefined);
     if (pin) writeFile(t.pinFile, pin);
     await copySqliteFile(s.store, t.store);
     if (existsSync(s.witnessState)) await copySqliteFile(s.witnessState, t.witnessState);

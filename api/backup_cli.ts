@@ -26,6 +26,11 @@ export const PATH_OPTIONS: CommandSpec["options"] = [
     help: "its signed-head pin (default: pin_file / JC_PIN_FILE, else beside the key)",
   },
   {
+    name: "pin-dir",
+    value: "DIR",
+    help: "where every shard's pin lives, DIR/sN.pin (default: pin_dir / JC_PIN_DIR, else beside each key)",
+  },
+  {
     name: "operator-key-file",
     value: "FILE",
     help: "the operator key (default: operator_key_file, else DATA_DIR/operator-key.hex)",
@@ -70,6 +75,7 @@ export function pathsFrom(
     config: str(p, "config"),
     keyFile: str(p, "key-file"),
     pinFile: str(p, "pin-file"),
+    pinDir: str(p, "pin-dir"),
     operatorKeyFile: str(p, "operator-key-file"),
     witnessKeyFile: str(p, "witness-key-file"),
   });

@@ -1,7 +1,7 @@
 // What a restore of the embedded default needs (docs/OPERATIONS.md "Backup", "Restore"), in one
 // place for `deno task backup` (api/backup.ts) and `deno task restore` (api/restore.ts): every
 // shard's store, key and signed-head pin (s0 in the data directory, or its key and pin where the
-// configuration puts them; sN in `shards/sN/`), `shards.json`, the operator key, each shard's
+// configuration puts them; sN in `shards/sN/`, its pin in `pin_dir` when set), `shards.json`, the operator key, each shard's
 // witness collector state, and the witness role's state, key and pin. A backup is itself a data
 // directory with every file under its default name (so a service can start on it as it is), plus
 // `backup.json`, the manifest: what was copied, each copy's head and the pins the backup saw.
@@ -21,8 +21,10 @@ export interface DataDirPaths {
   dataDir: string;
   /** s0's log key (`key_file`). */
   keyFile: string;
-  /** s0's signed-head pin (`pin_file`). */
+  /** s0's signed-head pin (`pin_file`; `<pin_dir>/s0.pin` by default when pin_dir is set). */
   pinFile: string;
+  /** Where each shard sN's pin lives (`<pin_dir>/sN.pin`); absent: beside its key. */
+  pinDir?: string;
   operatorKeyFile: string;
   /** The witness role's key (`witness.key_file`); its pin is beside it. */
   witnessKeyFile: string;
@@ -57,6 +59,8 @@ export interface ShardPaths {
   pinFile: string;
   /** Its witness collector's state (s0's is the witness role's too). */
   witnessState: string;
+  /** Where its pin was before pin_dir was set (beside its key), when it is in pin_dir now. */
+  formerPinFile?: string;
 }
 
 /** Shard n's files under `p` (s0's key and pin where `p` says). */
@@ -64,6 +68,8 @@ export function shardPaths(p: DataDirPaths, n: number): ShardPaths {
   const rel = n === 0 ? "" : join("shards", shardId(n));
   const dir = join(p.dataDir, rel);
   const keyFile = n === 0 ? p.keyFile : join(dir, KEY_FILE);
+  const inDir = p.pinDir ? join(p.pinDir, `${shardId(n)}.pin`) : undefined;
+  const pinFile = n === 0 ? p.pinFile : inDir ?? pinFileOf(keyFile);
   return {
     n,
     id: shardId(n),
@@ -71,8 +77,9 @@ export function shardPaths(p: DataDirPaths, n: number): ShardPaths {
     dir,
     store: join(dir, DB_FILE),
     keyFile,
-    pinFile: n === 0 ? p.pinFile : pinFileOf(keyFile),
+    pinFile,
     witnessState: join(dir, WITNESS_DB_FILE),
+    formerPinFile: inDir === pinFile ? pinFileOf(keyFile) : undefined,
   };
 }
 
@@ -170,6 +177,7 @@ export async function configuredPaths(
     config?: string;
     keyFile?: string;
     pinFile?: string;
+    pinDir?: string;
     operatorKeyFile?: string;
     witnessKeyFile?: string;
   },
@@ -180,15 +188,21 @@ export async function configuredPaths(
     flags.config ? ["--config", flags.config] : [],
   );
   const keyFile = flags.keyFile ? at(flags.keyFile) : c.keyFile;
+  const pinDir = flags.pinDir ? at(flags.pinDir) : c.pinDir;
+  // s0's pin: pin_file when set explicitly; else in pin_dir; else beside its key (--key-file too)
+  const explicit = c.pinFile !== pinFileOf(c.keyFile) &&
+    !(c.pinDir && c.pinFile === join(c.pinDir, "s0.pin"));
   return {
     dataDir,
     keyFile,
-    // a pin by default beside its key: beside --key-file too, unless pin_file is set
     pinFile: flags.pinFile
       ? at(flags.pinFile)
-      : c.pinFile === pinFileOf(c.keyFile)
-      ? pinFileOf(keyFile)
-      : c.pinFile,
+      : explicit
+      ? c.pinFile
+      : pinDir
+      ? join(pinDir, "s0.pin")
+      : pinFileOf(keyFile),
+    ...(pinDir ? { pinDir } : {}),
     operatorKeyFile: flags.operatorKeyFile ? at(flags.operatorKeyFile) : c.operatorKeyFile,
     witnessKeyFile: flags.witnessKeyFile
       ? at(flags.witnessKeyFile)

@@ -41,8 +41,13 @@ export interface ServiceConfig extends ShardSettings, ConnSettings {
   store: "sqlite" | "memory";
   /** Log signing key (32-byte Ed25519 secret, hex); generated on first start when absent. */
   keyFile: string;
-  /** s0's signed-head pin (log/pin.ts); default `<key_file>.pin`, beside the key (issue 27). */
+  /** s0's signed-head pin (log/pin.ts); default `<pin_dir>/s0.pin`, else beside the key (issue 27). */
   pinFile: string;
+  /**
+   * A durable directory outside the data directory holding every log's pin (`s0.pin`, `sN.pin`;
+   * docs/STORAGE.md "Signed-head pin"); undefined: each pin beside its key.
+   */
+  pinDir?: string;
   /**
    * The log's name (origins `<name>/blake3`, `<name>/sha256`; docs/PUBLICATION.md): bound to
    * the data on first start, fixed after. Undefined: the bound one, or a default from the key.
@@ -226,6 +231,7 @@ const FILE_KEYS: Record<string, (c: ServiceConfig, v: unknown) => void> = {
   data_dir: (c, v) => c.dataDir = str("data_dir", v),
   key_file: (c, v) => c.keyFile = str("key_file", v),
   pin_file: (c, v) => c.pinFile = str("pin_file", v),
+  pin_dir: (c, v) => c.pinDir = str("pin_dir", v) || undefined,
   log_name: (c, v) => {
     const name = str("log_name", v);
     // signed-note key names: no spaces, no '+', not empty (the origin `<name>/blake3` is one).
@@ -354,6 +360,7 @@ export const ENV_KEYS: Record<string, string> = {
   DATA_DIR: "data_dir",
   JC_KEY_FILE: "key_file",
   JC_PIN_FILE: "pin_file",
+  JC_PIN_DIR: "pin_dir",
   JC_LOG_NAME: "log_name",
   JC_STORE: "store",
   JC_BODY_LIMIT: "body_limit",
@@ -425,7 +432,8 @@ export function resolveConfig(
     if (v !== undefined && v !== "") FILE_KEYS[key](c, v);
   }
   if (!c.keyFile) c.keyFile = `${c.dataDir.replace(/\/+$/, "")}/log-key.hex`;
-  if (!c.pinFile) c.pinFile = `${c.keyFile}.pin`;
+  // an explicit pin_file wins for s0 (it may already hold s0's pin); pin_dir places the rest
+  if (!c.pinFile) c.pinFile = c.pinDir ? `${c.pinDir.replace(/\/+$/, "")}/s0.pin` : `${c.keyFile}.pin`;
   if (!c.operatorKeyFile) c.operatorKeyFile = `${c.dataDir.replace(/\/+$/, "")}/operator-key.hex`;
   if (c.witness && !c.witness.keyFile) {
     c.witness.keyFile = `${c.dataDir.replace(/\/+$/, "")}/witness-key.hex`;

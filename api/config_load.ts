@@ -1,6 +1,7 @@
 // Loading the configuration on Deno (docs/CONFIG.md): the optional JSON config file named by
 // `--config PATH` or JC_CONFIG, the environment, and the operator-config file if one is named.
 // Deno-only: the Worker entry builds its config from bindings with resolveConfig directly.
+import { isAbsolute, relative } from "node:path";
 import { resolveFromCaller } from "../cli/mod.ts";
 import { ConfigError, resolveConfig } from "./config.ts";
 import type { ServiceConfig } from "./config.ts";
@@ -21,6 +22,21 @@ async function readJson(path: string, what: string): Promise<unknown> {
       `Cannot load config: ${what} ${path} is not JSON (${(e as Error).message})`,
     );
   }
+}
+
+/**
+ * `pin_dir` must lie outside the data directory (issue 27): the pins are what tells an older
+ * copy of the data directory from the latest, so they may not be lost or restored with it.
+ */
+function checkPinDir(pinDir: string, dataDir: string): string {
+  const r = relative(dataDir, pinDir);
+  if (r === "" || (!r.startsWith("..") && !isAbsolute(r))) {
+    throw new ConfigError(
+      `Cannot load config: pin_dir ${pinDir} is inside data_dir ${dataDir}; the pins must ` +
+        "outlive the data directory (a durable directory of its own, docs/CONFIG.md)",
+    );
+  }
+  return pinDir;
 }
 
 /** The value of `--config PATH` / `--config=PATH` in `args`, if any. */
@@ -49,6 +65,7 @@ export async function loadConfig(
   config.dataDir = at(config.dataDir);
   config.keyFile = at(config.keyFile);
   config.pinFile = at(config.pinFile);
+  if (config.pinDir) config.pinDir = checkPinDir(at(config.pinDir), config.dataDir);
   config.operatorKeyFile = at(config.operatorKeyFile);
   if (config.operatorConfigFile) config.operatorConfigFile = at(config.operatorConfigFile);
   if (config.operatorConfigFile) {

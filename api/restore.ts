@@ -1,7 +1,8 @@
 // `deno task restore` (docs/OPERATIONS.md "Restore"): puts a backup made by `deno task backup`
 // (api/backup.ts) back into a data directory that holds no store, without ever rolling the log
 // back. The rule (issue 27): a pin already in place (s0's at `pin_file`, often outside the data
-// directory; a shard's left in its folder; the witness's beside its key) is the newest record of
+// directory; every shard's in `pin_dir` when set, else left in its folder; the witness's beside
+// its key) is the newest record of
 // what the key signed, so it is kept, never replaced by the backup's older one, and a backup whose
 // store does not reach it is refused with the start's own code (`store-behind-signed-head`,
 // `store-forks-signed-head`, `witness-state-behind`) before anything is written; the backup's pin
@@ -32,6 +33,7 @@ import {
   type Manifest,
   MANIFEST_FILE,
   shardPaths,
+  type ShardPaths,
   witnessPinPath,
 } from "./backup_layout.ts";
 import { SHARD_STATE_FILE } from "./shard_files.ts";
@@ -119,11 +121,17 @@ export async function restoreDataDir(backup: string, to: DataDirPaths): Promise<
         "aside first (keep keys and pins where they are)",
     );
   }
-  for (const n of folders) {
-    if (n >= m.shards.length && existsSync(shardPaths(to, n).pinFile)) {
+  // a shard's pin in pin_dir outlives its folder: a later shard is told there too
+  const pinned = to.pinDir && existsSync(to.pinDir)
+    ? readdirSync(to.pinDir).map((f) => /^s([1-9]\d*)\.pin$/.exec(f)).filter((x) => x !== null)
+      .map((x) => Number(x![1]))
+    : [];
+  for (const n of new Set([...folders, ...pinned])) {
+    const pin = livePinOf(shardPaths(to, n));
+    if (n >= m.shards.length && pin) {
       throw new RestoreError(
         "store-behind-signed-head",
-        `Cannot restore: ${shardId(n)} signed heads (pin ${shardPaths(to, n).pinFile}) but the ` +
+        `Cannot restore: ${shardId(n)} signed heads (pin ${pin}) but the ` +
           `backup holds ${m.shards.length} shard(s): the log rotated after the backup was made`,
       );
     }
@@ -185,7 +193,8 @@ export async function restoreDataDir(backup: string, to: DataDirPaths): Promise<
       chmodSync(partial, 0o600);
       fsyncPath(partial);
       const pub = ed25519PublicKey(readLogKey(existsSync(t.keyFile) ? t.keyFile : b.keyFile));
-      const livePin = existsSync(t.pinFile) ? await readPin(t.pinFile, pub) : undefined;
+      const liveAt = livePinOf(t); // pin_dir's, else the one the service will adopt there
+      const livePin = liveAt ? await readPin(liveAt, pub) : undefined;
       const bkPin = existsSync(b.pinFile) ? await readPin(b.pinFile, pub) : undefined;
       const store = openSqliteStorage(partial);
       try {
@@ -194,7 +203,7 @@ export async function restoreDataDir(backup: string, to: DataDirPaths): Promise<
           if (pin) {
             checkStoreAgainstPin(
               pin,
-              { store: t.store, where: t.pinFile },
+              { store: t.store, where: liveAt ?? t.pinFile },
               latest,
               await store.head(pin.size),
             );
@@ -252,6 +261,12 @@ export async function restoreDataDir(backup: string, to: DataDirPaths): Promise<
     if (created) rmSync(to.dataDir, { recursive: true, force: true });
     throw e;
   }
+}
+
+/** The pin in force for a shard: in pin_dir, else at its former place (adopted at start). */
+function livePinOf(t: ShardPaths): string | undefined {
+  if (existsSync(t.pinFile)) return t.pinFile;
+  return t.formerPinFile && existsSync(t.formerPinFile) ? t.formerPinFile : undefined;
 }
 
 async function readPin(path: string, pub: Uint8Array) {

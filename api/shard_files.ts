@@ -9,6 +9,10 @@
 // served, never deleted; one that holds entries stops the start (api/shard_set.ts). Each shard's
 // own store keeps its own state beside the directory state (`meta`: the frozen record; s0's also
 // the operator key it serves under), so a lost or older shards.json is told at start (issue 27).
+// With `pin_dir` set, every shard's signed-head pin lives there (`<pin_dir>/sN.pin`, s0's
+// `s0.pin` unless `pin_file` is set), outside the data directory: a whole data directory restored
+// from an older copy is refused at the first shard it rolled back; a pin found at its former place
+// (beside the key) is adopted into pin_dir once (log/sqlite/pin_file.ts `adoptPin`).
 import {
   closeSync,
   existsSync,
@@ -21,7 +25,7 @@ import {
   statSync,
   writeSync,
 } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { type Log, openMemoryLog, type SequencerOptions } from "../log/mod.ts";
 import { shardId } from "../log/shards/mod.ts";
@@ -97,11 +101,19 @@ export function sqliteShardFiles(
   keyFile: string,
   o: ShardLogOptions,
   pinFile?: string,
+  pinDir?: string,
 ): ShardFiles {
   const statePath = join(dataDir, SHARD_STATE_FILE);
   const shardsDir = join(dataDir, "shards");
   const dirOf = (n: number) => n === 0 ? dataDir : join(shardsDir, shardId(n));
   const metas = new Map<number, ShardMeta>();
+  // sN's pin in pin_dir (s0's: pinFile, which the configuration put there unless pin_file is set)
+  const pinIn = (n: number) => pinDir ? join(pinDir, `${shardId(n)}.pin`) : undefined;
+  const pinDirPins = () =>
+    pinDir && existsSync(pinDir)
+      ? readdirSync(pinDir).map((name) => /^s([1-9]\d{0,8})\.pin$/.exec(name))
+        .filter((m) => m !== null).map((m) => Number(m![1]))
+      : [];
   return {
     load() {
       if (!existsSync(statePath)) return undefined;
@@ -118,7 +130,7 @@ export function sqliteShardFiles(
       fsyncDir(dataDir);
     },
     async openLog(n, logName, create) {
-      const { openSqliteDataDir } = await import("../log/sqlite/mod.ts");
+      const { openSqliteDataDir, KEY_FILE, pinFileOf } = await import("../log/sqlite/mod.ts");
       const dir = dirOf(n);
       const created = n > 0 && !existsSync(dir);
       if (n > 0 && !create && created) {
@@ -130,11 +142,25 @@ export function sqliteShardFiles(
       }
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       if (created) fsyncDir(shardsDir);
+      if (pinDir && !existsSync(pinDir)) {
+        mkdirSync(pinDir, { recursive: true, mode: 0o700 });
+        fsyncDir(dirname(pinDir));
+      }
+      const pin = n === 0 ? pinFile : pinIn(n); // undefined: beside its key, in its folder
+      // pin_dir set for the first time: the pin beside the key is adopted (never lost)
+      const former = !pinDir
+        ? undefined
+        : n > 0
+        ? pinFileOf(join(dir, KEY_FILE))
+        : pinFile === join(pinDir, "s0.pin")
+        ? pinFileOf(keyFile)
+        : undefined; // an explicit pin_file stays where it is
       const { log, store } = await openSqliteDataDir({
         ...o,
         dir,
         keyFile: n === 0 ? keyFile : undefined,
-        pinFile: n === 0 ? pinFile : undefined, // sN's: beside its key, in its folder
+        pinFile: pin,
+        formerPinFile: former,
         logName,
         create: n === 0 || create,
       });
@@ -155,14 +181,18 @@ export function sqliteShardFiles(
       return m;
     },
     folders() {
-      if (!existsSync(shardsDir)) return [];
-      return readdirSync(shardsDir).map((name) => /^s([1-9]\d{0,8})$/.exec(name))
-        .filter((m) => m !== null).map((m) => Number(m![1])).sort((a, b) => a - b);
+      const inDir = existsSync(shardsDir)
+        ? readdirSync(shardsDir).map((name) => /^s([1-9]\d{0,8})$/.exec(name))
+          .filter((m) => m !== null).map((m) => Number(m![1]))
+        : [];
+      // a pin in pin_dir is a shard too, folder or not (a data directory lost or rolled back)
+      return [...new Set([...inDir, ...pinDirPins()])].sort((a, b) => a - b);
     },
     holdsEntries(n) {
       const dir = dirOf(n);
       const db = join(dir, "log.sqlite");
-      const pins = readdirSync(dir).some((f) => f.endsWith(".pin"));
+      const pins = (existsSync(dir) && readdirSync(dir).some((f) => f.endsWith(".pin"))) ||
+        (pinDir !== undefined && existsSync(pinIn(n)!));
       if (!existsSync(db) || statSync(db).size === 0) return pins;
       const d = new DatabaseSync(db, { readOnly: true });
       try {
@@ -175,9 +205,8 @@ export function sqliteShardFiles(
       }
     },
     discardFrom(count) {
-      if (!existsSync(shardsDir)) return [];
       const moved: string[] = [];
-      for (const name of readdirSync(shardsDir)) {
+      for (const name of existsSync(shardsDir) ? readdirSync(shardsDir) : []) {
         const m = /^s(\d+)$/.exec(name);
         if (!m || Number(m[1]) < count) continue;
         const aside = join(shardsDir, "discarded");
@@ -187,6 +216,15 @@ export function sqliteShardFiles(
         moved.push(to);
       }
       if (moved.length > 0) fsyncDir(shardsDir);
+      // its pin in pin_dir (an empty tree's, when it holds no entries) goes aside with it
+      for (const n of pinDirPins().filter((n) => n >= count)) {
+        const aside = join(pinDir!, "discarded");
+        mkdirSync(aside, { recursive: true, mode: 0o700 });
+        const to = join(aside, `${shardId(n)}-${Date.now()}.pin`);
+        renameSync(pinIn(n)!, to);
+        fsyncDir(pinDir!);
+        moved.push(to);
+      }
       return moved;
     },
     dirOf: (n) => dirOf(n),

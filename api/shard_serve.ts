@@ -41,7 +41,13 @@ export async function openShardServing(
     // 0700 whatever the umask (issue 27)
     await Deno.mkdir(config.dataDir, { recursive: true, mode: 0o700 });
     const { loadOrCreateLogKey } = await import("../log/sqlite/key.ts");
-    files = sqliteShardFiles(config.dataDir, config.keyFile, logOptions, config.pinFile);
+    files = sqliteShardFiles(
+      config.dataDir,
+      config.keyFile,
+      logOptions,
+      config.pinFile,
+      config.pinDir,
+    );
     // generated only for a new service; otherwise bound to the directory it signed (issue 27)
     operatorKey = (create) =>
       loadOrCreateLogKey(config.operatorKeyFile, {
@@ -51,7 +57,17 @@ export async function openShardServing(
       }).secret;
   }
   const collectors = new Map<ShardHandle, { c: WitnessCollector; close(): Promise<void> }>();
+  // once per process: a shard's pin in the data directory is restored with it (docs/DECISIONS.md)
+  let pinWarned = config.store === "memory" || config.pinDir !== undefined;
   const onShard = async (h: ShardHandle) => {
+    if (h.n > 0 && !pinWarned) {
+      pinWarned = true;
+      console.error(
+        `shards: ${h.id}'s signed-head pin lives in the data directory (beside its key); a whole ` +
+          "data directory restored from an older copy cannot be told from the latest for it: set " +
+          'pin_dir (JC_PIN_DIR) to a durable directory outside it (docs/OPERATIONS.md "Restore")',
+      );
+    }
     if (h.n === 0 || config.witnesses.length === 0) return; // s0's: api/witnessing.ts
     const dir = files.dirOf(h.n);
     let state;

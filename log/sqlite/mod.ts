@@ -22,7 +22,7 @@ import {
   type SqliteStorageOptions,
 } from "./storage.ts";
 import { loadOrCreateLogKey, readLogKey } from "./key.ts";
-import { openPinFile, pinFileOf } from "./pin_file.ts";
+import { adoptPin, openPinFile, pinFileOf } from "./pin_file.ts";
 
 export {
   LEAF_INDEX_LAG,
@@ -39,7 +39,7 @@ export {
   LogKeyError,
   readLogKey,
 } from "./key.ts";
-export { openPinFile, pinFileOf } from "./pin_file.ts";
+export { adoptPin, movedPinName, openPinFile, pinFileOf } from "./pin_file.ts";
 export { copySqliteFile, fsyncPath, proveStoreCopy, type StoreCopyProof } from "./backup.ts";
 
 /** File names inside a data directory. */
@@ -54,6 +54,11 @@ export interface SqliteLogOptions extends SequencerOptions, SqliteStorageOptions
   keyFile?: string;
   /** The signed-head pin; default `<key file>.pin` (docs/STORAGE.md "Signed-head pin"). */
   pinFile?: string;
+  /**
+   * The pin's former place (beside the key), adopted into `pinFile` when `pin_dir` is first set
+   * (log/sqlite/pin_file.ts `adoptPin`).
+   */
+  formerPinFile?: string;
   /**
    * Whether a missing key may be generated for a brand-new log (nothing of the log exists: no
    * store, no pin). Default true (s0's first start); a shard opened at start passes false.
@@ -109,7 +114,8 @@ export async function openSqliteDataDir(
   const pinPath = o.pinFile || pinFileOf(keyFile);
   const dbPath = join(o.dir, DB_FILE);
   const store0 = storeFile(dbPath);
-  const pinExists = existsSync(pinPath);
+  const former = o.formerPinFile && o.formerPinFile !== pinPath ? o.formerPinFile : undefined;
+  const pinExists = existsSync(pinPath) || (former !== undefined && existsSync(former));
   const fresh = store0 === "missing" && !pinExists;
   let secretKey = o.secretKey;
   let created = false;
@@ -117,13 +123,16 @@ export async function openSqliteDataDir(
     const k = loadOrCreateLogKey(keyFile, {
       create: fresh && o.create !== false,
       missingWhy: store0 !== "missing" || pinExists
-        ? `its log exists (${store0 !== "missing" ? dbPath : pinPath})`
+        ? `its log exists (${
+          store0 !== "missing" ? dbPath : existsSync(pinPath) ? pinPath : former
+        })`
         : "this log is not new (a listed shard)",
     });
     secretKey = k.secret;
     created = k.created;
   }
   const pub = ed25519PublicKey(secretKey);
+  if (former) await adoptPin(former, pinPath, pub);
   const pinFile = openPinFile(pinPath, pub, dbPath);
   const pinned = await pinFile.read();
   if (!created && !pinned && store0 !== "present" && !o.secretKey) {

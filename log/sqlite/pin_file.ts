@@ -4,7 +4,16 @@
 // record with a checksum: one positioned write and one fdatasync per pin (no rename, no directory
 // sync after the first), and a write torn by a crash leaves the other slot, the previous pin, in
 // force. The newest valid slot wins; a file with none is refused, never read as "no pin".
-import { existsSync, readFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeSync,
+} from "node:fs";
 import { dirname } from "node:path";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { LogStateError } from "../errors.ts";
@@ -131,4 +140,70 @@ export function openPinFile(path: string, publicKey: Uint8Array, store: string):
       file = undefined;
     },
   };
+}
+
+function fsyncPath(p: string): void {
+  const fd = openSync(p, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The name a pin moved into `pin_dir` leaves at its former place (kept, never read). */
+export function movedPinName(former: string): string {
+  return `${former}.moved`;
+}
+
+/**
+ * Moves a log's pin from its former place `former` (beside its key) to `path` (in `pin_dir`),
+ * when an existing deployment sets `pin_dir` (docs/STORAGE.md "Signed-head pin", "pin_dir"):
+ * both are read first (a pin for another key, or with no valid slot, stops it); the newer one
+ * (the larger size) ends at `path`, copied durably (a `.partial` file, fsync, rename, fsync of
+ * the directory) before the former is renamed `<former>.moved`, so a crash anywhere leaves a pin
+ * in force. Never two roots at one size: that is `store-forks-signed-head`. Nothing at `former`:
+ * nothing to do (a pinned store without any pin still fails as `signed-head-pin-missing`).
+ */
+export async function adoptPin(
+  former: string,
+  path: string,
+  publicKey: Uint8Array,
+): Promise<"none" | "adopted" | "kept"> {
+  if (!existsSync(former)) return "none";
+  const read = async (p: string) => {
+    const f = openPinFile(p, publicKey, p);
+    try {
+      return await f.read();
+    } finally {
+      f.close();
+    }
+  };
+  const old = await read(former);
+  const cur = existsSync(path) ? await read(path) : undefined;
+  if (old && cur && old.size === cur.size && !old.root.every((x, i) => x === cur.root[i])) {
+    throw new LogStateError(
+      "store-forks-signed-head",
+      `Cannot open the log: its pins ${former} and ${path} hold two roots at size ${old.size}`,
+    );
+  }
+  const adopt = !cur || (old !== undefined && old.size > cur.size);
+  if (adopt) {
+    const dir = dirname(path);
+    if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const tmp = `${path}.partial`;
+    const fd = openSync(tmp, "w", 0o600);
+    try {
+      const b = readFileSync(former);
+      for (let off = 0; off < b.length;) off += writeSync(fd, b, off);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+    fsyncPath(dir);
+  }
+  renameSync(former, movedPinName(former));
+  fsyncPath(dirname(former));
+  return adopt ? "adopted" : "kept";
 }
