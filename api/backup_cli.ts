@@ -28,7 +28,8 @@ export const PATH_OPTIONS: CommandSpec["options"] = [
   {
     name: "pin-dir",
     value: "DIR",
-    help: "where every shard's pin lives, DIR/sN.pin (default: pin_dir / JC_PIN_DIR, else beside each key)",
+    help:
+      "where every shard's pin lives, DIR/sN.pin (default: pin_dir / JC_PIN_DIR, else beside each key)",
   },
   {
     name: "operator-key-file",

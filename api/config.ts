@@ -433,7 +433,9 @@ export function resolveConfig(
   }
   if (!c.keyFile) c.keyFile = `${c.dataDir.replace(/\/+$/, "")}/log-key.hex`;
   // an explicit pin_file wins for s0 (it may already hold s0's pin); pin_dir places the rest
-  if (!c.pinFile) c.pinFile = c.pinDir ? `${c.pinDir.replace(/\/+$/, "")}/s0.pin` : `${c.keyFile}.pin`;
+  if (!c.pinFile) {
+    c.pinFile = c.pinDir ? `${c.pinDir.replace(/\/+$/, "")}/s0.pin` : `${c.keyFile}.pin`;
+  }
   if (!c.operatorKeyFile) c.operatorKeyFile = `${c.dataDir.replace(/\/+$/, "")}/operator-key.hex`;
   if (c.witness && !c.witness.keyFile) {
     c.witness.keyFile = `${c.dataDir.replace(/\/+$/, "")}/witness-key.hex`;

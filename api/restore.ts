@@ -32,8 +32,8 @@ import {
   defaultPaths,
   type Manifest,
   MANIFEST_FILE,
-  shardPaths,
   type ShardPaths,
+  shardPaths,
   witnessPinPath,
 } from "./backup_layout.ts";
 import { SHARD_STATE_FILE } from "./shard_files.ts";
