@@ -101,3 +101,22 @@ Deno.test("config: loadConfig reads --config and the operator-config file", asyn
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("config: pin_dir places every pin (s0.pin unless pin_file is set); inside data_dir is refused", async () => {
+  const c = await loadConfig({ DATA_DIR: "/srv/jc", JC_PIN_DIR: "/pins/" });
+  assert.equal(c.pinDir, "/pins/");
+  assert.equal(c.pinFile, "/pins/s0.pin");
+  const explicit = await loadConfig({
+    DATA_DIR: "/srv/jc",
+    JC_PIN_DIR: "/pins",
+    JC_PIN_FILE: "/secret/s0.pin",
+  });
+  assert.equal(explicit.pinFile, "/secret/s0.pin");
+  assert.equal((await loadConfig({ DATA_DIR: "/srv/jc" })).pinDir, undefined);
+  for (const inside of ["/srv/jc", "/srv/jc/pins"]) {
+    await assert.rejects(
+      loadConfig({ DATA_DIR: "/srv/jc", JC_PIN_DIR: inside }),
+      /pin_dir .* is inside data_dir/,
+    );
+  }
+});

@@ -165,3 +165,48 @@ Deno.test("pin: init-log starts a brand-new log under a key made beforehand, onc
     await Deno.remove(tmp, { recursive: true });
   }
 });
+
+Deno.test("pin: pin_dir adopts a pin from beside its key (the newer of two wins); none anywhere is still signed-head-pin-missing", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "jc-pin-adopt-" });
+  const dir = `${tmp}/a`, keyFile = `${dir}/log-key.hex`, former = pinFileOf(keyFile);
+  const pinFile = `${tmp}/pins/s0.pin`;
+  const open = () => openSqliteLog({ dir, keyFile, pinFile, formerPinFile: former });
+  const sizeAt = async (path: string) => {
+    const pub = ed25519PublicKey(
+      Uint8Array.from(
+        (await Deno.readTextFile(keyFile)).trim().match(/../g)!,
+        (h) => parseInt(h, 16),
+      ),
+    );
+    const f = openPinFile(path, pub, path);
+    try {
+      return (await f.read())?.size;
+    } finally {
+      f.close();
+    }
+  };
+  try {
+    await fill(dir, "a", 3);
+    await Deno.copyFile(former, `${tmp}/old.pin`); // size 3
+    await fill(dir, "b", 2); // size 5 beside the key
+    // first start with pin_dir: adopted, the old place renamed .moved
+    await (await open()).close();
+    assert.equal(await sizeAt(pinFile), 5);
+    assert.equal(await Deno.stat(former).catch(() => null), null);
+    assert.equal(await sizeAt(`${former}.moved`), 5);
+    // an older pin put back beside the key: pin_dir's newer one is kept
+    await Deno.copyFile(`${tmp}/old.pin`, former);
+    await (await open()).close();
+    assert.equal(await sizeAt(pinFile), 5);
+    // pin_dir's older than the one beside the key: the newer is adopted
+    await Deno.copyFile(`${tmp}/old.pin`, pinFile);
+    await Deno.copyFile(`${former}.moved`, former);
+    await (await open()).close();
+    assert.equal(await sizeAt(pinFile), 5);
+    // no pin in either place for a pinned store: never a silent start
+    await Deno.remove(pinFile);
+    await assert.rejects(open(), codeOf("signed-head-pin-missing"));
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
