@@ -15,7 +15,7 @@ export const RESTORE: CommandSpec = {
   summary: "Restores a backup made by deno task backup into DATA_DIR, which must hold no store " +
     "(move the damaged or old stores aside first; keep keys and pins where they are). Keys in " +
     "place must be the backup's; missing ones are taken from the backup. A signed-head pin in " +
-    "place (s0's pin_file, a shard's, the witness's) is kept, never replaced by an older one, and " +
+    "place (s0's pin_file, a shard's in pin_dir or its folder, the witness's) is kept, never replaced by an older one, and " +
     "a backup whose store is behind it is refused (store-behind-signed-head; witness-state-behind) " +
     "with nothing written: restoring it would fork the log. Then start the service.",
   options: PATH_OPTIONS,
