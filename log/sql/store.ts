@@ -144,6 +144,10 @@ export class SqlStore implements LogStorage {
   }
 
   /** Runs a read or write, its failure a `LogStorageError` (`storage-fault` unless coded). */
+  protected read<T>(what: string, fn: () => T): Promise<T> {
+    return this.#op(what, fn);
+  }
+
   #op<T>(what: string, fn: () => T): Promise<T> {
     if (this.#closed) {
       return Promise.reject(
