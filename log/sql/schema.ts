@@ -140,7 +140,9 @@ function fromDurable(x: SqlExecutor, p: string, from: string): void {
     `INSERT OR REPLACE INTO ${p}meta (k, v) SELECT 'leaves_upto', coalesce(max(size), 0)` +
       ` FROM ${p}heads`,
   );
-  for (const t of Object.values(viewTables(p))) {
+  const views = viewTables(p);
+  // schema 1 had no SHA-256 view: its tiles256 was just created in the one layout, empty
+  for (const t of from === "1" ? [views.blake3] : [views.blake3, views.sha256]) {
     x.run(`ALTER TABLE ${t.tiles} RENAME TO ${t.tiles}_v2`);
     x.run(`CREATE TABLE ${t.tiles} (id INTEGER PRIMARY KEY, hashes BLOB NOT NULL)`);
     x.run(
