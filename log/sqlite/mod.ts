@@ -164,7 +164,7 @@ export async function openSqliteDataDir(
     throw damaged(dbPath, err);
   }
   try {
-    const marked = store.db.prepare("SELECT v FROM meta WHERE k = ?").get(PINNED_MARK);
+    const marked = store.readMeta(PINNED_MARK) !== undefined;
     if (marked && !pinned) {
       throw new LogStateError(
         "signed-head-pin-missing",
@@ -175,7 +175,7 @@ export async function openSqliteDataDir(
     }
     const log = await openLog(store, { ...o, secretKey, pin: pinFile });
     if (!marked) {
-      store.db.prepare("INSERT OR REPLACE INTO meta (k, v) VALUES (?, '1')").run(PINNED_MARK);
+      await store.writeMeta(PINNED_MARK, "1");
     }
     const close = log.close.bind(log);
     log.close = async () => {

@@ -17,17 +17,20 @@ export function sqliteDurableStorage(path: string): DurableSqlStorage & { close(
     sql: {
       exec<T extends Record<string, SqlValue>>(q: string, ...b: SqlBinding[]): SqlCursor<T> {
         const st = db.prepare(q);
-        const rows = (st.all(...(b as (string | number | null | Uint8Array)[])) as Record<
-          string,
-          unknown
-        >[]).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, value(v)])) as T);
+        const args = b as (string | number | null | Uint8Array)[];
+        // a statement that returns no columns is a write: its count is `rowsWritten`
+        const written = st.columns().length === 0 ? Number(st.run(...args).changes) : 0;
+        const read = st.columns().length === 0 ? [] : st.all(...args) as Record<string, unknown>[];
+        const rows = read.map((r) =>
+          Object.fromEntries(Object.entries(r).map(([k, v]) => [k, value(v)])) as T
+        );
         return {
           toArray: () => rows,
           one: () => {
             if (rows.length !== 1) throw new Error(`expected one row, got ${rows.length}`);
             return rows[0];
           },
-          rowsWritten: 0,
+          rowsWritten: written,
           [Symbol.iterator]: () => rows[Symbol.iterator](),
         };
       },

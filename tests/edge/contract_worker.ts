@@ -12,7 +12,7 @@ import {
   type DurableSqlStorage,
   openDurableStorage,
 } from "../../log/durable/mod.ts";
-import { fsckLog, LogStorageError, openLog } from "../../log/mod.ts";
+import { blake3Hasher, fsckLog, LogStorageError, openLog } from "../../log/mod.ts";
 import {
   coseSign1Es256,
   decodeCbor,
@@ -102,8 +102,24 @@ function durableCases(storage: DurableSqlStorage): Case[] {
             ` ts INTEGER NOT NULL, sig BLOB NOT NULL)`,
         );
         sql.exec(`INSERT INTO ${p}meta (k, v) VALUES ('schema', '1')`);
-        sql.exec(`INSERT INTO ${p}entries SELECT * FROM ${src}entries`);
-        sql.exec(`INSERT INTO ${p}tiles SELECT * FROM ${src}tiles`);
+        // its rows, from the one SQL store's (entries with their leaf hash, tiles by (level, idx);
+        // 40 entries: no full group of 16 tiles, so every tile is a row)
+        for (
+          const r of sql.exec<{ idx: number; bytes: ArrayBuffer }>(
+            `SELECT idx, bytes FROM ${src}entries`,
+          )
+        ) {
+          const bytes = new Uint8Array(r.bytes);
+          sql.exec(
+            `INSERT INTO ${p}entries VALUES (?, ?, ?)`,
+            r.idx,
+            blake3Hasher.leaf(bytes),
+            bytes,
+          );
+        }
+        sql.exec(
+          `INSERT INTO ${p}tiles SELECT id / ${2 ** 48}, id % ${2 ** 48}, hashes FROM ${src}tiles`,
+        );
         sql.exec(`INSERT INTO ${p}heads SELECT size, root, ts, sig FROM ${src}heads`);
         const migrated = await openLog(openDurableStorage(storage, { prefix: p }), { secretKey });
         assert.deepEqual(await migrated.latestHead(), head);

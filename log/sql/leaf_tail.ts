@@ -1,4 +1,4 @@
-// The in-memory part of the SQLite backend's leaf index (docs/STORAGE.md "Lagging leaf index"):
+// The in-memory part of the SQL store's leaf index (docs/STORAGE.md "Lagging leaf index"):
 // leaf-hash prefixes (log/storage.ts `leafPrefix`) of the newest entries, those at or past
 // `base`, which the `leaves` table does not hold yet. The durable truth for them is the level-0
 // tiles (the leaf hashes themselves), from which the tail is rebuilt on open; it is flushed to

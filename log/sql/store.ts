@@ -1,0 +1,463 @@
+// The one SQL store of the log's storage contract (log/storage.ts, docs/STORAGE.md; issue 22 "One
+// SQL store"): one schema (log/sql/schema.ts), one set of queries (log/sql/queries.ts) over a
+// three-method executor (log/sql/executor.ts) that node:sqlite (log/sqlite/storage.ts) and a
+// Durable Object's SQL (log/durable/storage.ts) both satisfy. What differs between the two is
+// given as options: node:sqlite's durability off the event loop (`sync`: the WAL's fdatasync
+// after a commit, before it is acknowledged; the staged commit), its group reader on a second
+// connection (`tileGroup`); the Durable Object's table prefix and candidate confirmation.
+//
+// The leaf index keys the first 6 bytes of the leaf hash (candidates are confirmed against the
+// level-0 tile), which keeps the per-entry overhead under 100 bytes (docs/DECISIONS.md). It lags:
+// the newest entries' prefixes are held in memory (log/sql/leaf_tail.ts, rebuilt on open from the
+// level-0 tiles, the durable truth) and written to `leaves` in one sorted insert per
+// `leafIndexLag` entries, inside a batch's transaction (docs/STORAGE.md "Lagging leaf index").
+import {
+  type AgentHead,
+  type Batch,
+  checkBatchExtends,
+  leafPrefix,
+  type LogStorage,
+  StorageConflictError,
+  type StoredHead,
+  type TreeView,
+  type ViewBackfill,
+} from "../storage.ts";
+import { LogStorageError } from "../errors.ts";
+import type { SqlExecutor, SqlParam, SqlRow } from "./executor.ts";
+import { insertPairs, type Queries, queries } from "./queries.ts";
+import { openSchema, type SchemaLineage } from "./schema.ts";
+import { LEVEL1, viewTables, ViewTiles } from "./tiles.ts";
+import { LeafTail } from "./leaf_tail.ts";
+
+/** Default of `leafIndexLag`: entries held in memory before the leaf index is flushed. */
+export const LEAF_INDEX_LAG = 65_536;
+
+/** Durability after a commit (node:sqlite's WAL fdatasync, log/sqlite/wal_sync.ts). */
+export interface StoreSync {
+  /** Resolves once every commit so far survives power loss; rejects (and keeps rejecting) if not. */
+  durable(): Promise<void>;
+  /** The error of a failed sync: every later write is refused with it. */
+  failed(): Error | undefined;
+}
+
+/** Options of `SqlStore`. */
+export interface SqlStoreOptions {
+  /** Table-name prefix ("" in a data directory; "jc_" in a Durable Object). */
+  prefix?: string;
+  /** Whose schema numbering an existing store follows (default "sqlite"). */
+  lineage?: SchemaLineage;
+  /** The store in words, for messages (a path). */
+  name?: string;
+  /**
+   * Most entries whose leaf-index rows are held in memory before one sorted flush to `leaves`;
+   * 0 writes them with every batch. Default LEAF_INDEX_LAG.
+   */
+  leafIndexLag?: number;
+  /** Rows per multi-row INSERT (default 64: 128 bound parameters). */
+  rowsPerInsert?: number;
+  /**
+   * Drops leaf-index candidates that the stored level-0 tile refutes (a Durable Object, whose
+   * caller asks R2 only when the store has no candidate).
+   */
+  confirmCandidates?: boolean;
+  /** Durability after each write; with it the store offers `commitBatchStaged`. */
+  sync?: StoreSync;
+  /** A faster read of a group row (node:sqlite's group reader); else a point read here. */
+  tileGroup?: (level: number, group: number, view: 0 | 1) => Uint8Array | undefined;
+  /** Runs when the store is closed (after which every call is refused). */
+  onClose?: () => void;
+  /** Test hook: inside the commit transaction after every row is written (throwing rolls back). */
+  beforeCommitEnd?: (batch: Batch) => void;
+}
+
+/** A BLOB cell; anything else is a damaged store. */
+function blob(v: unknown): Uint8Array {
+  if (v instanceof Uint8Array) return v;
+  throw new LogStorageError(
+    "storage-corrupt",
+    `Cannot read store: expected a BLOB, got ${typeof v}`,
+  );
+}
+
+const toHead = (r: SqlRow): StoredHead => ({
+  size: r.size as number,
+  root: blob(r.root),
+  timestamp: r.ts as number,
+  signature: blob(r.sig),
+  sha256Root: r.sha_root === null || r.sha_root === undefined ? undefined : blob(r.sha_root),
+});
+
+const same = (a: Uint8Array, b: Uint8Array) => {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+};
+
+// Most entries have no candidate: they share one frozen empty list (a push into it throws).
+const NONE = Object.freeze([]) as unknown as number[];
+
+/**
+ * The log store over an executor. Methods are own properties (arrow functions), so a wrapper may
+ * spread the store (`{ ...store, tile }`) as it may a plain object.
+ */
+export class SqlStore implements LogStorage {
+  protected readonly x: SqlExecutor;
+  protected readonly q: Queries;
+  protected readonly prefix: string;
+  readonly #o: SqlStoreOptions;
+  readonly #lag: number;
+  /** Both views' tiles: [blake3, sha256]. */
+  protected readonly views: [ViewTiles, ViewTiles];
+  readonly #tail = new LeafTail(0);
+  #closed = false;
+
+  constructor(x: SqlExecutor, o: SqlStoreOptions = {}) {
+    const lag = o.leafIndexLag ?? LEAF_INDEX_LAG;
+    if (!Number.isSafeInteger(lag) || lag < 0) {
+      throw new RangeError(
+        `Cannot open log store: leafIndexLag must be an integer >= 0, got ${lag}`,
+      );
+    }
+    const p = o.prefix ?? "";
+    if (p !== "" && !/^[a-z][a-z0-9_]*$/.test(p)) {
+      throw new RangeError(
+        `Cannot open store: table prefix ${JSON.stringify(p)} is not [a-z][a-z0-9_]*`,
+      );
+    }
+    this.x = x;
+    this.prefix = p;
+    this.#o = o;
+    this.#lag = lag;
+    this.q = queries(p, o.rowsPerInsert ?? 64);
+    openSchema(x, p, o.lineage ?? "sqlite", o.name ?? "");
+    const t = viewTables(p);
+    this.views = [new ViewTiles(x, t.blake3), new ViewTiles(x, t.sha256)];
+    this.#syncTail();
+    if (o.sync) {
+      const sync = o.sync;
+      this.commitBatchStaged = async (batch) => {
+        this.#writable();
+        await this.#op("commit batch", () => this.#commit(batch));
+        return { durable: sync.durable() };
+      };
+    }
+  }
+
+  /** Runs a read or write, its failure a `LogStorageError` (`storage-fault` unless coded). */
+  protected read<T>(what: string, fn: () => T): Promise<T> {
+    return this.#op(what, fn);
+  }
+
+  #op<T>(what: string, fn: () => T): Promise<T> {
+    if (this.#closed) {
+      return Promise.reject(
+        new LogStorageError("storage-closed", `Cannot ${what}: store is closed`),
+      );
+    }
+    try {
+      return Promise.resolve(fn());
+    } catch (err) {
+      if (err instanceof StorageConflictError || err instanceof LogStorageError) {
+        return Promise.reject(err);
+      }
+      return Promise.reject(
+        new LogStorageError("storage-fault", `Cannot ${what}: ${(err as Error)?.message ?? err}`, {
+          cause: err,
+        }),
+      );
+    }
+  }
+
+  /** A write, in one transaction, durable (with `sync`) before it resolves. */
+  protected async write(what: string, fn: () => void): Promise<void> {
+    this.#writable();
+    await this.#op(what, () => this.x.transaction(fn));
+    await this.#o.sync?.durable();
+  }
+
+  #writable(): void {
+    const failed = this.#o.sync?.failed();
+    if (failed) throw failed;
+  }
+
+  #view(view: TreeView | undefined): ViewTiles {
+    return this.views[view === "sha256" ? 1 : 0];
+  }
+
+  /**
+   * Brings the in-memory tail up to the store: rebuilt when `leaves` moved (another connection
+   * flushed), extended from the level-0 tiles by entries committed since. An entry whose leaf
+   * hash is missing from the tiles (a damaged or pruned store) gets no prefix; fsck reports it.
+   */
+  #syncTail(): void {
+    const r = this.x.all(this.q.reach)[0];
+    const upto = Number(r?.upto ?? 0), size = Number(r?.size ?? 0);
+    const tail = this.#tail;
+    if (upto !== tail.base || tail.base + tail.size > size) tail.reset(upto);
+    const from = tail.base + tail.size;
+    if (from >= size) return;
+    const first = Math.floor(from / 16);
+    const n = Math.min(LEVEL1, Math.floor((size - 1) / 16) + 1) - first;
+    const tiles = this.views[0].range(0, first, n);
+    for (let i = from; i < size; i++) {
+      const b = tiles[Math.floor(i / 16) - first];
+      const off = (i % 16) * 32;
+      tail.push(b && b.length >= off + 32 ? leafPrefix(b.subarray(off, off + 32)) : -1);
+    }
+  }
+
+  /** The stored leaf hash of entry `index` (from the level-0 tile), if stored. */
+  protected storedLeaf(index: number): Uint8Array | undefined {
+    const b = this.views[0].tile(0, Math.floor(index / 16));
+    const off = (index % 16) * 32;
+    return b && b.length >= off + 32 ? b.subarray(off, off + 32) : undefined;
+  }
+
+  /** Candidates of many leaf-hash prefixes with one statement ([k] answers prefixes[k]). */
+  #candidatesMany(prefixes: number[]): number[][] {
+    const out: number[][] = new Array(prefixes.length).fill(NONE);
+    if (prefixes.length === 0) return out;
+    const add = (k: number, i: number) => (out[k] === NONE ? (out[k] = [i]) : out[k].push(i));
+    for (const r of this.x.all(this.q.leafMany, JSON.stringify(prefixes))) {
+      add(r.k as number, r.idx as number);
+    }
+    const tail = this.#tail;
+    for (let k = 0; k < prefixes.length; k++) {
+      if (tail.has(prefixes[k])) {
+        tail.candidates(prefixes[k], out[k] === NONE ? (out[k] = []) : out[k]);
+      }
+    }
+    return out;
+  }
+
+  /** With `confirmCandidates`: drops the candidates whose stored leaf hash is another. */
+  #confirm(list: number[], leafHash: Uint8Array): number[] {
+    if (!this.#o.confirmCandidates || list.length === 0) return list;
+    return list.filter((i) => {
+      const stored = this.storedLeaf(i);
+      return stored === undefined || same(stored, leafHash);
+    });
+  }
+
+  latestHead = (): Promise<StoredHead | undefined> =>
+    this.#op("read the latest head", () => {
+      const r = this.x.all(this.q.latest)[0];
+      return r && toHead(r);
+    });
+  head = (size: number): Promise<StoredHead | undefined> =>
+    this.#op("read a head", () => {
+      const r = this.x.all(this.q.head, size)[0];
+      return r && toHead(r);
+    });
+  heads = (fromSize: number, limit: number): Promise<StoredHead[]> =>
+    this.#op("read heads", () => this.x.all(this.q.heads, fromSize, limit).map(toHead));
+  entry = (index: number): Promise<Uint8Array | undefined> =>
+    this.#op("read an entry", () => {
+      const r = this.x.all(this.q.entry, index)[0];
+      return r && blob(r.bytes);
+    });
+  entries = (start: number, limit: number): Promise<Uint8Array[]> =>
+    this.#op("read entries", () => {
+      // consecutive from `start` (the contract): a row a damaged page no longer holds ends the
+      // run there, never shifts a later entry into its place (log/read_faults.ts)
+      const out: Uint8Array[] = [];
+      for (const r of this.x.all(this.q.entries, start, limit)) {
+        if (r.idx !== start + out.length) break;
+        out.push(blob(r.bytes));
+      }
+      return out;
+    });
+  tile = (level: number, index: number, view?: TreeView): Promise<Uint8Array | undefined> =>
+    this.#op("read a tile", () => this.#view(view).tile(level, index));
+  tileRange = (
+    level: number,
+    start: number,
+    count: number,
+    view?: TreeView,
+  ): Promise<(Uint8Array | undefined)[]> =>
+    this.#op("read tiles", () => this.#view(view).range(level, start, count));
+  tileGroup = (level: number, group: number, view?: TreeView): Promise<Uint8Array | undefined> =>
+    this.#op("read a tile group", () => {
+      const v = view === "sha256" ? 1 : 0;
+      return this.#o.tileGroup
+        ? this.#o.tileGroup(level, group, v)
+        : this.views[v].group(level, group);
+    });
+  leafCandidates = (leafHash: Uint8Array): Promise<number[]> =>
+    this.#op("read the leaf index", () => {
+      this.#syncTail();
+      const lp = leafPrefix(leafHash);
+      const out = this.x.all(this.q.leaf, lp).map((r) => r.idx as number);
+      this.#tail.candidates(lp, out);
+      return this.#confirm(out, leafHash);
+    });
+  leafCandidatesMany = (leafHashes: Uint8Array[]): Promise<number[][]> =>
+    this.#op("read the leaf index", () => {
+      this.#syncTail();
+      const out = this.#candidatesMany(leafHashes.map(leafPrefix));
+      return out.map((c, k) => this.#confirm(c, leafHashes[k]));
+    });
+  contentIndex = (ids: Uint8Array[]): Promise<(number | undefined)[]> =>
+    this.#op(
+      "read the content index",
+      () => ids.map((id) => this.x.all(this.q.contentId, id)[0]?.idx as number | undefined),
+    );
+  contentIndexReach = (): Promise<number | "all"> =>
+    this.#op("read the content index reach", () => {
+      const v = String(this.x.all(this.q.getMeta, "content_ids_upto")[0]?.v ?? "all");
+      return v === "all" ? "all" : Number(v);
+    });
+  backfillContentIndex = (
+    rows: { index: number; contentId: Uint8Array }[],
+    reach: number | "all",
+  ): Promise<void> =>
+    this.write("backfill the content index", () => {
+      for (const r of rows) this.x.run(this.q.backfillContentId, r.contentId, r.index); // first wins
+      this.x.run(this.q.setContentReach, String(reach));
+    });
+  commitBatch = async (batch: Batch): Promise<void> => {
+    this.#writable();
+    await this.#op("commit batch", () => this.#commit(batch));
+    await this.#o.sync?.durable();
+  };
+  /** Set (in the constructor) for a store with `sync`: see LogStorage.commitBatchStaged. */
+  commitBatchStaged?: (batch: Batch) => Promise<{ durable: Promise<void> }>;
+
+  /** One batch in one transaction (the tail moves only once it committed). */
+  #commit(batch: Batch): void {
+    let prefixes: number[] = [];
+    const flush = this.x.transaction(() => {
+      const latest = this.x.all(this.q.latestSize)[0];
+      checkBatchExtends(batch, latest?.size as number | undefined);
+      this.#syncTail();
+      prefixes = batch.entries.map((e) => leafPrefix(e.leafHash));
+      this.#checkUnique(batch, prefixes);
+      const q = this.q, rows = q.rows;
+      const rowArgs: SqlParam[] = [];
+      for (const e of batch.entries) rowArgs.push(e.index, e.bytes);
+      insertPairs(this.x, rows, q.insEntries, q.insEntry, rowArgs);
+      const idArgs: SqlParam[] = [];
+      for (const e of batch.entries) if (e.contentId) idArgs.push(e.contentId, e.index);
+      insertPairs(this.x, rows, q.insContentIds, q.insContentId, idArgs); // unique: a twin fails
+      this.views[0].put(batch.tiles);
+      this.views[1].put(batch.sha256Tiles);
+      const h = batch.head;
+      this.x.run(q.insHead, h.size, h.root, h.timestamp, h.signature, h.sha256Root ?? null);
+      for (const a of batch.agents ?? []) this.#putAgent(a);
+      // Lagging leaf index: once the tail would exceed the lag, the tail and this batch go to
+      // `leaves` in key order (each index page written once), in this same transaction.
+      const tail = this.#tail;
+      const flush = tail.size + batch.entries.length > this.#lag;
+      if (flush) {
+        const all = tail.sorted();
+        batch.entries.forEach((e, k) => all.push({ prefix: prefixes[k], index: e.index }));
+        all.sort((a, b) => a.prefix - b.prefix || a.index - b.index);
+        const leafArgs: SqlParam[] = [];
+        for (const r of all) if (r.prefix >= 0) leafArgs.push(r.prefix, r.index);
+        insertPairs(this.x, rows, q.insLeaves, q.insLeaf, leafArgs);
+        this.x.run(q.setUpto, String(h.size));
+      }
+      this.#o.beforeCommitEnd?.(batch);
+      return flush;
+    });
+    if (flush) this.#tail.reset(batch.head.size);
+    else for (const lp of prefixes) this.#tail.push(lp);
+  }
+
+  /** The leaf index is unique (docs/STORAGE.md): a stored or repeated leaf refuses the batch. */
+  #checkUnique(batch: Batch, prefixes: number[]): void {
+    const stored = this.#candidatesMany(prefixes);
+    // prefix → the leaf hash(es) of this batch with that prefix (a list only on collision)
+    const seen = new Map<number, Uint8Array | Uint8Array[]>();
+    for (let k = 0; k < batch.entries.length; k++) {
+      const e = batch.entries[k];
+      for (const i of stored[k]) {
+        const old = this.storedLeaf(i);
+        if (old && same(old, e.leafHash)) {
+          throw new StorageConflictError(
+            `Cannot commit batch: entry ${e.index} is already stored at ${i}`,
+          );
+        }
+      }
+      const lp = prefixes[k];
+      const twins = seen.get(lp);
+      if (twins === undefined) seen.set(lp, e.leafHash);
+      else {
+        const list = twins instanceof Uint8Array ? [twins] : twins;
+        if (list.some((x) => same(x, e.leafHash))) {
+          throw new StorageConflictError("Cannot commit batch: an entry is in it twice");
+        }
+        list.push(e.leafHash);
+        seen.set(lp, list);
+      }
+    }
+  }
+
+  #putAgent(a: AgentHead): void {
+    this.x.run(this.q.putAgent, a.did, a.seq, a.prev, a.index);
+  }
+
+  agentHead = (did: string): Promise<AgentHead | undefined> =>
+    this.#op("read an agent's chain head", () => {
+      const r = this.x.all(this.q.agent, did)[0];
+      return r &&
+        { did: r.did as string, seq: r.seq as number, prev: blob(r.prev), index: r.idx as number };
+    });
+  agentHeadsComplete = (): Promise<boolean> =>
+    this.#op(
+      "read the agent heads' mark",
+      () => this.x.all(this.q.getMeta, "agent_heads").length > 0,
+    );
+  putAgentHeads = (heads: AgentHead[], complete: boolean): Promise<void> =>
+    this.write("write agents' chain heads", () => {
+      for (const a of heads) this.#putAgent(a);
+      if (complete) this.x.run(this.q.putMeta, "agent_heads", "complete");
+    });
+  commitViewBackfill = (b: ViewBackfill): Promise<void> =>
+    this.write("migrate the SHA-256 view", () => {
+      this.views[1].put(b.sha256Tiles);
+      for (const r of b.roots) this.x.run(this.q.setShaRoot, r.sha256Root, r.size);
+    });
+  logName = (): Promise<string | undefined> =>
+    this.#op(
+      "read the log name",
+      () => this.x.all(this.q.getMeta, "log_name")[0]?.v as string | undefined,
+    );
+  setLogName = (name: string): Promise<void> =>
+    this.write("name the log", () => {
+      const old = this.x.all(this.q.getMeta, "log_name")[0]?.v as string | undefined;
+      if (old !== undefined && old !== name) {
+        throw new StorageConflictError(`Cannot name the log ${name}: it is named ${old}`);
+      }
+      if (old === undefined) this.x.run(this.q.addMeta, "log_name", name);
+    });
+  /**
+   * A value of the store's own state in `meta` (the signed-head pin's mark, a shard's marks), or
+   * undefined. Synchronous: read while the store opens.
+   */
+  readMeta = (key: string): string | undefined => {
+    if (this.#closed) {
+      throw new LogStorageError("storage-closed", "Cannot read meta: store is closed");
+    }
+    return this.x.all(this.q.getMeta, key)[0]?.v as string | undefined;
+  };
+  /** Sets a value of the store's own state in `meta`, durably. */
+  writeMeta = (key: string, value: string): Promise<void> =>
+    this.write(`write ${key}`, () => void this.x.run(this.q.putMeta, key, value));
+  close = (): Promise<void> => {
+    if (this.#closed) return Promise.resolve();
+    this.#closed = true;
+    try {
+      this.#o.onClose?.();
+      return Promise.resolve();
+    } catch (err) {
+      return Promise.reject(
+        new LogStorageError(
+          "storage-fault",
+          `Cannot close store: ${(err as Error)?.message ?? err}`,
+          { cause: err },
+        ),
+      );
+    }
+  };
+}
