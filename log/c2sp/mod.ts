@@ -98,6 +98,7 @@ export {
   type PolicyGroup,
   type PolicyLog,
   type PolicyWitness,
+  POLICY_LIMITS,
   quorumMet,
   type TlogPolicy,
 } from "./policy.ts";
