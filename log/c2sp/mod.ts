@@ -94,11 +94,11 @@ export {
 // and its state contract.
 export {
   parsePolicy,
+  POLICY_LIMITS,
   PolicyFileError,
   type PolicyGroup,
   type PolicyLog,
   type PolicyWitness,
-  POLICY_LIMITS,
   quorumMet,
   type TlogPolicy,
 } from "./policy.ts";
