@@ -138,6 +138,9 @@ Deno.test({
       const e1 = await (await fetch(`${s1}/v1/log/export`)).text();
       assert.ok(e1.includes(`<${url}/shards/s1/v1/log/entries/1>`), e1.slice(0, 400));
       assert.ok(!e1.includes(`<${url}/v1/log/entries/`));
+      // blank nodes are the shard's own (one store with both shards merges none of them)
+      const bnodes = e1.match(/_:[A-Za-z0-9_]+/g) ?? [];
+      assert.ok(bnodes.length > 0 && bnodes.every((b) => b.startsWith("_:s1_e")), bnodes.join(" "));
       const e0 = await (await fetch(`${url}/v1/log/export`)).text();
       assert.ok(e0.includes(`<${url}/v1/log/entries/0>`));
       assert.ok(!e0.includes("/shards/"));
