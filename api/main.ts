@@ -129,6 +129,7 @@ export async function startService(
     ...witnessing.extra,
     sparql,
     shards,
+    shardLogs: () => shards.listed(), // read paths over every shard (api/shard_logs.ts)
     activeLog: shards.activeLog,
   };
   const deps = {

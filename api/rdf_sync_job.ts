@@ -10,9 +10,7 @@
 // between two batches (what was written is recorded; the next start resumes there).
 import { VerificationFailure } from "./client/client.ts";
 import { BelowQuorum, loadPolicy } from "./client/policy.ts";
-import { TileClient } from "./client/tiles.ts";
-import { resolveLogKey } from "./client/tile_commands.ts";
-import { SparqlHttp, SyncAlarm, syncOnce } from "../rdfsync/mod.ts";
+import { SparqlHttp, SyncAlarm, syncOnce, syncTargets } from "../rdfsync/mod.ts";
 import type { Metrics } from "./metrics.ts";
 import type { RdfSyncSetting } from "./rdf_sync_config.ts";
 
@@ -23,7 +21,7 @@ export interface RdfSyncStatus {
   state: "running" | "alarm" | "check-failed" | "stopped";
   log: string;
   endpoint: string;
-  /** Entries in the store (its sync-state graph's size) after the last round. */
+  /** Entries in the store after the last round (every shard's sync-state graph's size). */
   synced_size: number;
   rounds: number;
   /** Failures in a row (backing off while > 0). */
@@ -59,7 +57,6 @@ export class RdfSyncJob {
   readonly #logUrl: string;
   readonly #store: SparqlHttp;
   readonly #abort = new AbortController();
-  #client: TileClient | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #running: Promise<void> | undefined;
   #status: RdfSyncStatus;
@@ -137,23 +134,31 @@ export class RdfSyncJob {
     const st = this.#status;
     const m = this.#o.metrics;
     try {
-      const client = this.#client ??= await this.#openClient();
       const policy = this.#o.setting.policyFile
         ? await loadPolicy(this.#o.setting.policyFile)
         : undefined;
-      const r = await syncOnce({
-        client,
-        store: this.#store,
+      // docs/SHARDS.md: every shard of the directory, s0 first, each into its own graphs
+      const targets = await syncTargets({
+        log: this.#logUrl,
         graphBase: this.#logUrl,
+        flags: {},
+        env: () => undefined,
         policy,
-        signal: this.#abort.signal,
+        net: {},
       });
+      let synced = 0;
+      for (const t of targets) {
+        const r = await syncOnce({ ...t, store: this.#store, signal: this.#abort.signal });
+        synced += r.to;
+        const what = t.shard ? `${t.shard} ` : "";
+        if (r.graphs > 0) this.#log(`synced ${what}${r.from}..${r.to} in ${Math.round(r.ms)} ms`);
+        if (this.#abort.signal.aborted) break;
+      }
       st.rounds++;
       st.failures = 0;
-      st.synced_size = r.to;
+      st.synced_size = synced;
       delete st.last_error;
-      m?.set("jc_rdf_sync_synced_size", r.to);
-      if (r.graphs > 0) this.#log(`synced ${r.from}..${r.to} in ${Math.round(r.ms)} ms`);
+      m?.set("jc_rdf_sync_synced_size", synced);
     } catch (e) {
       st.rounds++;
       const why = (e as Error)?.message ?? String(e);
@@ -169,10 +174,5 @@ export class RdfSyncJob {
       m?.inc("jc_rdf_sync_failures_total");
       this.#log(`round failed (${st.failures}x): ${st.last_error}`);
     }
-  }
-
-  async #openClient(): Promise<TileClient> {
-    const vkey = await resolveLogKey(this.#logUrl, {}, () => undefined, {});
-    return new TileClient(this.#logUrl, vkey, {});
   }
 }

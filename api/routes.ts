@@ -38,13 +38,17 @@ export const ROUTE_GROUPS: RouteGroup[] = [
   shardRoutes,
 ];
 
-/** The route groups every shard serves below its prefix (docs/SHARDS.md: the log routes). */
+/**
+ * The route groups every shard serves below its prefix (docs/SHARDS.md: the log routes, the
+ * RDF export of its entries included), on both deployments.
+ */
 export const SHARD_ROUTE_GROUPS: RouteGroup[] = [
   logAppendRoutes,
   logReadRoutes,
   logProofRoutes,
   logPolicyRoutes,
   publicationRoutes,
+  rdfRoutes,
 ];
 
 /** The flat route table. */

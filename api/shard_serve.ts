@@ -116,7 +116,12 @@ export async function openShardServing(
         let app = built.get(h);
         if (!app) {
           const w = collectors.get(h);
-          const extra = { shards, shardPrefix: h.prefix, ...(w ? { collector: w.c } : {}) };
+          const extra = {
+            shards,
+            shardLogs: () => shards.listed(),
+            shardPrefix: h.prefix,
+            ...(w ? { collector: w.c } : {}),
+          };
           app = createApp({ ...root, log: h.gate.log, extra }, routes);
           built.set(h, app);
         }

@@ -18,6 +18,7 @@ import { ed25519PublicKey, toHex } from "../verify/mod.ts";
 import { type ActiveRef, ShardGate } from "./shard_gate.ts";
 import { activeShardLog } from "./shard_active.ts";
 import { type ShardFiles, ShardStateError } from "./shard_files.ts";
+import type { ListedShard } from "./shard_logs.ts";
 
 /** One shard as the directory state records it. */
 export interface ShardRecord {
@@ -382,11 +383,19 @@ export class ShardSet implements ShardService {
     return p;
   }
 
-  /** A log whose every call goes to the active shard; agents' heads fall back to older shards. */
+  /** Every listed shard's id, prefix and log, s0 first (api/shard_logs.ts `ShardLogs`). */
+  listed(): Promise<ListedShard[]> {
+    return Promise.resolve(
+      this.shards.map((h) => ({ id: h.id, prefix: h.prefix, log: h.gate.log })),
+    );
+  }
+
+  /** Every shard's log, s0 first. */
   logs(): Log[] {
     return this.shards.map((h) => h.gate.log);
   }
 
+  /** A log whose every call goes to the active shard; agents' heads fall back to older shards. */
   #activeProxy(): Log {
     return activeShardLog({
       active: () => this.active().gate.log,

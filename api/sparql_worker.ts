@@ -65,12 +65,22 @@ export interface SparqlHandle {
   close(): void;
 }
 
-/** The embedded store of one app over one log. */
+/** A log the store loads, and the base of its entries' graph IRIs (`<origin>/v1/log/entries/i`). */
+export interface SparqlSource {
+  log: Log;
+  origin: string;
+}
+
+/**
+ * The embedded store of one service: every listed shard's log, s0 first (docs/SHARDS.md), each
+ * entry a named graph whose IRI is its shard-qualified URL (docs/RDF.md "Entry IRIs").
+ */
 export class EmbeddedSparql implements SparqlHandle {
-  readonly #log: Log;
+  readonly #sources: () => Promise<SparqlSource[]>;
   readonly #config: ServiceConfig;
-  readonly #origin: string;
   readonly #worker: OffLoopWorker;
+  /** entries loaded per source (a prefix of each shard's log) */
+  #loadedPer: number[] = [];
   #loaded = 0;
   #target = 0;
   #ready = false;
@@ -84,11 +94,14 @@ export class EmbeddedSparql implements SparqlHandle {
   #started = performance.now();
   readonly #metrics?: Metrics;
 
-  constructor(log: Log, config: ServiceConfig, origin: string, metrics?: Metrics) {
+  constructor(
+    sources: () => Promise<SparqlSource[]>,
+    config: ServiceConfig,
+    metrics?: Metrics,
+  ) {
     this.#metrics = metrics;
-    this.#log = log;
+    this.#sources = sources;
     this.#config = config;
-    this.#origin = origin;
     this.#worker = new OffLoopWorker({
       url: new URL("./sparql_worker_thread.ts", import.meta.url),
       init: { maxMemoryBytes: config.sparqlMaxMemoryMb * 1024 * 1024 },
@@ -147,6 +160,7 @@ export class EmbeddedSparql implements SparqlHandle {
     this.#gen++;
     this.#memory = 0;
     this.#loaded = 0;
+    this.#loadedPer = [];
     this.#ready = false;
     this.#started = performance.now();
     this.#worker.dropQueued(new JobLostError("the SPARQL worker was restarted"));
@@ -165,30 +179,36 @@ export class EmbeddedSparql implements SparqlHandle {
   async #loadLoop(): Promise<void> {
     const gen = this.#gen;
     while (!this.#closed && gen === this.#gen) {
-      const head = (await this.#log.latestHead()).size;
+      const sources = await this.#sources();
+      const heads = await Promise.all(sources.map(async (s) => (await s.log.latestHead()).size));
+      const head = heads.reduce((a, b) => a + b, 0);
       if (head > this.#config.sparqlMaxEntries) {
         this.#overBound = true;
         this.#ready = false;
         // Free the memory: the store will not be used again while the log is this long.
         this.#gen++;
         this.#loaded = 0;
+        this.#loadedPer = [];
         this.#worker.reset(new JobLostError("the log outgrew sparql_max_entries"));
         return;
       }
       this.#target = Math.max(this.#target, head);
-      if (this.#loaded >= head) {
+      // the first shard with entries not loaded yet (frozen shards are final: once loaded, done)
+      const n = heads.findIndex((h, k) => (this.#loadedPer[k] ?? 0) < h);
+      if (n < 0) {
         this.#ready = true;
         return;
       }
-      const start = this.#loaded;
-      const end = Math.min(head, start + LOAD_BATCH);
+      const { log, origin } = sources[n];
+      const start = this.#loadedPer[n] ?? 0;
+      const end = Math.min(heads[n], start + LOAD_BATCH);
       const envelopes: Uint8Array[] = [];
       for (let i = start; i < end; i++) {
-        const bytes = await this.#log.entry(i);
+        const bytes = await log.entry(i);
         if (!bytes) throw new Error(`Cannot load entry ${i}: the log does not have it`);
         envelopes.push(bytes.slice());
       }
-      const job: SparqlJob = { load: { start, envelopes, origin: this.#origin } };
+      const job: SparqlJob = { load: { start, envelopes, origin } };
       let a: SparqlLoadAnswer;
       try {
         a = await this.#worker.run<SparqlLoadAnswer>(job, LOAD_TIMEOUT_MS, {
@@ -210,7 +230,8 @@ export class EmbeddedSparql implements SparqlHandle {
         throw e;
       }
       if (gen !== this.#gen) return;
-      this.#loaded = end;
+      this.#loadedPer[n] = end;
+      this.#loaded += end - start;
       this.#memory = a.memory;
       this.#gauges();
     }
@@ -227,7 +248,9 @@ export class EmbeddedSparql implements SparqlHandle {
 
   async query(q: string, mediaType: string): Promise<{ body: Uint8Array; size: number }> {
     const t0 = performance.now();
-    const head = (await this.#log.latestHead()).size;
+    const sources = await this.#sources();
+    let head = 0;
+    for (const src of sources) head += (await src.log.latestHead()).size;
     if (head > this.#config.sparqlMaxEntries || this.#full) {
       if (!this.#overBound && !this.#full) this.#kick(); // notices, frees the store
       throw new ApiError(
@@ -335,6 +358,16 @@ export class EmbeddedSparql implements SparqlHandle {
   }
 }
 
+/** What a store is opened with: the app's log and origin, or every shard's (`sources`). */
+export interface SparqlOpen {
+  log: Log;
+  config: ServiceConfig;
+  origin: string;
+  /** every listed shard's log and IRI base, s0 first (default: `log` at `origin` alone) */
+  sources?: () => Promise<SparqlSource[]>;
+  metrics?: Metrics;
+}
+
 /**
  * The provider api/main.ts passes as `deps.extra.sparql`: one EmbeddedSparql per log, opened on
  * first use (graph IRIs are entry URLs under the public URL, api/public_url.ts — never a
@@ -346,12 +379,12 @@ export class EmbeddedSparqlProvider {
   readonly describe = serviceDescription;
   readonly #open = new Map<Log, EmbeddedSparql>();
 
-  open(
-    ctx: { log: Log; config: ServiceConfig; origin: string; metrics?: Metrics },
-  ): EmbeddedSparql {
+  open(ctx: SparqlOpen): EmbeddedSparql {
     let s = this.#open.get(ctx.log);
     if (!s) {
-      s = new EmbeddedSparql(ctx.log, ctx.config, ctx.origin, ctx.metrics);
+      const sources = ctx.sources ??
+        (() => Promise.resolve([{ log: ctx.log, origin: ctx.origin }]));
+      s = new EmbeddedSparql(sources, ctx.config, ctx.metrics);
       this.#open.set(ctx.log, s);
     }
     return s;

@@ -26,21 +26,34 @@ export interface SparqlLoadAnswer {
   memory: number;
 }
 
-let store: SparqlStore;
+/** One Oxigraph store; one SparqlStore (a loaded prefix) per log origin, i.e. per shard. */
+let oxigraph: InstanceType<ReturnType<typeof boundedOxigraph>>;
+const stores = new Map<string, SparqlStore>();
 const enc = new TextEncoder();
+
+/** The loaded prefix of the shard whose entries' IRIs start with `origin`, in the one store. */
+function storeOf(origin: string): SparqlStore {
+  let s = stores.get(origin);
+  if (!s) {
+    s = new SparqlStore({
+      size: () => Promise.resolve(0),
+      read: () => Promise.reject(new Error("Cannot read the log from the SPARQL worker")),
+    }, oxigraph);
+    stores.set(origin, s);
+  }
+  return s;
+}
 
 serveJobs((config) => {
   const { maxMemoryBytes } = config as { maxMemoryBytes: number };
-  store = new SparqlStore({
-    size: () => Promise.resolve(0),
-    read: () => Promise.reject(new Error("Cannot read the log from the SPARQL worker")),
-  }, new (boundedOxigraph(maxMemoryBytes))());
+  oxigraph = new (boundedOxigraph(maxMemoryBytes))();
+  stores.clear();
 }, async (msg) => {
   const m = msg as SparqlJob;
   if ("load" in m) {
     const { start, envelopes, origin } = m.load;
     try {
-      const size = await store.append(
+      const size = await storeOf(origin).append(
         envelopes.map((e, k) =>
           entryInputFromEnvelope(start + k, e, `${origin}/v1/log/entries/${start + k}`)
         ),
@@ -55,7 +68,9 @@ serveJobs((config) => {
       );
     }
   }
-  const a = store.run(m.query, m.mediaType, m.maxBytes);
+  // every shard's graphs are in the one store: any of its SparqlStores queries them all
+  const a = storeOf(stores.keys().next().value ?? "").run(m.query, m.mediaType, m.maxBytes);
+  a.size = [...stores.values()].reduce((n, s) => n + s.size, 0);
   const body = enc.encode(a.body);
   if (body.byteLength > m.maxBytes) {
     throw new SparqlError(

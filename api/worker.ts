@@ -33,12 +33,7 @@ import {
 } from "./edge/durable_object.ts";
 import { ADMIN_TOKEN_SECRET, operatorKeyFromEnv, ShardFront } from "./edge/shard_front.ts";
 import { prefixedBucket, shardKeyPrefix } from "./edge/shards.ts";
-import { logAppendRoutes } from "./routes/log_append.ts";
-import { logReadRoutes } from "./routes/log_read.ts";
-import { logProofRoutes } from "./routes/log_proofs.ts";
-import { logPolicyRoutes } from "./routes/log_policy.ts";
-import { publicationRoutes } from "./routes/publication.ts";
-import { allRoutes } from "./routes.ts";
+import { allRoutes, SHARD_ROUTE_GROUPS } from "./routes.ts";
 import { R2Log } from "./edge/r2_log.ts";
 import type { R2BucketLike } from "./edge/r2.ts";
 import { bytesEqual, ed25519PublicKey, fromHex } from "../verify/mod.ts";
@@ -52,21 +47,13 @@ import {
 } from "./edge/witness_rpc.ts";
 import { defaultWitnessName } from "./witness_name.ts";
 import { type AgentLink, type AppendResult, defaultLogName } from "../log/mod.ts";
-import { shardPrefix } from "../log/shards/mod.ts";
+import { shardId, shardPrefix } from "../log/shards/mod.ts";
+import type { ShardLogs } from "./shard_logs.ts";
 import { badHost, validHost } from "./public_url.ts";
 import { secured } from "./security_headers.ts";
 import type { Hono } from "hono";
 
 export { LogBatcher, LogSequencer, LogShardSequencer } from "./edge/durable_object.ts";
-
-/** The routes a shard after the first answers below its prefix (docs/SHARDS.md: the log routes). */
-const SHARD_ROUTES = [
-  logAppendRoutes,
-  logReadRoutes,
-  logProofRoutes,
-  logPolicyRoutes,
-  publicationRoutes,
-];
 
 /** A Durable Object namespace binding (the slice used here). */
 interface Namespace<T> {
@@ -180,6 +167,9 @@ function build(env: WorkerEnv): Built {
     (await shards!.state(fresh)).shards.map((r, n) =>
       logOfShard(n, fromHex(r.public_key), r.log_name)
     );
+  // read paths over every listed shard (api/shard_logs.ts): the policy, healthz, metrics
+  const listed: ShardLogs = async () =>
+    (await logsOf()).map((log, n) => ({ id: shardId(n), prefix: shardPrefix(n), log }));
   const activeLog = activeShardLog({
     active: async (fresh) => (await logsOf(fresh)).at(-1)!,
     all: () => logsOf(),
@@ -205,6 +195,7 @@ function build(env: WorkerEnv): Built {
           metrics,
           extra: {
             operatorVkey: shards!.operatorVkey(),
+            shardLogs: listed,
             // its published URLs (policy, entry IRIs) are below its prefix (docs/SHARDS.md)
             shardPrefix: shardPrefix(n),
             // docs/WITNESS.md: the shard's own collector runs in its own sequencer object; its
@@ -213,7 +204,7 @@ function build(env: WorkerEnv): Built {
               ? { collector: rpcCollector(() => sequencerOf<WitnessRpc>(env, n)) }
               : {}),
           },
-        }, allRoutes(SHARD_ROUTES));
+        }, allRoutes(SHARD_ROUTE_GROUPS));
         a = (req) => Promise.resolve(app.fetch(req, { clientAddr: clientAddrOf(req) }));
         shardApps.set(n, a);
       }
@@ -233,6 +224,7 @@ function build(env: WorkerEnv): Built {
       ...(config.witnesses.length ? { collector: rpcCollector(() => ns.get(id)) } : {}),
       operatorVkey: shards.operatorVkey(),
       activeLog,
+      shardLogs: listed,
     },
   });
   built = { app, settings, log, sequencer, batcher, shards, shardSequencer };

@@ -8,8 +8,6 @@ import { pathToFileURL } from "node:url";
 import { VerificationFailure } from "../api/client/client.ts";
 import { isNetError } from "../net/mod.ts";
 import { BelowQuorum, loadPolicy } from "../api/client/policy.ts";
-import { TileClient } from "../api/client/tiles.ts";
-import { resolveLogKey } from "../api/client/tile_commands.ts";
 import {
   type CommandSpec,
   flag,
@@ -23,6 +21,7 @@ import {
 import { fileFetch } from "./file_fetch.ts";
 import { SparqlHttp } from "./sparql_http.ts";
 import { SyncAlarm, syncOnce } from "./sync.ts";
+import { syncTargets } from "./targets.ts";
 
 const SPEC: CommandSpec = {
   name: "deno task rdf:sync",
@@ -40,7 +39,17 @@ const SPEC: CommandSpec = {
     { name: "graph-store", value: "URL", help: "its Graph Store Protocol endpoint" },
     { name: "user", value: "U", help: "HTTP user of the store" },
     { name: "password", value: "P", help: "HTTP password of the store" },
-    { name: "log-key", value: "VKEY", help: "the log's vkey (or $JC_LOG_KEY)" },
+    {
+      name: "log-key",
+      value: "VKEY",
+      help: "the log's vkey (or $JC_LOG_KEY): syncs that one log, not the directory's shards",
+    },
+    {
+      name: "operator-key",
+      value: "VKEY",
+      help: "pin the shard directory's operator key (or $JC_OPERATOR_VKEY; default: trusted " +
+        "on first use); every shard of GET /v1/logs is synced",
+    },
     { name: "policy", value: "FILE", help: "a C2SP tlog-policy checkpoints must meet (exit 5)" },
     { name: "graph-base", value: "URL", help: "entry graph names' base (default: --log URL)" },
     { name: "batch", value: "N", help: "entries written per update" },
@@ -92,22 +101,32 @@ async function run(
   Deno.addSignalListener("SIGINT", onSignal);
   Deno.addSignalListener("SIGTERM", onSignal);
   try {
-    const vkey = await resolveLogKey(
-      log,
-      p.options as Record<string, string | true>,
-      (k) => env[k],
-      net,
-    );
-    const client = new TileClient(base, vkey, net);
     const policy = policyFile
       ? await loadPolicy(resolveFromCaller(policyFile, env, cwd))
       : undefined;
     for (;;) {
       try {
-        const r = await syncOnce({ client, store, graphBase, policy, batch });
-        console.log(
-          JSON.stringify({ synced: r.to, from: r.from, root: r.root, ms: Math.round(r.ms) }),
-        );
+        // docs/SHARDS.md: every shard of the directory, s0 first (re-read each pass: a rotation
+        // adds one), each into its own graphs and sync state
+        const targets = await syncTargets({
+          log: base,
+          graphBase,
+          flags: p.options as Record<string, string | true>,
+          env: (k) => env[k],
+          operatorKey: s("operator-key"),
+          policy,
+          net,
+        });
+        for (const t of targets) {
+          const r = await syncOnce({ ...t, store, batch });
+          console.log(JSON.stringify({
+            ...(t.shard ? { shard: t.shard } : {}),
+            synced: r.to,
+            from: r.from,
+            root: r.root,
+            ms: Math.round(r.ms),
+          }));
+        }
         if (flag(p, "once")) return 0;
       } catch (e) {
         if (e instanceof SyncAlarm) {

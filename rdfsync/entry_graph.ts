@@ -5,7 +5,7 @@
 // (SR553 "Conversion overflow"), while its xsd:decimal is exact to 40 digits — and every
 // xsd:integer is an xsd:decimal (XSD 1.1 Part 2 §3.4.13), so sums and comparisons keep their
 // values.
-import { entryInputFromEnvelope, entryQuads, toNQuads } from "../vocab/mod.ts";
+import { entryBnodePrefix, entryInputFromEnvelope, entryQuads, toNQuads } from "../vocab/mod.ts";
 
 const INT64_MAX = 2n ** 63n - 1n;
 const XSD = "http://www.w3.org/2001/XMLSchema#";
@@ -34,5 +34,6 @@ export async function entryGraph(
 ): Promise<EntryGraph> {
   const iri = `${graphBase.replace(/\/+$/, "")}/v1/log/entries/${index}`;
   const quads = await entryQuads(entryInputFromEnvelope(index, entry, iri));
-  return { iri, ntriples: narrowIntegers(toNQuads(quads, { bnodePrefix: `e${index}_` })) };
+  const bnodePrefix = entryBnodePrefix(iri, index);
+  return { iri, ntriples: narrowIntegers(toNQuads(quads, { bnodePrefix })) };
 }

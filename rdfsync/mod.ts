@@ -14,3 +14,4 @@ export {
   type SyncState,
 } from "./sync.ts";
 export { fileFetch } from "./file_fetch.ts";
+export { type SyncTarget, type SyncTargetOptions, syncTargets } from "./targets.ts";

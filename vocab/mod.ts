@@ -35,6 +35,7 @@ export {
   type ValidationOutcome,
 } from "./shacl.ts";
 export {
+  entryBnodePrefix,
   type EntryInput,
   entryInputFromEnvelope,
   entryJsonLd,

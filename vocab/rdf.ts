@@ -153,9 +153,23 @@ function logFacts(e: EntryInput): Quad[] {
   ];
 }
 
+/**
+ * The blank-node label prefix of an entry: unique per entry IRI over every shard of a service
+ * (docs/RDF.md "Entry IRIs"), so one store holding several shards merges nothing: `e<i>_` for the
+ * first shard's `<base>/v1/log/entries/<i>` (as before shards), `sN_e<i>_` for shard sN's
+ * `<base>/shards/sN/v1/log/entries/<i>`.
+ */
+export function entryBnodePrefix(url: string, index: number): string {
+  const m = /\/shards\/(s[1-9][0-9]*)\/v1\/log\/entries\/[0-9]+$/.exec(url);
+  return m ? `${m[1]}_e${index}_` : `e${index}_`;
+}
+
 /** One entry as N-Quads lines of its own named graph (graph IRI = entry URL, API.md export). */
 export async function entryNQuads(e: EntryInput): Promise<string> {
-  return toNQuads(await entryQuads(e), { graph: e.url, bnodePrefix: `e${e.index}_` });
+  return toNQuads(await entryQuads(e), {
+    graph: e.url,
+    bnodePrefix: entryBnodePrefix(e.url, e.index),
+  });
 }
 
 /**

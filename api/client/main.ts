@@ -319,15 +319,10 @@ const COMMANDS: Record<string, Command> = {
         file ? { ...flagsOf(p), "tlog-proof": path(file, e) } : flagsOf(p),
         e,
       );
-      // docs/CLIENTS.md "Shards": an index is within one shard; a leaf is looked for in each.
-      const shards = await allShards(shardCtxOf(p, e));
-      if (typeof target === "number" && shards.length > 1) {
-        throw new UsageError(
-          `an index names an entry within one shard: give --shard (${
-            shards.map((t) => t.shard!.id).reverse().join(", ")
-          })`,
-        );
-      }
+      // docs/CLIENTS.md "Shards": an index is within one shard, --shard's or else the active
+      // one (as --shard's help says); a leaf is looked for in each, newest first.
+      const ctx = shardCtxOf(p, e);
+      const shards = typeof target === "number" ? [await targetShard(ctx)] : await allShards(ctx);
       for (const [i, t] of shards.entries()) {
         const flags = t.shard && !str(p, "log-key")
           ? { ...given, "log-key": t.shard.vkeys.blake3 }

@@ -21,7 +21,7 @@ import {
 } from "./directory.ts";
 import { type MonitorState, poll, type ServiceState } from "./monitor.ts";
 import { type FailureCount, reportFailedPoll } from "./monitor_report.ts";
-import { enforcePolicy, loadPolicy } from "./policy.ts";
+import { enforcePolicy, loadPolicy, policyForShard } from "./policy.ts";
 import { type Flags, openTileClient, pollTiles } from "./tile_commands.ts";
 
 /** One shard as a passing poll saw it. */
@@ -111,9 +111,11 @@ export async function pollService(
         ...o.net,
         fetch: o.fetch,
       });
-      // --policy FILE: every shard's SHA-256 checkpoints must meet it (its logs name shard keys).
+      // --policy FILE: every shard's SHA-256 checkpoints must meet it (the operator's default
+      // names every shard's log; a shard it does not name, cut after the file was fetched, is
+      // held to its witnesses and quorum under the key the signed directory gives it).
       if (tc && typeof o.flags.policy === "string") {
-        enforcePolicy(tc, await loadPolicy(o.flags.policy));
+        enforcePolicy(tc, policyForShard(await loadPolicy(o.flags.policy), s.vkeys.sha256));
       }
       let got: ShardSeen;
       if (tc) {

@@ -43,6 +43,19 @@ export async function checkPolicy(note: string, policy: c2sp.TlogPolicy): Promis
 }
 
 /**
+ * The policy a shard's SHA-256 checkpoints are held to (docs/SHARDS.md "Clients follow the
+ * directory"): `policy` itself when it names a log of the shard's origin (with whatever key it
+ * names: another key is refused as ever); else `policy` with the shard's log added under the key
+ * of the operator-signed directory, so a policy fetched before a rotation still holds every later
+ * shard to its witnesses and quorum instead of failing on an origin it could not know.
+ */
+export function policyForShard(policy: c2sp.TlogPolicy, shardVkey: string): c2sp.TlogPolicy {
+  const origin = c2sp.parseVkey(shardVkey).name;
+  if (policy.logs.some((l) => c2sp.parseVkey(l.vkey).name === origin)) return policy;
+  return { ...policy, logs: [...policy.logs, { vkey: shardVkey }] };
+}
+
+/**
  * Makes `client` refuse every SHA-256 checkpoint below the policy's quorum, where it is fetched:
  * prove, monitor and the tlog-proofs they write use exactly the checkpoints that passed. (The
  * BLAKE3 view is not witnessed; the monitor binds it to the SHA-256 view.)

@@ -6,17 +6,28 @@
 // A policy is a statement of the operator's, to be read and pinned, not trusted blindly.
 import type { RouteGroup } from "../route.ts";
 import { c2sp } from "../../log/mod.ts";
-import { publicBase } from "../public_url.ts";
+import { publicRoot } from "../public_url.ts";
+import { listedShards, shardBase } from "../shard_logs.ts";
 
-/** The default policy text for a log (pure; tested against the policy parser). */
+/** A log the policy names: its SHA-256 view's vkey and URL. */
+export interface PolicyLogLine {
+  vkey: string;
+  url: string;
+}
+
+/**
+ * The default policy text (pure; tested against the policy parser) for one log or, on a sharded
+ * service, every shard's log (docs/SHARDS.md: one `log` line per shard, s0 first; past the
+ * parser's limit of POLICY_LIMITS.logs, the newest that many).
+ */
 export function defaultPolicy(
-  sha256Vkey: string,
-  logUrl: string,
+  logs: PolicyLogLine[],
   witnesses: { url: string; vkey: string }[],
 ): string {
+  const named = logs.slice(-c2sp.POLICY_LIMITS.logs);
   const lines = [
     "# The log operator's default witness policy (C2SP tlog-policy).",
-    `log ${sha256Vkey} ${logUrl}`,
+    ...named.map((l) => `log ${l.vkey} ${l.url}`),
   ];
   const names: string[] = [];
   witnesses.forEach((w, i) => {
@@ -62,12 +73,17 @@ export const logPolicyRoutes: RouteGroup = {
         toolId: "jouleclaw:log.policy",
         mutating: false,
       },
-      handler: (c) => {
+      handler: async (c) => {
         const deps = c.get("deps");
-        // the public URL, never the Host (issue 27); a shard's app (docs/SHARDS.md) serves
-        // below its prefix: the log's URL includes it
-        const url = publicBase(deps) + "/log/sha256";
-        const text = defaultPolicy(deps.log.vkeys().sha256, url, deps.config.witnesses ?? []);
+        // One policy for the service at every shard's prefix (docs/SHARDS.md): every listed
+        // shard's SHA-256 log, each at its own URL below the public URL (never the Host, issue
+        // 27), so a receipt of any shard is checked against a policy that names its log.
+        const root = publicRoot(deps);
+        const logs = (await listedShards(deps)).map((s) => ({
+          vkey: s.log.vkeys().sha256,
+          url: `${root}${shardBase(s.prefix)}/log/sha256`,
+        }));
+        const text = defaultPolicy(logs, deps.config.witnesses ?? []);
         return new Response(text, {
           headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-cache" },
         });

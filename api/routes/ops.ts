@@ -7,6 +7,18 @@ import type { RdfSyncStatus } from "../rdf_sync_job.ts";
 import type { Log } from "../../log/mod.ts";
 import type { AppDeps } from "../route.ts";
 import { shardsOf } from "./shards.ts";
+import { listedShards } from "../shard_logs.ts";
+
+/**
+ * Every listed shard's size (docs/SHARDS.md): `/healthz`'s `tree_size` is their sum (the entries
+ * the service holds), its `shards` each one's; `/metrics` has both as gauges.
+ */
+async function shardSizes(deps: AppDeps): Promise<{ id: string; tree_size: number }[]> {
+  const listed = await listedShards(deps);
+  return await Promise.all(
+    listed.map(async (s) => ({ id: s.id, tree_size: (await s.log.latestHead()).size })),
+  );
+}
 
 /** The logs whose stores this service reads: the root's, the active shard's, every shard's. */
 function servedLogs(deps: AppDeps): Log[] {
@@ -26,7 +38,7 @@ export const opsRoutes: RouteGroup = {
       operation: {
         title: "Check health",
         description:
-          '200 {status: "ok", tree_size} when the store answers reads and accepts writes; 503 ' +
+          '200 {status: "ok", tree_size (entries over every shard), shards: [{id, tree_size}]} when the store answers reads and accepts writes; 503 ' +
           'storage-unavailable {health: "degraded", failing: "storage-read" | "storage-write" | ' +
           '"log-integrity"} with Retry-After otherwise (a full disk: until writes succeed again).',
         expects: "owl:Nothing",
@@ -42,13 +54,13 @@ export const opsRoutes: RouteGroup = {
         mutating: false,
       },
       handler: async (c) => {
-        const { log } = c.get("deps");
-        let size: number;
+        const deps = c.get("deps");
+        let sizes: { id: string; tree_size: number }[];
         try {
           // with shards (docs/SHARDS.md), every shard's store too: the active one takes the
           // appends, and a read inside any shard's signed size may fail (log/read_faults.ts)
-          for (const l of servedLogs(c.get("deps"))) await l.check();
-          size = (await log.latestHead()).size;
+          for (const l of servedLogs(deps)) await l.check();
+          sizes = await shardSizes(deps);
         } catch (e) {
           // The failing check: the log's error code (storage-read, storage-write, log-integrity).
           const failing = (e as { code?: unknown })?.code;
@@ -67,7 +79,9 @@ export const opsRoutes: RouteGroup = {
         // docs/WITNESS.md: per witness of our checkpoints, its cosigned size, lag, failures and
         // any alarm (a 422: the witness holds a history of this log that this log does not).
         const collector = c.get("deps").extra?.collector as CosignedCheckpoints | undefined;
+        const size = sizes.reduce((n, s) => n + s.tree_size, 0);
         const body: Record<string, unknown> = { status: "ok", tree_size: size };
+        if (deps.extra?.shardLogs) body.shards = sizes;
         if (collector) {
           const witnesses = await collector.status();
           body.witness_alarm = witnesses.some((w) => w.alarm !== undefined);
@@ -96,8 +110,17 @@ export const opsRoutes: RouteGroup = {
       handler: async (c) => {
         const { log, metrics } = c.get("deps");
         try {
-          metrics.set("jc_tree_size", (await log.latestHead()).size);
-        } catch { /* the gauge keeps its last value; /healthz reports the store */ }
+          const sizes = await shardSizes(c.get("deps"));
+          metrics.set("jc_tree_size", sizes.reduce((n, s) => n + s.tree_size, 0));
+          for (const s of sizes) {
+            metrics.setLabeled(
+              "jc_shard_tree_size",
+              { shard: s.id },
+              s.tree_size,
+              "Entries in each shard of the directory (docs/SHARDS.md); jc_tree_size is their sum",
+            );
+          }
+        } catch { /* the gauges keep their last values; /healthz reports the store */ }
         // reads inside a signed size that failed (log/read_faults.ts), over every shard's log
         const faults = servedLogs(c.get("deps")).reduce((n, l) => n + (l.readFaults?.() ?? 0), 0);
         const rf = "jc_storage_read_faults_total";

@@ -14,7 +14,8 @@ import type { AppDeps, AppEnv, RouteDef, RouteGroup } from "../route.ts";
 import type { ServiceConfig } from "../config.ts";
 import type { Log } from "../../log/mod.ts";
 import type { Metrics } from "../metrics.ts";
-import { publicBase } from "../public_url.ts";
+import { publicBase, publicRoot } from "../public_url.ts";
+import { listedShards, shardBase } from "../shard_logs.ts";
 
 /** A store the route queries (api/sparql_worker.ts's EmbeddedSparql). */
 export interface SparqlStoreHandle {
@@ -27,7 +28,14 @@ export interface SparqlStoreHandle {
 export interface SparqlProvider {
   /** opens the store over a log (once per log) */
   open(
-    ctx: { log: Log; config: ServiceConfig; origin: string; metrics?: Metrics },
+    ctx: {
+      log: Log;
+      config: ServiceConfig;
+      origin: string;
+      /** every listed shard's log and the base of its entry IRIs (api/shard_logs.ts) */
+      sources?: () => Promise<{ log: Log; origin: string }[]>;
+      metrics?: Metrics;
+    },
   ): SparqlStoreHandle;
   /** the SPARQL Service Description (Turtle) of the endpoint */
   describe(endpoint: string): string;
@@ -62,11 +70,15 @@ async function provider(c: Context<AppEnv>): Promise<SparqlProvider> {
 
 function store(c: Context<AppEnv>, p: SparqlProvider) {
   const deps = c.get("deps");
-  // Graph IRIs are entry URLs under the public URL, never a request's Host (issue 27).
+  // Graph IRIs are entry URLs under the public URL, never a request's Host (issue 27); every
+  // listed shard's entries, each shard's IRIs below its prefix (docs/RDF.md "Entry IRIs").
+  const root = publicRoot(deps);
   return p.open({
     log: deps.log,
     config: deps.config,
     origin: publicBase(deps),
+    sources: async () =>
+      (await listedShards(deps)).map((s) => ({ log: s.log, origin: root + shardBase(s.prefix) })),
     metrics: deps.metrics,
   });
 }

@@ -59,7 +59,10 @@ export default async (): Promise<Record<string, unknown>> => {
     JC_SPARQL_MAX_MEMORY_MB: "3000",
     JC_SPARQL_TIMEOUT_MS: "120000",
   });
-  const emb = new EmbeddedSparql(fakeLog, config, "http://127.0.0.1:8080");
+  const emb = new EmbeddedSparql(
+    () => Promise.resolve([{ log: fakeLog, origin: "http://127.0.0.1:8080" }]),
+    config,
+  );
   const e0 = performance.now();
   const st = await emb.caughtUp();
   const readyMs = performance.now() - e0;

@@ -94,6 +94,7 @@ export {
 // and its state contract.
 export {
   parsePolicy,
+  POLICY_LIMITS,
   PolicyFileError,
   type PolicyGroup,
   type PolicyLog,

@@ -117,10 +117,11 @@ Deno.test({
       assert.equal(hx.code, 1, hx.what);
       assert.match(hx.stderr, /Cannot find shard s7: the directory lists s0, s1, s2/);
 
-      // prove: an index needs --shard; a leaf is found in whichever shard holds it.
+      // prove: an index is in --shard, else the active one; a leaf is found in whichever shard
+      // holds it.
       const p0 = await cli(["prove", "0", ...url], dir);
-      assert.equal(p0.code, 2, p0.what);
-      assert.match(p0.stderr, /give --shard \(s0, s1, s2\)/);
+      assert.equal(p0.code, 0, p0.what);
+      assert.deepEqual([p0.json.from, p0.json.shard], ["tiles", "s2"]);
       const p1 = await cli(["prove", "0", ...url, "--shard", "s1"], dir);
       assert.equal(p1.code, 0, p1.what);
       assert.deepEqual([p1.json.from, p1.json.shard], ["tiles", "s1"]);

@@ -177,6 +177,36 @@ Deno.test({
       });
 
       await t.step(
+        "read paths follow the directory: policy, healthz, metrics, export",
+        async () => {
+          // issue 28: the operator's default policy names every shard's log (the same at s1)
+          const d = await directory(rt.url);
+          const policy = await (await fetch(new URL("/v1/log/policy", rt.url))).text();
+          const logs = policy.split("\n").filter((l) => l.startsWith("log "));
+          assert.deepEqual(logs.map((l) => l.split(" ")[1]), d.shards.map((s) => s.vkeys.sha256));
+          assert.ok(logs[1].endsWith("/shards/s1/log/sha256"), logs[1]);
+          assert.equal(
+            await (await fetch(new URL("/shards/s1/v1/log/policy", rt.url))).text(),
+            policy,
+          );
+          const h = await (await fetch(new URL("/healthz", rt.url))).json();
+          assert.equal(h.tree_size, 70, JSON.stringify(h));
+          assert.deepEqual(h.shards, [{ id: "s0", tree_size: 40 }, { id: "s1", tree_size: 30 }]);
+          const m = await (await fetch(new URL("/metrics", rt.url))).text();
+          assert.match(m, /^jc_shard_tree_size\{shard="s1"\} 30$/m);
+          // each shard exports its entries under shard-qualified IRIs
+          const ex = await fetch(new URL("/shards/s1/v1/log/export", rt.url));
+          assert.equal(ex.status, 200);
+          const nq = await ex.text();
+          assert.match(nq, /\/shards\/s1\/v1\/log\/entries\/29> /);
+          const iris = nq.match(/<[^>]*\/v1\/log\/entries\/\d+>/g) ?? [];
+          assert.ok(
+            iris.length >= 30 && iris.every((i) => i.includes("/shards/s1/v1/log/entries/")),
+          );
+        },
+      );
+
+      await t.step(
         "a restart after each step of a rotation leaves a consistent state",
         async () => {
           // After creating s2: the directory is unchanged and s1 still takes appends.

@@ -45,12 +45,14 @@ Deno.test("web: the page and its assets are served with the CSP and nosniff", as
 
 Deno.test("web: the operator's default policy is a C2SP tlog-policy", () => {
   const vkey = c2sp.ed25519Vkey("log.example/x/sha256", new Uint8Array(32).fill(1));
-  const none = c2sp.parsePolicy(new TextEncoder().encode(defaultPolicy(vkey, "http://l", [])));
+  const none = c2sp.parsePolicy(
+    new TextEncoder().encode(defaultPolicy([{ vkey, url: "http://l" }], [])),
+  );
   assert.equal(none.quorum, "none");
   assert.equal(none.logs[0].vkey, vkey);
   const w1 = c2sp.cosignatureVkey("w.example/one", new Uint8Array(32).fill(2));
   const w2 = c2sp.cosignatureVkey("w.example/two", new Uint8Array(32).fill(3));
-  const p = c2sp.parsePolicy(new TextEncoder().encode(defaultPolicy(vkey, "http://l", [
+  const p = c2sp.parsePolicy(new TextEncoder().encode(defaultPolicy([{ vkey, url: "http://l" }], [
     { url: "http://w1", vkey: w1 },
     { url: "http://w2", vkey: w2 },
   ])));

@@ -1,5 +1,7 @@
 // The explorer (issue 13): the latest checkpoint with its cosignatures, the newest entries, and an
-// entry's RDF views; every state has a link (`/?view=explore`, `/?index=N`, `/?index=N&rdf=turtle`).
+// entry's RDF views; every state has a link (`/?view=explore`, `/?index=N`, `/?index=N&rdf=turtle`,
+// `&shard=sN` for an entry of a later shard). A sharded service (docs/SHARDS.md): the active
+// shard's checkpoints, the directory's shards, and the newest entries over every shard.
 /// <reference lib="dom" />
 import { el, replace } from "./dom.ts";
 import { getBytes, getJson } from "./net.ts";
@@ -26,21 +28,67 @@ export const RDF_VIEWS: Record<string, { accept: string; label: string }> = {
   turtle: { accept: "text/turtle", label: "Turtle" },
 };
 
-/** Shows the latest checkpoint (text, as signed) and the newest entries. */
+/** A shard as the explorer lists it (from `GET /v1/logs`, or the one log of a service without). */
+interface ShardRow {
+  id: string;
+  state: string;
+  size?: number;
+  first_time?: string | null;
+  last_time?: string | null;
+}
+
+/** The `shard=` link parameter: "" when absent (s0), the id, or null when malformed. */
+export function shardParam(params: URLSearchParams): string | null {
+  const v = params.get("shard");
+  if (v === null || v === "s0") return "";
+  return /^s[1-9][0-9]{0,8}$/.test(v) ? v : null;
+}
+
+/** A shard's path below the service root (docs/SHARDS.md "A shard is a base URL"). */
+export function shardPath(id: string): string {
+  return id === "" || id === "s0" ? "" : `/shards/${id}`;
+}
+
+/** The link that opens entry `index` of shard `id` on this page. */
+function entryLink(id: string, index: number): string {
+  return id === "s0" ? `/?index=${index}` : `/?index=${index}&shard=${id}`;
+}
+
+/** The shards the service lists (as served: the page verifies each receipt against them). */
+async function listShards(): Promise<{ shards: ShardRow[]; sharded: boolean }> {
+  try {
+    const v = await getJson<{ directory?: { shards?: ShardRow[] } }>("/v1/logs", "json");
+    const shards = v.directory?.shards;
+    if (Array.isArray(shards) && shards.length > 0) return { shards, sharded: true };
+  } catch { /* a service without shards answers 404: its one log */ }
+  return { shards: [{ id: "s0", state: "active" }], sharded: false };
+}
+
+/**
+ * Shows the active shard's latest checkpoints (text, as signed), the shards of the directory, and
+ * the newest entries over every shard (the active one's first, then the frozen ones' newest).
+ */
 export async function showExplorer(section: HTMLElement): Promise<void> {
   section.hidden = false;
   const head = el("h1", { id: "explore-h" }, "Explore the log");
+  const { shards, sharded } = await listShards();
+  const active = shards[shards.length - 1];
   const cp = el(
     "section",
     { "aria-labelledby": "cp-h", class: "panel" },
-    el("h2", { id: "cp-h" }, "Latest checkpoints"),
+    el(
+      "h2",
+      { id: "cp-h" },
+      "Latest checkpoints",
+      sharded ? ` (shard ${active.id}, active)` : "",
+    ),
   );
   const list = el(
     "section",
     { "aria-labelledby": "new-h" },
     el("h2", { id: "new-h" }, "Newest entries"),
   );
-  replace(section, head, cp, list);
+  replace(section, head, cp, ...(sharded ? [shardTable(shards)] : []), list);
   for (
     const [view, what] of [
       ["sha256", "SHA-256 view (the one witnesses cosign: one cosignature line per witness)"],
@@ -49,7 +97,7 @@ export async function showExplorer(section: HTMLElement): Promise<void> {
   ) {
     try {
       const text = new TextDecoder("utf-8", { fatal: true }).decode(
-        await getBytes(`/log/${view}/checkpoint`, "checkpoint"),
+        await getBytes(`${shardPath(active.id)}/log/${view}/checkpoint`, "checkpoint"),
       );
       const sigs = text.split("\n\n")[1]?.split("\n").filter((l) => l.startsWith("\u2014 ")) ?? [];
       cp.append(
@@ -64,15 +112,30 @@ export async function showExplorer(section: HTMLElement): Promise<void> {
     }
   }
   try {
-    const first = await getJson<EntriesPage>(`/v1/log/entries?start=0&limit=1`, "page");
-    const total = first["hydra:totalItems"];
-    const start = Math.max(0, total - NEWEST);
-    const page = total === 0 ? first : await getJson<EntriesPage>(
-      `/v1/log/entries?start=${start}&limit=${NEWEST}`,
-      "page",
+    const rows: (EntrySummary & { shard: string })[] = [];
+    let total = 0;
+    for (const s of shards.slice().reverse()) {
+      const base = shardPath(s.id);
+      const first = await getJson<EntriesPage>(`${base}/v1/log/entries?start=0&limit=1`, "page");
+      const size = first["hydra:totalItems"];
+      total += size;
+      const want = NEWEST - rows.length;
+      if (want <= 0 || size === 0) continue;
+      const start = Math.max(0, size - want);
+      const page = await getJson<EntriesPage>(
+        `${base}/v1/log/entries?start=${start}&limit=${want}`,
+        "page",
+      );
+      rows.push(...[...page["hydra:member"]].reverse().map((r) => ({ ...r, shard: s.id })));
+    }
+    list.append(
+      el(
+        "p",
+        {},
+        `${total} entr${total === 1 ? "y" : "ies"} in the log` +
+          (sharded ? ` (${shards.length} shard${shards.length === 1 ? "" : "s"}).` : "."),
+      ),
     );
-    list.append(el("p", {}, `${total} entr${total === 1 ? "y" : "ies"} in the log.`));
-    const rows = [...page["hydra:member"]].reverse();
     if (rows.length > 0) {
       list.append(
         el(
@@ -92,6 +155,7 @@ export async function showExplorer(section: HTMLElement): Promise<void> {
               el(
                 "tr",
                 {},
+                sharded ? el("th", { scope: "col" }, "Shard") : null,
                 el("th", { scope: "col" }, "Index"),
                 el("th", { scope: "col" }, "Schema"),
                 el("th", { scope: "col" }, "Steward"),
@@ -104,8 +168,9 @@ export async function showExplorer(section: HTMLElement): Promise<void> {
               ...rows.map((r) =>
                 el(
                   "tr",
-                  {},
-                  el("td", {}, el("a", { href: `/?index=${r.index}` }, String(r.index))),
+                  { "data-shard": r.shard },
+                  sharded ? el("td", {}, r.shard) : null,
+                  el("td", {}, el("a", { href: entryLink(r.shard, r.index) }, String(r.index))),
                   el("td", {}, el("code", {}, r.schema ?? "")),
                   el("td", {}, el("code", { class: "wrap" }, r.steward ?? "")),
                   el("td", {}, el("code", { class: "wrap" }, r.leaf_hash)),
@@ -121,28 +186,79 @@ export async function showExplorer(section: HTMLElement): Promise<void> {
   }
 }
 
+/** The directory's shards as served (docs/SHARDS.md), newest first. */
+function shardTable(shards: ShardRow[]): HTMLElement {
+  const cell = (v: unknown) => el("td", {}, v === undefined || v === null ? "" : String(v));
+  return el(
+    "section",
+    { "aria-labelledby": "shards-h" },
+    el("h2", { id: "shards-h" }, "Shards"),
+    el(
+      "div",
+      { class: "table-wrap", tabindex: "0", role: "region", "aria-label": "Table of the shards" },
+      el(
+        "table",
+        { "data-field": "shards" },
+        el(
+          "thead",
+          {},
+          el(
+            "tr",
+            {},
+            ...["Shard", "State", "Size", "First entry", "Last entry"].map((h) =>
+              el("th", { scope: "col" }, h)
+            ),
+          ),
+        ),
+        el(
+          "tbody",
+          {},
+          ...shards.slice().reverse().map((s) =>
+            el(
+              "tr",
+              {},
+              cell(s.id),
+              cell(s.state),
+              cell(s.size),
+              cell(s.first_time),
+              cell(s.last_time),
+            )
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
 /** The entry's RDF links, and the view named by `rdf=` shown as text. */
 export async function showEntryViews(
   section: HTMLElement,
   index: string,
   rdf: string | null,
+  shard = "",
 ): Promise<void> {
   section.hidden = false;
+  const q = shard ? `&shard=${shard}` : "";
+  const url = `${shardPath(shard)}/v1/log/entries/${index}`;
   const links = el(
     "ul",
     {},
     ...Object.entries(RDF_VIEWS).map(([k, v]) =>
-      el("li", {}, el("a", { href: `/?index=${index}&rdf=${k}` }, `${v.label} view`))
+      el("li", {}, el("a", { href: `/?index=${index}${q}&rdf=${k}` }, `${v.label} view`))
     ),
-    el("li", {}, el("a", { href: `/v1/log/entries/${index}` }, "JSON")),
+    el("li", {}, el("a", { href: url }, "JSON")),
   );
-  replace(section, el("h2", { id: "views-h" }, `Entry ${index} as data`), links);
+  replace(
+    section,
+    el("h2", { id: "views-h" }, `Entry ${index}${shard ? ` of shard ${shard}` : ""} as data`),
+    links,
+  );
   section.setAttribute("aria-labelledby", "views-h");
   const view = rdf ? RDF_VIEWS[rdf] : undefined;
   if (!view) return;
   try {
     const text = new TextDecoder().decode(
-      await getBytes(`/v1/log/entries/${index}`, "page", view.accept),
+      await getBytes(url, "page", view.accept),
     );
     section.append(
       el("h3", {}, view.label),

@@ -395,9 +395,17 @@ export async function checkInLog(
             ` at index ${found.index}: inclusion proof of ${proof.length} hash${
               proof.length === 1 ? "" : "es"
             } verified against the signed checkpoint. `,
-            sh && sh.shard.id !== "s0"
-              ? `(shard ${sh.shard.id})`
-              : el("a", { href: `/?index=${found.index}` }, "Link to this entry"),
+            el(
+              "a",
+              {
+                href: sh && sh.shard.id !== "s0"
+                  ? `/?index=${found.index}&shard=${sh.shard.id}`
+                  : `/?index=${found.index}`,
+              },
+              sh && sh.shard.id !== "s0"
+                ? `Link to this entry (shard ${sh.shard.id})`
+                : "Link to this entry",
+            ),
           )
           : el(
             "p",

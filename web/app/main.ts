@@ -1,8 +1,9 @@
 // The verification page's browser entry (issue 13): a person verifies a receipt in this browser
 // with the same code as the CLI (verify/, bundled), never by asking the server's /v1/verify, then
 // checks the log's answer against a signed checkpoint (log panel). Inputs: a real file input, a
-// drop zone that is also a button, pasted hex, and shareable links `/?index=N`, `/?leaf=<hex>`,
-// `/?url=<receipt URL>`; `/?view=explore` is the explorer.
+// drop zone that is also a button, pasted hex, and shareable links `/?index=N` (of shard s0, or
+// `&shard=sN`), `/?leaf=<hex>` (in whichever shard holds it), `/?url=<receipt URL>`;
+// `/?view=explore` is the explorer.
 /// <reference lib="dom" />
 import { envelopeFromInput } from "../../verify/cli.ts";
 import {
@@ -16,7 +17,8 @@ import { renderReport, renderUnusable, type Verdict } from "./report_view.ts";
 import { getBytes, getJson } from "./net.ts";
 import { checkInLog } from "./log_panel.ts";
 import { type PolicyView, readPolicy } from "./policy.ts";
-import { showEntryViews, showExplorer } from "./explorer.ts";
+import { shardParam, shardPath, showEntryViews, showExplorer } from "./explorer.ts";
+import { findShard } from "./shards.ts";
 
 /** Largest input the page reads (the CLI's limit is 16 MiB; an entry is at most 65,535 bytes). */
 const MAX_INPUT = 16 * 1024 * 1024;
@@ -135,21 +137,40 @@ async function fromLink(params: URLSearchParams): Promise<void> {
   const url = params.get("url");
   const region = byId("result");
   try {
+    const shard = shardParam(params);
+    if (shard === null) {
+      renderUnusable(region, `shard ${JSON.stringify(params.get("shard"))} is not a shard id`);
+      return;
+    }
     if (index !== null) {
       if (!/^(0|[1-9][0-9]{0,15})$/.test(index)) {
         renderUnusable(region, `index ${JSON.stringify(index)} is not a decimal entry index`);
         return;
       }
-      const bytes = await getBytes(`/v1/log/entries/${index}`, "entry", "application/cose");
-      await verifyInput(bytes, `entry ${index}`);
+      const bytes = await getBytes(
+        `${shardPath(shard)}/v1/log/entries/${index}`,
+        "entry",
+        "application/cose",
+      );
+      await verifyInput(bytes, `entry ${index}${shard ? ` of shard ${shard}` : ""}`);
     } else if (leaf !== null) {
       if (!/^[0-9a-f]{64}$/.test(leaf)) {
         renderUnusable(region, `leaf ${JSON.stringify(leaf)} is not 64 lowercase hex digits`);
         return;
       }
-      const { index: i } = await getJson<{ index: number }>(`/v1/log/leaves/${leaf}`);
-      const bytes = await getBytes(`/v1/log/entries/${i}`, "entry", "application/cose");
-      await verifyInput(bytes, `entry ${i}`);
+      // A sharded service (docs/SHARDS.md): the shard that holds the leaf, newest first (the
+      // log panel then checks it against that shard's key from the signed directory).
+      const sh = await findShard(leaf, undefined);
+      const at = sh
+        ? (sh.index === undefined ? undefined : { index: sh.index, base: sh.base })
+        : { ...await getJson<{ index: number }>(`/v1/log/leaves/${leaf}`), base: "" };
+      if (!at) throw new Error(`leaf ${leaf} is in none of the log's ${sh!.count} shards`);
+      const bytes = await getBytes(
+        `${at.base}/v1/log/entries/${at.index}`,
+        "entry",
+        "application/cose",
+      );
+      await verifyInput(bytes, `entry ${at.index}${sh ? ` of shard ${sh.shard.id}` : ""}`);
     } else if (url !== null) {
       await verifyInput(await getBytes(url, "page"), url);
     }
@@ -171,8 +192,9 @@ function main(): void {
     return;
   }
   const index = params.get("index");
-  if (index !== null && /^(0|[1-9][0-9]{0,15})$/.test(index)) {
-    void showEntryViews(byId("explore"), index, params.get("rdf"));
+  const shard = shardParam(params);
+  if (index !== null && /^(0|[1-9][0-9]{0,15})$/.test(index) && shard !== null) {
+    void showEntryViews(byId("explore"), index, params.get("rdf"), shard);
   } else byId("explore").hidden = true;
   void fromLink(params);
   document.documentElement.setAttribute("data-ready", "true");
