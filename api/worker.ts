@@ -42,7 +42,7 @@ import { allRoutes } from "./routes.ts";
 import { R2Log } from "./edge/r2_log.ts";
 import type { R2BucketLike } from "./edge/r2.ts";
 import { bytesEqual, ed25519PublicKey, fromHex } from "../verify/mod.ts";
-import { activeShardLog } from "./shard_active.ts";
+import { AsyncActiveShardLog } from "./shard_active.ts";
 import { createWitness } from "../log/c2sp/witness_role.ts";
 import {
   rpcCollector,
@@ -180,10 +180,10 @@ function build(env: WorkerEnv): Built {
     (await shards!.state(fresh)).shards.map((r, n) =>
       logOfShard(n, fromHex(r.public_key), r.log_name)
     );
-  const activeLog = activeShardLog({
+  const activeLog = new AsyncActiveShardLog({
     active: async (fresh) => (await logsOf(fresh)).at(-1)!,
     all: () => logsOf(),
-  }, false);
+  });
   const operatorSecret = operatorKeyFromEnv(env);
   const shardApps = new Map<number, (req: Request) => Promise<Response>>();
   shards = new ShardFront({

@@ -13,6 +13,7 @@ export class EmbeddedLog extends LogReader implements Log {
   readonly #s: LogStorage;
   readonly #seq: Sequencer;
   readonly #agents: AgentHeadReader;
+  readonly #release: (() => void) | undefined;
   #closed = false;
 
   constructor(
@@ -20,11 +21,13 @@ export class EmbeddedLog extends LogReader implements Log {
     seq: Sequencer,
     nodes: StoreNodes,
     id: { publicKey: Uint8Array; logName: string },
+    release?: () => void,
   ) {
     super(new StoreSource(s, seq, nodes), id);
     this.#s = s;
     this.#seq = seq;
     this.#agents = new AgentHeadReader(s, () => seq.served.head.size);
+    this.#release = release;
   }
 
   append(entry: Uint8Array, link?: AgentLink): Promise<AppendResult> {
@@ -39,11 +42,15 @@ export class EmbeddedLog extends LogReader implements Log {
     return this.#seq.phaseCpuMs();
   }
 
-  /** Drains the sequencer, then closes the store (once). */
+  /** Drains the sequencer, then closes the store, then releases the pin (once). */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#seq.drain();
-    await this.#s.close();
+    try {
+      await this.#seq.drain();
+      await this.#s.close();
+    } finally {
+      this.#release?.();
+    }
   }
 }

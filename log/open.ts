@@ -76,7 +76,8 @@ export async function openLog(s: LogStorage, o: LogOptions): Promise<Log> {
     contentId,
     pin,
   );
-  const log = new EmbeddedLog(s, seq, nodes, { publicKey: pub, logName: name });
+  const release = o.pin?.close && (() => o.pin!.close!());
+  const log = new EmbeddedLog(s, seq, nodes, { publicKey: pub, logName: name }, release);
   await pin?.advance(pinOf(start.head)); // before anything is served
   return log;
 }

@@ -31,6 +31,8 @@ export interface HeadPin {
   read(): Promise<PinnedHead | undefined>;
   /** Records `head`, durable before it resolves. Never called concurrently (PinWriter). */
   write(head: PinnedHead): Promise<void>;
+  /** Optional: releases the pin's medium; the log calls it once closed (after its store). */
+  close?(): void;
 }
 
 const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");

@@ -168,14 +168,6 @@ export async function openSqliteDataDir(
     if (!marked) {
       store.db.prepare("INSERT OR REPLACE INTO meta (k, v) VALUES (?, '1')").run(PINNED_MARK);
     }
-    const close = log.close.bind(log);
-    log.close = async () => {
-      try {
-        await close();
-      } finally {
-        pinFile.close();
-      }
-    };
     return { log, store };
   } catch (err) {
     pinFile.close();
