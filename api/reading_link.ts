@@ -1,7 +1,7 @@
 // A log entry as a link of a meter agent's chain (JCP §5, docs/METER-READING.md): the agent, its
 // seq, and the prev the agent's next reading must carry (the BLAKE3 of this envelope's bytes).
 // The readings route stores it with each reading it appends; the log folds older stores with it
-// once (log/log.ts `agentHead`), here and in the edge's sequencer.
+// once (log/agent_heads.ts), here and in the edge's sequencer.
 import type { AgentLink } from "../log/mod.ts";
 import { blake3, type CborMap, decodeCbor, meterReading, parseCoseSign1 } from "../verify/mod.ts";
 

@@ -3,8 +3,9 @@
 // committed and answered), and once the directory names the next shard the gate is frozen: every
 // later append answers 409 `shard-frozen` naming the active shard, reads pass forever.
 // Platform-neutral: the Deno entry uses it; the log itself (log/) knows nothing of shards.
-import type { AppendResult, Log } from "../log/mod.ts";
+import type { AgentLink, AppendResult, Log } from "../log/mod.ts";
 import { ApiError } from "./errors.ts";
+import { ForwardingLog } from "./log_forward.ts";
 
 /** Where appends go instead: the active shard's id and prefix. */
 export interface ActiveRef {
@@ -20,6 +21,20 @@ export function shardFrozen(id: string, active: ActiveRef): ApiError {
       `${active.prefix === "/" ? "/" : `${active.prefix}/`}v1/log/entries`,
     { extra: { active: { id: active.id, prefix: active.prefix } } },
   );
+}
+
+/** A shard's log whose appends go through its gate; every other call is the log's own. */
+class GatedLog extends ForwardingLog {
+  readonly #append: Log["append"];
+
+  constructor(inner: Log, append: Log["append"]) {
+    super(() => inner);
+    this.#append = append;
+  }
+
+  override append(entry: Uint8Array, link?: AgentLink): Promise<AppendResult> {
+    return this.#append(entry, link);
+  }
 }
 
 /** One shard's gate and its gated log. */
@@ -38,17 +53,7 @@ export class ShardGate {
   constructor(id: string, inner: Log, onAppended?: (r: AppendResult) => void) {
     this.id = id;
     this.inner = inner;
-    // every method but append is the log's own, bound to it (a class's private fields need it)
-    const gated = {} as Record<string, unknown>;
-    for (let o = inner as object; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
-      for (const k of Object.getOwnPropertyNames(o)) {
-        const f = (inner as unknown as Record<string, unknown>)[k];
-        if (typeof f === "function" && k !== "constructor" && !(k in gated)) {
-          gated[k] = f.bind(inner);
-        }
-      }
-    }
-    gated.append = async (entry: Uint8Array, link?: Parameters<Log["append"]>[1]) => {
+    this.log = new GatedLog(inner, async (entry, link) => {
       while (this.#held) await this.#held;
       if (this.#active) throw shardFrozen(this.id, this.#active());
       this.#inflight++;
@@ -59,8 +64,7 @@ export class ShardGate {
       } finally {
         if (--this.#inflight === 0) this.#drained?.();
       }
-    };
-    this.log = gated as unknown as Log;
+    });
   }
 
   /** Whether the shard is frozen, and where appends go instead. */

@@ -16,7 +16,7 @@ import {
 import { operatorVkey } from "../log/shards/mod.ts";
 import { ed25519PublicKey, toHex } from "../verify/mod.ts";
 import { type ActiveRef, ShardGate } from "./shard_gate.ts";
-import { activeShardLog } from "./shard_active.ts";
+import { ActiveShardLog } from "./shard_active.ts";
 import { type ShardFiles, ShardStateError } from "./shard_files.ts";
 import type { ListedShard } from "./shard_logs.ts";
 
@@ -397,10 +397,10 @@ export class ShardSet implements ShardService {
 
   /** A log whose every call goes to the active shard; agents' heads fall back to older shards. */
   #activeProxy(): Log {
-    return activeShardLog({
+    return new ActiveShardLog({
       active: () => this.active().gate.log,
       all: () => this.shards.map((h) => h.gate.log),
-    }, true);
+    });
   }
 
   /** Stops the timer, waits for a rotation under way, closes every shard's log. */

@@ -14,8 +14,8 @@ import {
 import {
   blake3Hasher,
   type Hasher,
-  type Log,
   LogIntegrityError,
+  type LogReads,
   sha256Hasher,
   type TreeView,
 } from "../log/mod.ts";
@@ -30,7 +30,7 @@ const READER_TILES = 256;
 export const HASHERS: Record<TreeView, Hasher> = { blake3: blake3Hasher, sha256: sha256Hasher };
 
 /** Fetches a view's tile or bundle from the log (never undefined for a tile of a signed tree). */
-export function logTileFetcher(log: Log, view: TreeView): (t: TileId) => Promise<Uint8Array> {
+export function logTileFetcher(log: LogReads, view: TreeView): (t: TileId) => Promise<Uint8Array> {
   return async (t) => {
     const b = t.level === ENTRIES
       ? await log.bundle(t.index, t.width)
@@ -42,11 +42,11 @@ export function logTileFetcher(log: Log, view: TreeView): (t: TileId) => Promise
   };
 }
 
-const byLog = new WeakMap<Log, Map<string, TileHashReader>>();
+const byLog = new WeakMap<LogReads, Map<string, TileHashReader>>();
 
 /** The reader of `view`'s tree of `size` leaves with signed `root` (cached per log). */
 export function tileReader(
-  log: Log,
+  log: LogReads,
   view: TreeView,
   size: number,
   root: Uint8Array,
@@ -69,7 +69,7 @@ export function tileReader(
 }
 
 /** The BLAKE3 view's reader at a signed head's size (the §22.2 head carries its root). */
-export async function headReader(log: Log, size: number): Promise<TileHashReader> {
+export async function headReader(log: LogReads, size: number): Promise<TileHashReader> {
   const latest = await log.latestHead();
   const head = latest.size === size ? latest : await log.headAt(size);
   if (!head) throw new LogIntegrityError(`Cannot prove: no signed head at size ${size}`);
@@ -78,7 +78,7 @@ export async function headReader(log: Log, size: number): Promise<TileHashReader
 
 /** A view's latest checkpoint note, its size and root, and a reader of its tree. */
 export async function latestCheckpoint(
-  log: Log,
+  log: LogReads,
   view: TreeView,
   extra?: Record<string, unknown>,
 ): Promise<{ note: string; size: number; reader: TileHashReader }> {

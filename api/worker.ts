@@ -37,7 +37,7 @@ import { allRoutes, SHARD_ROUTE_GROUPS } from "./routes.ts";
 import { R2Log } from "./edge/r2_log.ts";
 import type { R2BucketLike } from "./edge/r2.ts";
 import { bytesEqual, ed25519PublicKey, fromHex } from "../verify/mod.ts";
-import { activeShardLog } from "./shard_active.ts";
+import { AsyncActiveShardLog } from "./shard_active.ts";
 import { createWitness } from "../log/c2sp/witness_role.ts";
 import {
   rpcCollector,
@@ -170,10 +170,10 @@ function build(env: WorkerEnv): Built {
   // read paths over every listed shard (api/shard_logs.ts): the policy, healthz, metrics
   const listed: ShardLogs = async () =>
     (await logsOf()).map((log, n) => ({ id: shardId(n), prefix: shardPrefix(n), log }));
-  const activeLog = activeShardLog({
+  const activeLog = new AsyncActiveShardLog({
     active: async (fresh) => (await logsOf(fresh)).at(-1)!,
     all: () => logsOf(),
-  }, false);
+  });
   const operatorSecret = operatorKeyFromEnv(env);
   const shardApps = new Map<number, (req: Request) => Promise<Response>>();
   shards = new ShardFront({

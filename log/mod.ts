@@ -3,7 +3,8 @@
 // contract (docs/STORAGE.md), the memory backend with fault injection, the sequencer and fsck.
 // Runs unchanged in Deno, Node and workerd: no Deno.* and no node:* here (log/sqlite/ has I/O).
 import { createMemoryStore, type MemoryStore } from "./memory.ts";
-import { type Log, openLog, type SequencerOptions } from "./log.ts";
+import type { Log, SequencerOptions } from "./log.ts";
+import { openLog } from "./open.ts";
 import { ed25519GenerateSecret } from "./crypto.ts";
 
 export { blake3Hasher, HASH_SIZE, type Hasher, sha256Hasher } from "./hasher.ts";
@@ -61,12 +62,21 @@ export {
   type AppendResult,
   defaultLogName,
   type Log,
+  type LogAppends,
   type LogOptions,
   MAX_ENTRY_BYTES,
-  openLog,
   SEQUENCER_DEFAULTS,
   type SequencerOptions,
 } from "./log.ts";
+export { openLog } from "./open.ts";
+export {
+  headJson,
+  LogReader,
+  type LogReads,
+  type LogSource,
+  type ReaderIdentity,
+} from "./reader.ts";
+export { ReadFaults } from "./read_faults.ts";
 export { fsckLog, type FsckReport } from "./fsck.ts";
 /** The C2SP formats of the static tiled publication (docs/PUBLICATION.md). */
 export * as c2sp from "./c2sp/mod.ts";

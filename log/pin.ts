@@ -6,6 +6,7 @@
 // two roots at one size whatever happens to its files. Pure: the record's medium is injected.
 import { LogStateError } from "./errors.ts";
 import type { StoredHead } from "./storage.ts";
+import { sha256Hasher } from "./hasher.ts";
 
 /** What a pin records: a signed size and both views' roots at it. */
 export interface PinnedHead {
@@ -13,6 +14,11 @@ export interface PinnedHead {
   /** BLAKE3 view (the §22.2 head's root). */
   root: Uint8Array;
   sha256Root: Uint8Array;
+}
+
+/** What the pin records of a signed head. */
+export function pinOf(head: StoredHead): PinnedHead {
+  return { size: head.size, root: head.root, sha256Root: head.sha256Root ?? sha256Hasher.empty() };
 }
 
 /** Where a pin is kept (log/sqlite/pin_file.ts: a file beside the log key). */
@@ -25,6 +31,8 @@ export interface HeadPin {
   read(): Promise<PinnedHead | undefined>;
   /** Records `head`, durable before it resolves. Never called concurrently (PinWriter). */
   write(head: PinnedHead): Promise<void>;
+  /** Optional: releases the pin's medium; the log calls it once closed (after its store). */
+  close?(): void;
 }
 
 const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");

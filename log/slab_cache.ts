@@ -1,5 +1,5 @@
 // A least-recently-used cache of equal-sized byte strings held in one buffer, allocated on the
-// first put (docs/PERFORMANCE.md "Serving tiles"). The published-tile cache of log/log.ts: a
+// first put (docs/PERFORMANCE.md "Serving tiles"). The published-tile cache of log/store_source.ts: a
 // cache of separately allocated 8 KiB arrays keeps them alive long enough to reach V8's old
 // generation, so every eviction left garbage for a full collection (measured: more main-thread
 // CPU per tile than no cache at all when most requests miss). Here a put copies into a slot and a

@@ -10,7 +10,7 @@ import { TreeEdge } from "./edge.ts";
 import { TileNodeReader } from "./tiles.ts";
 import { referenceRoot, treeRoot } from "./tree.ts";
 import { fsckLog } from "./fsck.ts";
-import { openLog } from "./log.ts";
+import { openLog } from "./open.ts";
 import { ed25519PublicKey, ed25519Sign } from "./crypto.ts";
 import { treeHeadBytes } from "./head.ts";
 

@@ -1,4 +1,4 @@
-// The proof-serving caches (log/tiles.ts TileCache, the latest head's border memo in log/log.ts):
+// The proof-serving caches (log/tiles.ts TileCache, the latest head's border memo in log/reader.ts):
 // bounded, only full tiles, the same nodes as an uncached reader, and proofs served through them
 // (at the latest size, at older sizes, while the log grows, with a one-tile cache) all verify
 // against the signed heads; leafHashAt reads the leaf hash from the tree.

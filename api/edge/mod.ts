@@ -1,9 +1,9 @@
 // api/edge/: the Cloudflare Worker deployment's parts (docs/EDGE.md): the sequencer Durable
-// Object, the `Log` adapter the Worker's app uses (RPC to the object, immutable reads cached), the
+// Object, the `Log` the Worker's app uses (r2_log.ts: reads from R2, appends to the objects), the
 // edge HTTP cache, and the RPC wire format. api/worker.ts is the entry that wires them together.
 // Only durable_object.ts needs workerd (it imports cloudflare:workers); it is re-exported by
 // api/worker.ts, not from here, so Deno tests can import this module.
-export { EdgeLog, ImmutableCache, type SequencerRpc } from "./edge_log.ts";
+export { ImmutableCache } from "./immutable_cache.ts";
 export {
   cacheKey,
   type CacheOptions,

@@ -1,8 +1,8 @@
-// The Worker's log at internet scale (docs/EDGE.md "R2"; issue 12): every read comes from R2 —
-// checkpoints, signed heads, tiles, bundles, entries (from their bundles), leaf indices — and
-// proofs are computed here, in the stateless Worker, from tiles by the one pure implementation
-// (log/c2sp/tile_proofs.ts through api/tile_readers.ts), each tile checked against the signed
-// root. Only appends go to a Durable Object (a batcher, or the sequencer). Immutable values are
+// The Worker's log at internet scale (docs/EDGE.md "R2"; issue 12): the log's one reader
+// (log/reader.ts) over R2 — checkpoints, signed heads, tiles, bundles, entries (from their
+// bundles), leaf indices — with proofs computed here, in the stateless Worker, from tiles by the
+// one pure implementation (log/c2sp/tile_proofs.ts through api/tile_readers.ts), each tile checked
+// against the signed root. Only appends go to a Durable Object (a batcher, or the sequencer). Immutable values are
 // kept in a bounded per-isolate cache; the latest head is re-read from R2 at most once a second,
 // and is never older than the newest head this isolate's own appends returned. An object missing
 // from R2 inside the latest head's size, or a failed read of one, is a `storage-read` fault (503
@@ -12,25 +12,21 @@ import {
   type AgentHead,
   type AgentLink,
   type AppendResult,
+  headJson,
   type Log,
-  LogInputError,
+  LogReader,
+  type LogReads,
+  type LogSource,
   LogStorageError,
+  type NodeReader,
   type StoredHead,
   type TreeHead,
   type TreeView,
 } from "../../log/mod.ts";
-import {
-  encodeVkey,
-  ENTRIES,
-  parseBundle,
-  SIG_ED25519,
-  TILE_WIDTH,
-  tileWithin,
-} from "../../log/c2sp/mod.ts";
-import { ReadFaults } from "../../log/read_faults.ts";
-import { didKeyFromPublicKey, toHex } from "../../verify/mod.ts";
+import { ENTRIES, parseBundle, TILE_WIDTH } from "../../log/c2sp/mod.ts";
+import { didKeyFromPublicKey } from "../../verify/mod.ts";
 import { headReader } from "../tile_readers.ts";
-import { ImmutableCache } from "./edge_log.ts";
+import { ImmutableCache } from "./immutable_cache.ts";
 import {
   checkpointKey,
   headFromJson,
@@ -47,23 +43,6 @@ import { type Outcome, unwrap } from "./wire.ts";
  * agent link, whose chain head the sequencer writes in the entry's commit.
  */
 export type AppendRpc = (entry: Uint8Array, link?: AgentLink) => Promise<Outcome<AppendResult>>;
-
-function int(name: string, v: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < min || v > max) {
-    throw new LogInputError(
-      `bad-${name}`,
-      `Cannot read log: ${name} must be an integer in [${min}, ${max}]`,
-    );
-  }
-  return v;
-}
-
-function view(v: string): TreeView {
-  if (v !== "blake3" && v !== "sha256") {
-    throw new LogInputError("bad-view", `Cannot read tile: no view ${v}`);
-  }
-  return v;
-}
 
 /** Options of `R2Log`. */
 export interface R2LogOptions {
@@ -92,8 +71,8 @@ export interface R2LogOptions {
   now?: () => number;
 }
 
-/** The `Log` the Worker's app uses: reads from R2, appends to the Durable Objects. */
-export class R2Log implements Log {
+/** The R2 bucket as the reader's source, with the per-isolate cache of immutable objects. */
+class R2Source implements LogSource {
   readonly #o: R2LogOptions;
   readonly #signer: string;
   readonly #now: () => number;
@@ -102,8 +81,6 @@ export class R2Log implements Log {
   #latest: { head: TreeHead; at: number } | undefined;
   /** R2 reads this isolate made (stats). */
   r2Gets = 0;
-  /** Reads inside the signed size that failed (log/read_faults.ts). */
-  readonly #faults = new ReadFaults();
 
   constructor(o: R2LogOptions) {
     this.#o = o;
@@ -131,18 +108,99 @@ export class R2Log implements Log {
     return b;
   }
 
-  #json(h: StoredHead): TreeHead {
-    return {
-      size: h.size,
-      root: toHex(h.root),
-      timestamp: h.timestamp,
-      signature: toHex(h.signature),
-      signer: this.#signer,
-    };
+  /** A head this isolate's own append returned: the latest is never older. */
+  saw(h: TreeHead): void {
+    if (!this.#seen || h.size > this.#seen.size) this.#seen = h;
   }
 
-  #saw(h: TreeHead): void {
-    if (!this.#seen || h.size > this.#seen.size) this.#seen = h;
+  async latest(): Promise<TreeHead> {
+    const now = this.#now();
+    if (!this.#latest || now - this.#latest.at >= this.#o.latestMs) {
+      const b = await this.#get(LATEST_HEAD_KEY);
+      let head: TreeHead;
+      if (b) head = headJson(headFromJson(new TextDecoder().decode(b)), this.#signer);
+      else head = unwrap(await this.#o.bootstrap()); // a deployment's very first request
+      this.#latest = { head, at: now };
+    }
+    const r2 = this.#latest.head;
+    return this.#seen && this.#seen.size > r2.size ? this.#seen : r2;
+  }
+
+  async head(size: number): Promise<StoredHead | undefined> {
+    const b = await this.#immutable(headKey(size));
+    return b && headFromJson(new TextDecoder().decode(b));
+  }
+
+  /** A round's head is published (write-once `heads/<size>`) before `heads/latest` catches up. */
+  headBeyond(size: number): Promise<StoredHead | undefined> {
+    return this.head(size);
+  }
+
+  async entry(index: number, size: number): Promise<Uint8Array | undefined> {
+    const n = Math.floor(index / TILE_WIDTH);
+    const width = Math.min(TILE_WIDTH, size - n * TILE_WIDTH);
+    const b = this.cached("blake3", ENTRIES, n, width) ?? await this.bundle(n, width);
+    return b && parseBundle(b, width)[index % TILE_WIDTH];
+  }
+
+  async leafIndex(leafHash: Uint8Array): Promise<number | undefined> {
+    const b = await this.#immutable(leafKey(leafHash));
+    return b && Number(new TextDecoder().decode(b));
+  }
+
+  async nodes(size: number, log: LogReads): Promise<NodeReader> {
+    return (await headReader(log, size)).read;
+  }
+
+  async checkpoint(view: TreeView): Promise<string> {
+    const b = await this.#get(checkpointKey(view));
+    if (!b) throw new LogStorageError("r2-unavailable", "Cannot read the checkpoint: not in R2");
+    return new TextDecoder().decode(b);
+  }
+
+  cached(view: TreeView, level: number, index: number, width: number): Uint8Array | undefined {
+    return this.cache.get<Uint8Array>(tileKey(view, { level, index, width }))?.slice();
+  }
+
+  async tile(view: TreeView, level: number, index: number, width: number) {
+    return (await this.#immutable(tileKey(view, { level, index, width })))?.slice();
+  }
+
+  bundle(index: number, width: number): Promise<Uint8Array | undefined> {
+    return this.tile("blake3", ENTRIES, index, width);
+  }
+
+  /** Beyond the head this isolate knows: R2 may hold it already (a newer round). */
+  beyond(view: TreeView, level: number, index: number, width: number) {
+    return this.tile(view, level, index, width);
+  }
+
+  async health(): Promise<void> {
+    await this.latest();
+    if (this.#o.health) unwrap(await this.#o.health());
+  }
+}
+
+/** The `Log` the Worker's app uses: the one reader over R2, appends to the Durable Objects. */
+export class R2Log extends LogReader implements Log {
+  readonly #o: R2LogOptions;
+  readonly #src: R2Source;
+
+  constructor(o: R2LogOptions) {
+    const src = new R2Source(o);
+    super(src, { publicKey: o.publicKey, logName: o.logName });
+    this.#o = o;
+    this.#src = src;
+  }
+
+  /** The per-isolate cache of immutable R2 objects. */
+  get cache(): ImmutableCache {
+    return this.#src.cache;
+  }
+
+  /** R2 reads this isolate made (stats). */
+  get r2Gets(): number {
+    return this.#src.r2Gets;
   }
 
   async append(entry: Uint8Array, link?: AgentLink): Promise<AppendResult> {
@@ -162,7 +220,7 @@ export class R2Log implements Log {
       throw (await this.#o.frozen(true)) ?? unwrap(o);
     }
     const r = unwrap(o);
-    this.#saw(r.tree_head);
+    this.#src.saw(r.tree_head);
     return r;
   }
 
@@ -177,146 +235,6 @@ export class R2Log implements Log {
     return unwrap(await this.#o.agentHead(did));
   }
 
-  async latestHead(): Promise<TreeHead> {
-    const now = this.#now();
-    if (!this.#latest || now - this.#latest.at >= this.#o.latestMs) {
-      const b = await this.#get(LATEST_HEAD_KEY);
-      let head: TreeHead;
-      if (b) head = this.#json(headFromJson(new TextDecoder().decode(b)));
-      else head = unwrap(await this.#o.bootstrap()); // a deployment's very first request
-      this.#latest = { head, at: now };
-    }
-    const r2 = this.#latest.head;
-    return this.#seen && this.#seen.size > r2.size ? this.#seen : r2;
-  }
-
-  async headAt(size: number): Promise<TreeHead | undefined> {
-    int("size", size, 0);
-    const latest = await this.latestHead();
-    if (size === latest.size) return latest;
-    if (size > latest.size) {
-      // A round's head is published (write-once `heads/<size>`) before `heads/latest` and the
-      // checkpoints catch up with it: beyond the latest, absence is an answer, never a fault.
-      const b = await this.#immutable(headKey(size));
-      return b && this.#json(headFromJson(new TextDecoder().decode(b)));
-    }
-    // a size between two signed heads has none: absence, not a fault
-    const b = await this.#faults.reading(
-      `the head at ${size}`,
-      () => this.#immutable(headKey(size)),
-    );
-    return b && this.#json(headFromJson(new TextDecoder().decode(b)));
-  }
-
-  async entry(index: number): Promise<Uint8Array | undefined> {
-    int("index", index, 0);
-    const size = (await this.latestHead()).size;
-    if (index >= size) return undefined;
-    const n = Math.floor(index / TILE_WIDTH);
-    const width = Math.min(TILE_WIDTH, size - n * TILE_WIDTH);
-    const b = await this.bundle(n, width); // inside the size: a bundle, or a storage-read fault
-    return b && parseBundle(b, width)[index % TILE_WIDTH];
-  }
-
-  async indexOfLeaf(leafHash: Uint8Array): Promise<number | undefined> {
-    if (!(leafHash instanceof Uint8Array) || leafHash.length !== 32) {
-      throw new LogInputError("bad-leaf-hash", "Cannot look up leaf: leaf hash is not 32 bytes");
-    }
-    const b = await this.#faults.reading(
-      "the leaf index",
-      () => this.#immutable(leafKey(leafHash)),
-    );
-    if (!b) return undefined;
-    const index = Number(new TextDecoder().decode(b));
-    return index < (await this.latestHead()).size ? index : undefined;
-  }
-
-  async inclusionProof(index: number, size: number): Promise<Uint8Array[]> {
-    int("size", size, 1, (await this.latestHead()).size);
-    int("index", index, 0, size - 1);
-    return await this.#faults.reading(
-      `the inclusion proof of ${index} in ${size}`,
-      async () => await (await headReader(this, size)).inclusionProof(index),
-    );
-  }
-
-  async consistencyProof(first: number, second: number): Promise<Uint8Array[]> {
-    int("second", second, 1, (await this.latestHead()).size);
-    int("first", first, 1, second);
-    return await this.#faults.reading(
-      `the consistency proof of ${first} to ${second}`,
-      async () => await (await headReader(this, second)).consistencyProof(first),
-    );
-  }
-
-  async leafHashAt(index: number): Promise<Uint8Array | undefined> {
-    int("index", index, 0);
-    const size = (await this.latestHead()).size;
-    if (index >= size) return undefined;
-    return await this.#faults.inside(
-      `the leaf hash of ${index}`,
-      async () => await (await headReader(this, size)).leafHash(index),
-    );
-  }
-
-  async checkpoint(v: TreeView): Promise<string> {
-    const b = await this.#get(checkpointKey(view(v)));
-    if (!b) throw new LogStorageError("r2-unavailable", "Cannot read the checkpoint: not in R2");
-    return new TextDecoder().decode(b);
-  }
-
-  async tile(v: TreeView, level: number, index: number, width: number) {
-    return await this.#published(tileKey(view(v), { level, index, width }), level, index, width);
-  }
-
-  async bundle(index: number, width: number): Promise<Uint8Array | undefined> {
-    return await this.#published(
-      tileKey("blake3", { level: ENTRIES, index, width }),
-      ENTRIES,
-      index,
-      width,
-    );
-  }
-
-  /**
-   * A published tile or bundle: undefined beyond the latest head's tree (or a width it does not
-   * have); inside it, the object, or a storage-read fault when R2 fails or lacks it.
-   */
-  async #published(key: string, level: number, index: number, width: number) {
-    const hit = this.cache.get<Uint8Array>(key);
-    if (hit) return hit.slice();
-    const size = (await this.latestHead()).size;
-    if (!tileWithin(size, { level, index, width })) {
-      // beyond the head this isolate knows: R2 may hold it already (a newer round)
-      return (await this.#immutable(key))?.slice();
-    }
-    return (await this.#faults.inside(`R2 object ${key}`, () => this.#immutable(key))).slice();
-  }
-
-  publicKey(): Uint8Array {
-    return this.#o.publicKey.slice();
-  }
-  signer(): string {
-    return this.#signer;
-  }
-  logName(): string {
-    return this.#o.logName;
-  }
-  vkeys(): Record<TreeView, string> {
-    return {
-      blake3: encodeVkey(`${this.#o.logName}/blake3`, SIG_ED25519, this.#o.publicKey),
-      sha256: encodeVkey(`${this.#o.logName}/sha256`, SIG_ED25519, this.#o.publicKey),
-    };
-  }
-  async check(): Promise<void> {
-    await this.latestHead();
-    if (this.#o.health) unwrap(await this.#o.health());
-    await this.#faults.check(); // a read inside the signed size that still fails
-  }
-
-  readFaults(): number {
-    return this.#faults.count;
-  }
   close(): Promise<void> {
     return Promise.resolve();
   }

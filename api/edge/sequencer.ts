@@ -113,37 +113,11 @@ export class SequencerCore {
       return await log.agentHead(did, readingLink);
     });
   }
-  entry(index: number): Promise<Outcome<Uint8Array | undefined>> {
-    return capture(async () => (await this.log()).entry(index));
-  }
-  indexOfLeaf(leafHash: Uint8Array): Promise<Outcome<number | undefined>> {
-    return capture(async () => (await this.log()).indexOfLeaf(leafHash));
-  }
   latestHead(): Promise<Outcome<TreeHead>> {
     return capture(async () => (await this.log()).latestHead());
   }
-  headAt(size: number): Promise<Outcome<TreeHead | undefined>> {
-    return capture(async () => (await this.log()).headAt(size));
-  }
-  inclusionProof(index: number, size: number): Promise<Outcome<Uint8Array[]>> {
-    return capture(async () => (await this.log()).inclusionProof(index, size));
-  }
-  consistencyProof(first: number, second: number): Promise<Outcome<Uint8Array[]>> {
-    return capture(async () => (await this.log()).consistencyProof(first, second));
-  }
   checkpoint(view: TreeView): Promise<Outcome<string>> {
     return capture(async () => (await this.log()).checkpoint(view));
-  }
-  tile(
-    view: TreeView,
-    level: number,
-    index: number,
-    width: number,
-  ): Promise<Outcome<Uint8Array | undefined>> {
-    return capture(async () => (await this.log()).tile(view, level, index, width));
-  }
-  bundle(index: number, width: number): Promise<Outcome<Uint8Array | undefined>> {
-    return capture(async () => (await this.log()).bundle(index, width));
   }
   check(): Promise<Outcome<void>> {
     return capture(async () => (await this.log()).check());

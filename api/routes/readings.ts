@@ -5,7 +5,7 @@
 // accepted envelope) and appended to the log. The agents' chain heads are kept by the store,
 // written in the same commit as the reading that moves them (log/storage.ts `AgentHead`), so both
 // routes read them in O(1) at any log size and they survive restarts; a store written before them
-// is folded once (log/log.ts `agentHead`). A resubmitted identical envelope is answered with its
+// is folded once (log/agent_heads.ts). A resubmitted identical envelope is answered with its
 // existing index, never refused.
 import type { AgentHead, Log } from "../../log/mod.ts";
 import {
@@ -45,7 +45,7 @@ function locked<T>(log: Log, f: () => Promise<T>): Promise<T> {
   return run;
 }
 
-/** An agent's chain head: one store read (log/log.ts `agentHead`; older stores folded once). */
+/** An agent's chain head: one store read (log/agent_heads.ts; older stores folded once). */
 async function headOf(log: Log, did: string): Promise<AgentHead | undefined> {
   if (!log.agentHead) {
     throw new Error("Cannot check a reading's chain: this log keeps no agents' chain heads");

@@ -177,14 +177,6 @@ export async function openSqliteDataDir(
     if (!marked) {
       await store.writeMeta(PINNED_MARK, "1");
     }
-    const close = log.close.bind(log);
-    log.close = async () => {
-      try {
-        await close();
-      } finally {
-        pinFile.close();
-      }
-    };
     return { log, store };
   } catch (err) {
     pinFile.close();

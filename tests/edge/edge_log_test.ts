@@ -1,6 +1,6 @@
-// The Worker-side parts of the edge build, in Deno without workerd: the EdgeLog adapter over the
-// sequencer core (the memory backend stands in for the Durable Object's storage), the RPC error
-// wire, the byte-bounded immutable-read cache, and the edge HTTP cache decisions.
+// The Worker-side parts of the edge build, in Deno without workerd: the sequencer core (the memory
+// backend stands in for the Durable Object's storage) and its RPC error wire, the byte-bounded
+// immutable-read cache, and the edge HTTP cache decisions.
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
@@ -20,46 +20,36 @@ import {
   cacheKey,
   EDGE_CACHE_HEADER,
   type EdgeCache,
-  EdgeLog,
   edgeSettings,
   fromWire,
   ImmutableCache,
   isImmutable,
   logKeyFromEnv,
   SequencerCore,
-  type SequencerRpc,
   serveCached,
   toWire,
+  unwrap,
 } from "../../api/edge/mod.ts";
+import { R2Log } from "../../api/edge/r2_log.ts";
 
 const SECRET = new Uint8Array(32).fill(42);
 
-/** An EdgeLog over a core over memory, counting the RPC calls per method. */
-function edgeOverMemory(opts: { pendingMax?: number; batchAgeMs?: number } = {}) {
-  const core = new SequencerCore(() =>
+/** A sequencer core over memory (the Durable Object's storage stands in). */
+function coreOverMemory(opts: { pendingMax?: number; batchAgeMs?: number } = {}) {
+  return new SequencerCore(() =>
     openLog(createMemoryStore(), { secretKey: SECRET, batchAgeMs: 1, ...opts })
   );
-  const calls: Record<string, number> = {};
-  const rpc = new Proxy(core, {
-    get(target, prop, recv) {
-      const v = Reflect.get(target, prop, recv);
-      if (typeof v !== "function") return v;
-      return (...args: unknown[]) => {
-        calls[String(prop)] = (calls[String(prop)] ?? 0) + 1;
-        return v.apply(target, args);
-      };
-    },
-  }) as unknown as SequencerRpc;
-  const log = new EdgeLog(() => rpc, ed25519PublicKey(SECRET), 1 << 20);
-  return { log, core, calls };
 }
 
 const entry = (i: number) => new TextEncoder().encode(`edge entry ${i}`);
 
-Deno.test("EdgeLog: appends through the sequencer core give dense indices and verifying proofs", async () => {
-  const { log, core } = edgeOverMemory();
-  const rs = await Promise.all(Array.from({ length: 40 }, (_, i) => log.append(entry(i))));
+Deno.test("SequencerCore: appends through the core give dense indices and verifying proofs", async () => {
+  const core = coreOverMemory();
+  const rs = await Promise.all(
+    Array.from({ length: 40 }, async (_, i) => unwrap(await core.append(entry(i)))),
+  );
   assert.deepEqual(rs.map((r) => r.index).sort((a, b) => a - b), [...Array(40).keys()]);
+  const log = await core.log();
   for (const [i, r] of rs.entries()) {
     assert.ok(await verifyTreeHead(r.tree_head, log.signer()));
     assert.ok(verifyInclusion(
@@ -71,7 +61,7 @@ Deno.test("EdgeLog: appends through the sequencer core give dense indices and ve
       fromHex(r.tree_head.root),
     ));
   }
-  const head = await log.latestHead();
+  const head = unwrap(await core.latestHead());
   assert.equal(head.size, 40);
   const proof = await log.inclusionProof(17, 40);
   assert.ok(
@@ -84,50 +74,18 @@ Deno.test("EdgeLog: appends through the sequencer core give dense indices and ve
       fromHex(head.root),
     ),
   );
-  const again = await log.append(entry(3));
+  const again = unwrap(await core.append(entry(3)));
   assert.equal(again.created, false);
   assert.equal(again.index, rs[3].index);
   await core.close();
 });
 
-Deno.test("EdgeLog: immutable reads are answered from the cache; what can change never is", async () => {
-  const { log, core, calls } = edgeOverMemory();
-  for (let i = 0; i < 5; i++) await log.append(entry(i));
-  const read = async () => {
-    await log.entry(2);
-    await log.headAt(3);
-    await log.inclusionProof(1, 4);
-    await log.consistencyProof(2, 5);
-    await log.indexOfLeaf(entryLeafHash(entry(4)));
-  };
-  await read();
-  const after1 = { ...calls };
-  await read();
-  assert.deepEqual(calls, after1, "second round of immutable reads made no RPC call");
-  // A returned value is a copy: mutating it does not poison the cache.
-  (await log.entry(2))![0] ^= 0xff;
-  assert.deepEqual(await log.entry(2), entry(2));
-  // Absent things, the latest head and errors always go to the sequencer.
-  const before = { ...calls };
-  assert.equal(await log.entry(99), undefined);
-  assert.equal(await log.entry(99), undefined);
-  await log.latestHead();
-  await log.latestHead();
-  await assert.rejects(log.inclusionProof(0, 99), LogInputError);
-  await assert.rejects(log.inclusionProof(0, 99), LogInputError);
-  assert.equal(calls.entry - before.entry, 2);
-  assert.equal(calls.latestHead - (before.latestHead ?? 0), 2);
-  assert.equal(calls.inclusionProof - before.inclusionProof, 2);
-  // Once entry 99's index exists... it is not cached as absent: appending until then shows it.
-  await core.close();
-});
-
-Deno.test("EdgeLog: errors cross the wire as the log's own classes with code and retry", async () => {
-  const { log, core } = edgeOverMemory();
-  await log.append(entry(0));
-  const err = await log.inclusionProof(5, 1).catch((e) => e);
+Deno.test("SequencerCore: errors cross the wire as the log's own classes with code", async () => {
+  const core = coreOverMemory();
+  unwrap(await core.append(entry(0)));
+  const err = await Promise.resolve(core.append(new Uint8Array())).then(unwrap).catch((e) => e);
   assert.ok(err instanceof LogInputError, String(err));
-  assert.equal(typeof err.code, "string");
+  assert.equal(err.code, "entry-empty");
   assert.match(err.message, /^Cannot /);
   await core.close();
 });
@@ -296,13 +254,16 @@ Deno.test("edge: the object's log name is bound; another JC_LOG_NAME is a config
   const log = await openEdgeLog(store, env);
   assert.equal(log.logName(), "edge.example/jc");
   assert.match(log.vkeys().sha256, /^edge\.example\/jc\/sha256\+/);
-  // The Worker's EdgeLog computes the same vkeys without a round trip.
-  const edge = new EdgeLog(
-    () => ({}) as SequencerRpc,
-    ed25519PublicKey(SECRET),
-    1,
-    "edge.example/jc",
-  );
+  // The Worker's R2 log computes the same vkeys without a round trip.
+  const edge = new R2Log({
+    bucket: { get: () => Promise.resolve(null) } as never,
+    append: () => Promise.reject(new Error("no appends here")),
+    bootstrap: () => Promise.reject(new Error("no sequencer here")),
+    publicKey: ed25519PublicKey(SECRET),
+    logName: "edge.example/jc",
+    cacheBytes: 1,
+    latestMs: 0,
+  });
   assert.deepEqual(edge.vkeys(), log.vkeys());
   await assert.rejects(
     openEdgeLog(store, { ...env, JC_LOG_NAME: "other.example/jc" }),

@@ -1,0 +1,56 @@
+// The embedded log (docs/CONTRACTS.md `Log`): the one reader (log/reader.ts) over the store and
+// the sequencer's durable head (log/store_source.ts), with appends through the sequencer
+// (log/sequencer.ts) and agents' chain heads from the store (log/agent_heads.ts). Pure.
+import type { AgentHead, AgentLink, LogStorage } from "./storage.ts";
+import type { AppendResult, Log } from "./log.ts";
+import { LogReader } from "./reader.ts";
+import type { Sequencer } from "./sequencer.ts";
+import { type StoreNodes, StoreSource } from "./store_source.ts";
+import { AgentHeadReader, type LinkOf } from "./agent_heads.ts";
+
+/** A log over a store, sequenced in this process. */
+export class EmbeddedLog extends LogReader implements Log {
+  readonly #s: LogStorage;
+  readonly #seq: Sequencer;
+  readonly #agents: AgentHeadReader;
+  readonly #release: (() => void) | undefined;
+  #closed = false;
+
+  constructor(
+    s: LogStorage,
+    seq: Sequencer,
+    nodes: StoreNodes,
+    id: { publicKey: Uint8Array; logName: string },
+    release?: () => void,
+  ) {
+    super(new StoreSource(s, seq, nodes), id);
+    this.#s = s;
+    this.#seq = seq;
+    this.#agents = new AgentHeadReader(s, () => seq.served.head.size);
+    this.#release = release;
+  }
+
+  append(entry: Uint8Array, link?: AgentLink): Promise<AppendResult> {
+    return this.#seq.append(entry, link);
+  }
+
+  agentHead(did: string, linkOf?: LinkOf): Promise<AgentHead | undefined> {
+    return this.#agents.head(did, linkOf);
+  }
+
+  phaseCpuMs(): { sequence: number; commit: number; answer: number } {
+    return this.#seq.phaseCpuMs();
+  }
+
+  /** Drains the sequencer, then closes the store, then releases the pin (once). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      await this.#seq.drain();
+      await this.#s.close();
+    } finally {
+      this.#release?.();
+    }
+  }
+}

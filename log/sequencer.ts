@@ -1,0 +1,594 @@
+// The log's sequencer (ARCHITECTURE "Storage and sequencing", Decision 7): one per log, it takes
+// pending appends in batches, writes entries, both views' tiles and the new signed head (JouleClaw
+// SPEC §22.2) in one atomic durable commit, and only then answers every append of the batch with
+// its index, the head and an inclusion proof (RFC 6962 §2.1.1). Identical bytes resolve to the
+// original index (exactly-once, also within one batch), and so does a second envelope of the same
+// signed content (its content identity, verify/content_id.ts; docs/DECISIONS.md "One entry per
+// signed content"). A full queue pushes back. Before signing a head the sequencer proves it
+// consistent with the previous one (RFC 9162 §2.1.4.2). Pure: storage is injected.
+import { blake3Hasher, type Hasher } from "./hasher.ts";
+import { ed25519Sign, toHex } from "./crypto.ts";
+import { type TreeHead, treeHeadBytes } from "./head.ts";
+import {
+  isPinnedHeadRefusal,
+  LogInputError,
+  LogIntegrityError,
+  LogStateError,
+  LogStorageError,
+  PushbackError,
+} from "./errors.ts";
+import { checkStoreAgainstPin, pinOf, type PinWriter } from "./pin.ts";
+import type {
+  AgentHead,
+  AgentLink,
+  Batch,
+  EntryWrite,
+  LogStorage,
+  StoredHead,
+  TreeView,
+} from "./storage.ts";
+import type { TreeEdge } from "./edge.ts";
+import { type Tile, TileNodeReader } from "./tiles.ts";
+import { consistencyProof, inclusionProof, treeRoot } from "./tree.ts";
+import type { BatchTree } from "./batch_tree.ts";
+import { verifyConsistency } from "./proof.ts";
+import { recover } from "./recover.ts";
+import { WriteHealth } from "./write_health.ts";
+import { checkpointsOf, type GrownView, growView, VIEWS } from "./views.ts";
+import { headJson } from "./reader.ts";
+import type { Served, StoreNodes, Tip } from "./store_source.ts";
+import { type AppendResult, type LogOptions, MAX_ENTRY_BYTES, SEQUENCER_DEFAULTS } from "./log.ts";
+
+interface Waiter {
+  resolve(r: AppendResult): void;
+  reject(e: unknown): void;
+}
+
+// One pending entry: its first caller's promise functions inline, callers who sent the same bytes
+// while it was pending in `more` (no per-append waiter objects on the hot path).
+interface Pending {
+  entry: Uint8Array;
+  leafHash: Uint8Array;
+  key: string;
+  /** The content identity and its hex, when the entry has one. */
+  contentId: Uint8Array | undefined;
+  cid: string | undefined;
+  resolve(r: AppendResult): void;
+  reject(e: unknown): void;
+  more: Waiter[] | undefined;
+  link: AgentLink | undefined;
+}
+
+/** The sequencer's state at open: the proven head and each view's right edge (VIEWS order). */
+export interface SequencerStart {
+  head: StoredHead;
+  edges: TreeEdge[];
+}
+
+function positive(name: string, v: number | undefined, dflt: number): number {
+  if (v === undefined) return dflt;
+  if (!Number.isSafeInteger(v) || v < 1) {
+    throw new RangeError(`Cannot open log: ${name} must be a positive integer, got ${v}`);
+  }
+  return v;
+}
+
+/** The sequencer's `tileCacheTiles`, checked. */
+export function tileCacheTiles(o: LogOptions): number {
+  return positive("tileCacheTiles", o.tileCacheTiles, 4096);
+}
+
+const h = blake3Hasher;
+
+function same(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** An edge-only reader of a view's tree (the old roots a batch folds onto are on its edge). */
+function edgeReader(hasher: Hasher, edge: TreeEdge): TileNodeReader {
+  return new TileNodeReader(hasher, (t, i) => Promise.resolve(edge.tile(t, i)));
+}
+
+/** The append contract's engine: batches, commits, answers (log/embedded.ts serves it). */
+export class Sequencer implements Tip {
+  readonly #s: LogStorage;
+  readonly #nodes: StoreNodes;
+  readonly #secret: Uint8Array;
+  readonly #pub: Uint8Array;
+  readonly #signer: string;
+  readonly #name: string;
+  readonly #now: () => number;
+  readonly #batchMax: number;
+  readonly #batchAgeMs: number;
+  readonly #pendingMax: number;
+  /** Each view's right edge (VIEWS order; [0] is BLAKE3), always at one size. */
+  #edges: TreeEdge[];
+  /** The views this sequencer advances: all of them, or (benchmarks) BLAKE3 only. */
+  readonly #views: number;
+  #head: StoredHead;
+  #headJson: TreeHead;
+  /** Both views' checkpoints at `#head`, signed in the step that signed it. */
+  #checkpoints: Record<TreeView, string>;
+  /**
+   * What is served: the latest head that is durable (and its checkpoints). `#head`, `#edges` and
+   * `#checkpoints` are the sequencer's tip, which may run one batch ahead while that batch's
+   * commit becomes durable (`commitBatchStaged`); nothing past `served` is read or answered.
+   */
+  #served: Served;
+  #queue: Pending[] = [];
+  readonly #byKey = new Map<string, Pending>();
+  readonly #byContent = new Map<string, Pending>(); // pending entries by content identity
+  readonly #contentId: ((entry: Uint8Array) => Uint8Array | undefined) | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #running: Promise<void> | undefined;
+  #reload = false;
+  #broken: Error | undefined;
+  /** The last commit's failure, until a commit or a write probe succeeds. */
+  readonly #writes: WriteHealth;
+  #closed = false;
+  /** Answers of committed batches waiting for their durability, oldest first. */
+  #inflight: Promise<void>[] = [];
+  /** The signed-head pin: a head is pinned once durable, before it is served. */
+  readonly #pin: PinWriter | undefined;
+  readonly #cpu: (() => number) | undefined;
+  readonly #phase = { sequence: 0, commit: 0, answer: 0 };
+  /** The last committed batch's durability (a batch with nothing new is answered after it). */
+  #lastDurable: Promise<void> = Promise.resolve();
+
+  constructor(
+    s: LogStorage,
+    nodes: StoreNodes,
+    o: LogOptions,
+    start: SequencerStart,
+    id: { name: string; publicKey: Uint8Array; signer: string },
+    contentId: ((entry: Uint8Array) => Uint8Array | undefined) | undefined,
+    pin?: PinWriter,
+  ) {
+    this.#s = s;
+    this.#nodes = nodes;
+    this.#pin = pin;
+    this.#name = id.name;
+    this.#secret = o.secretKey;
+    this.#pub = id.publicKey;
+    this.#signer = id.signer;
+    this.#edges = start.edges;
+    this.#views = o.sha256View === false ? 1 : VIEWS.length;
+    this.#now = o.now ?? Date.now;
+    this.#batchMax = positive("batchMax", o.batchMax, SEQUENCER_DEFAULTS.batchMax);
+    this.#batchAgeMs = o.batchAgeMs ?? SEQUENCER_DEFAULTS.batchAgeMs;
+    this.#pendingMax = positive("pendingMax", o.pendingMax, SEQUENCER_DEFAULTS.pendingMax);
+    this.#head = start.head;
+    this.#checkpoints = checkpointsOf(this.#name, start.head, this.#secret);
+    this.#headJson = headJson(start.head, this.#signer);
+    this.#served = { head: start.head, json: this.#headJson, checkpoints: this.#checkpoints };
+    this.#cpu = o.cpuClock;
+    this.#contentId = contentId;
+    this.#writes = new WriteHealth(s.probeWrite?.bind(s));
+  }
+
+  get served(): Served {
+    return this.#served;
+  }
+
+  get edge(): TreeEdge {
+    return this.#edges[0];
+  }
+
+  checkBroken(): void {
+    if (this.#broken) throw this.#broken;
+  }
+
+  checkWrites(): Promise<void> {
+    return this.#writes.check();
+  }
+
+  phaseCpuMs(): { sequence: number; commit: number; answer: number } {
+    return { ...this.#phase };
+  }
+
+  append(entry: Uint8Array, link?: AgentLink): Promise<AppendResult> {
+    if (!(entry instanceof Uint8Array)) {
+      return Promise.reject(new LogInputError("entry-not-bytes", "Cannot append entry: not bytes"));
+    }
+    if (entry.length === 0) {
+      return Promise.reject(new LogInputError("entry-empty", "Cannot append entry: it is empty"));
+    }
+    if (entry.length > MAX_ENTRY_BYTES) {
+      return Promise.reject(
+        new LogInputError(
+          "entry-too-large",
+          `Cannot append entry: ${entry.length} bytes, at most ${MAX_ENTRY_BYTES}`,
+        ),
+      );
+    }
+    if (this.#closed) {
+      return Promise.reject(
+        new LogStorageError("log-closed", "Cannot append entry: log is closed"),
+      );
+    }
+    if (this.#broken) return Promise.reject(this.#broken);
+    const leafHash = h.leaf(entry);
+    const key = toHex(leafHash);
+    const contentId = this.#contentId?.(entry);
+    const cid = contentId && toHex(contentId);
+    // same bytes, or the same signed content, already pending: the same index
+    const joined = this.#byKey.get(key) ??
+      (cid !== undefined ? this.#byContent.get(cid) : undefined);
+    if (joined) {
+      const { promise, resolve, reject } = Promise.withResolvers<AppendResult>();
+      (joined.more ??= []).push({ resolve, reject }); // same bytes already pending: same index
+      return promise;
+    }
+    if (this.#queue.length >= this.#pendingMax) {
+      return Promise.reject(
+        new PushbackError(
+          `Cannot append entry: ${this.#queue.length} appends are pending (limit ${this.#pendingMax})`,
+          Math.max(1000, this.#batchAgeMs),
+        ),
+      );
+    }
+    const { promise, resolve, reject } = Promise.withResolvers<AppendResult>();
+    const p: Pending = {
+      entry: entry.slice(),
+      leafHash,
+      key,
+      contentId,
+      cid,
+      resolve,
+      reject,
+      more: undefined,
+      link,
+    };
+    this.#queue.push(p);
+    this.#byKey.set(key, p);
+    if (cid !== undefined) this.#byContent.set(cid, p);
+    this.#schedule();
+    return promise;
+  }
+
+  #schedule(): void {
+    if (this.#running || this.#queue.length === 0) return;
+    if (this.#queue.length >= this.#batchMax || this.#closed) {
+      if (this.#timer !== undefined) clearTimeout(this.#timer);
+      this.#timer = undefined;
+      this.#running = this.#run();
+    } else if (this.#timer === undefined) {
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined;
+        if (!this.#running && this.#queue.length) this.#running = this.#run();
+      }, this.#batchAgeMs);
+    }
+  }
+
+  async #run(): Promise<void> {
+    await null; // let `#running` be assigned before the loop can finish
+    try {
+      for (;;) {
+        while (this.#queue.length) {
+          // At most one batch becomes durable while the next is sequenced and committed; the
+          // queue grows meanwhile, so batches stay large.
+          while (this.#inflight.length >= 2) await this.#inflight[0];
+          await this.#step(this.#queue.splice(0, this.#batchMax));
+        }
+        if (this.#inflight.length === 0) break;
+        await this.#inflight[this.#inflight.length - 1];
+      }
+    } finally {
+      this.#running = undefined;
+    }
+  }
+
+  /** CPU ms since `c0`, added to `phase`; the new mark. */
+  #tick(phase: "sequence" | "commit" | "answer", c0: number): number {
+    const c1 = this.#cpu!();
+    this.#phase[phase] += c1 - c0;
+    return c1;
+  }
+
+  /**
+   * One sequencer step: dedupe (one storage call for the whole batch), sequence, sign, commit
+   * atomically, then answer. New entries' proofs come from the batch's in-memory tree
+   * (log/batch_tree.ts), which also supplies the full tiles' top hashes to the edge, and whose
+   * root must equal the root refolded from the tiles before the head is signed.
+   */
+  async #step(batch: Pending[]): Promise<void> {
+    let durable: Promise<void> | undefined;
+    let handedOver = false;
+    const cpu = this.#cpu;
+    let c0 = cpu?.() ?? 0;
+    try {
+      if (this.#reload) await this.#recover();
+      const reader0 = this.#nodes.reader(this.#edges[0]);
+      const found = await this.#findAll(batch, reader0);
+      const fresh = batch.filter((_, k) => found[k] === undefined);
+      const base = this.#edges[0].size;
+      let head = this.#head;
+      let reader = reader0;
+      let tree: BatchTree | undefined;
+      if (fresh.length) {
+        // Every view advances in the same batch, over the same entries (PUBLICATION.md P1).
+        const grown: GrownView[] = [];
+        for (let k = 0; k < this.#views; k++) {
+          const v = VIEWS[k], edge = this.#edges[k];
+          grown.push(
+            await growView(
+              v,
+              edge,
+              k === 0 ? fresh.map((p) => p.leafHash) : fresh.map((p) => v.hasher.leaf(p.entry)),
+              k === 0 ? reader0.read : edgeReader(v.hasher, edge).read,
+            ),
+          );
+        }
+        tree = grown[0].tree;
+        const overlay = new Map(grown[0].tiles.map((t) => [`${t.level}/${t.index}`, t.hashes]));
+        reader = this.#nodes.reader(grown[0].edge, overlay);
+        head = await this.#signNext(grown, reader);
+        // Both views' checkpoints, signed in the same step as the §22.2 head (PUBLICATION.md P1).
+        const checkpoints = checkpointsOf(this.#name, head, this.#secret);
+        const entries: EntryWrite[] = fresh.map((p, i) => ({
+          index: base + i,
+          leafHash: p.leafHash,
+          bytes: p.entry,
+          contentId: p.contentId,
+        }));
+        let agents: AgentHead[] | undefined;
+        for (let i = 0; i < fresh.length; i++) {
+          const l = fresh[i].link;
+          if (l) (agents ??= []).push({ ...l, index: base + i });
+        }
+        if (cpu) c0 = this.#tick("sequence", c0);
+        const tiles = grown[0].tiles;
+        const sha256Tiles: Tile[] = grown[1]?.tiles ?? [];
+        ({ durable } = await this.#commit(
+          agents
+            ? { entries, tiles, sha256Tiles, head, agents }
+            : { entries, tiles, sha256Tiles, head },
+        ));
+        if (cpu) c0 = this.#tick("commit", c0);
+        this.#edges = this.#edges.map((e, k) => grown[k]?.edge ?? e);
+        this.#head = head;
+        this.#checkpoints = checkpoints;
+        this.#headJson = headJson(head, this.#signer);
+      }
+      const treeHead = this.#headJson;
+      const checkpoints = this.#checkpoints;
+      // Answered once durable: this batch's commit, or (nothing new) the batches before it.
+      const before = durable ?? this.#lastDurable;
+      const answer = async () => {
+        if (head.size > this.#served.head.size) {
+          this.#served = { head, json: treeHead, checkpoints };
+        }
+        const a0 = cpu?.() ?? 0;
+        await this.#answer(batch, found, base, head, treeHead, tree, reader);
+        if (cpu) this.#tick("answer", a0);
+      };
+      const done: Promise<void> = before.then(answer, (e) => {
+        this.#reload = true; // the store may or may not hold it: re-prove it first
+        this.#writes.failed(e);
+        throw new LogStorageError("storage-commit", "Cannot append entry: commit not durable", {
+          cause: e,
+        });
+      }).catch((e) => this.#reject(batch, e)).finally(() => {
+        this.#forget(batch);
+        this.#inflight.splice(this.#inflight.indexOf(done), 1);
+      });
+      this.#inflight.push(done);
+      handedOver = true;
+      if (cpu) this.#phase.sequence += cpu() - c0;
+    } catch (e) {
+      this.#reject(batch, e);
+    } finally {
+      if (!handedOver) this.#forget(batch);
+    }
+  }
+
+  /**
+   * Commits a batch (staged when the store can): its durability, which pins the head once
+   * reached (log/pin.ts), before it is served.
+   */
+  async #commit(b: Batch): Promise<{ durable: Promise<void> | undefined }> {
+    let durable: Promise<void> | undefined;
+    try {
+      const pin = this.#pin;
+      const signed = b.head;
+      if (this.#s.commitBatchStaged) {
+        durable = (await this.#s.commitBatchStaged(b)).durable;
+        // pinned once the commit is durable, before its head is served (log/pin.ts)
+        if (pin) durable = durable.then(() => pin.advance(pinOf(signed)));
+      } else {
+        await this.#s.commitBatch(b);
+        if (pin) durable = pin.advance(pinOf(signed));
+      }
+      if (durable) {
+        durable.catch(() => {}); // observed by this batch's answer
+        this.#lastDurable = durable;
+      }
+      this.#writes.ok();
+      return { durable };
+    } catch (e) {
+      this.#reload = true; // the store may or may not hold the batch: re-prove it first
+      this.#writes.failed(e);
+      // Issue 27: a store refusing to publish over a head the log already signed keeps its code.
+      if (isPinnedHeadRefusal(e)) throw e;
+      throw new LogStorageError("storage-commit", "Cannot append entry: storage commit failed", {
+        cause: e,
+      });
+    }
+  }
+
+  #reject(batch: Pending[], e: unknown): void {
+    for (const p of batch) {
+      p.reject(e);
+      if (p.more) { for (const w of p.more) w.reject(e); }
+    }
+    this.#forget(batch);
+  }
+
+  /**
+   * Drops answered appends from the pending index, in the same task as their answers (an append
+   * of the same bytes made after an answer must not join the answered one).
+   */
+  #forget(batch: Pending[]): void {
+    for (const p of batch) this.#forgetOne(p);
+  }
+
+  /** Drops one answered append from the pending indexes (its bytes and its content identity). */
+  #forgetOne(p: Pending): void {
+    if (this.#byKey.get(p.key) === p) this.#byKey.delete(p.key);
+    if (p.cid !== undefined && this.#byContent.get(p.cid) === p) this.#byContent.delete(p.cid);
+  }
+
+  /** Answers every append of a durable batch with its index, proof and the head covering it. */
+  async #answer(
+    batch: Pending[],
+    found: (number | undefined)[],
+    base: number,
+    head: StoredHead,
+    treeHead: TreeHead,
+    tree: BatchTree | undefined,
+    reader: TileNodeReader,
+  ): Promise<void> {
+    const memo = new Map<string, Uint8Array>();
+    let next = base;
+    for (let k = 0; k < batch.length; k++) {
+      const p = batch[k];
+      const known = found[k];
+      const created = known === undefined;
+      const index = created ? next++ : known;
+      const proof = created
+        ? tree!.hexProof(index)
+        : (await inclusionProof(h, index, head.size, reader.read, memo)).map(toHex);
+      // a twin (same signed content, other bytes) answers with the logged entry's leaf hash
+      const leafHex = created ? p.key : toHex((await reader.read([{ level: 0, index }]))[0]);
+      const r = { index, leaf_hash: leafHex, tree_head: treeHead, inclusion_proof: proof, created };
+      p.resolve(r);
+      // the same bytes sent again while pending: the same answer, not created by them
+      if (p.more) { for (const w of p.more) w.resolve({ ...r, created: false }); }
+      this.#forgetOne(p);
+    }
+  }
+
+  /**
+   * Signs the head of the grown tree after proving it consistent with the previous head, and
+   * every other view's root at the same size against its tiles.
+   */
+  async #signNext(grown: GrownView[], reader: TileNodeReader): Promise<StoredHead> {
+    const size = grown[0].edge.size;
+    const root = await treeRoot(h, size, reader.read);
+    let agree = same(root, grown[0].tree.root());
+    let sha256Root = VIEWS[1].hasher.empty(); // benchmarks without the SHA-256 view
+    for (let k = 1; k < grown.length; k++) {
+      const g = grown[k];
+      sha256Root = await g.edge.root();
+      agree &&= same(sha256Root, g.tree.root()) && g.edge.size === size;
+    }
+    if (!agree) {
+      // The tiles about to be stored and the proofs about to be answered must agree.
+      throw this.#fail(
+        new LogIntegrityError(
+          `Cannot sign tree head: size ${size}'s root from tiles differs from the batch tree's`,
+        ),
+      );
+    }
+    const prev = this.#head;
+    if (prev.size > 0) {
+      // SPEC §22.3 / ARCHITECTURE: a new head must extend the previous one (RFC 9162 §2.1.4.2).
+      const proof = await consistencyProof(h, prev.size, size, reader.read);
+      if (!verifyConsistency(h, prev.size, size, proof, prev.root, root)) {
+        throw this.#fail(
+          new LogIntegrityError(
+            `Cannot sign tree head: size ${size} is not consistent with the head at ${prev.size}`,
+          ),
+        );
+      }
+    }
+    const timestamp = Math.max(Math.floor(this.#now()), prev.timestamp); // never goes back
+    const signature = ed25519Sign(treeHeadBytes(size, root, timestamp), this.#secret);
+    return { size, root, timestamp, signature, sha256Root };
+  }
+
+  #fail(e: Error): Error {
+    this.#broken = e;
+    return e;
+  }
+
+  async #recover(): Promise<void> {
+    try {
+      const r = await recover(this.#s, h, this.#pub);
+      if (!r) throw new LogIntegrityError("Cannot reload log: the store lost its tree heads");
+      if (!r.sha256Edge) {
+        throw new LogIntegrityError("Cannot reload log: the store lost its SHA-256 view");
+      }
+      const pin = this.#pin;
+      if (pin?.pinned) {
+        // the store went back under the running log: never sign again (issue 27)
+        const at = pin.pinned.size <= r.head.size ? await this.#s.head(pin.pinned.size) : undefined;
+        checkStoreAgainstPin(pin.pinned, pin.source, r.head, at);
+      }
+      await pin?.advance(pinOf(r.head)); // served below
+      this.#edges = [r.edge, r.sha256Edge];
+      this.#checkpoints = checkpointsOf(this.#name, r.head, this.#secret);
+      this.#head = r.head;
+      this.#headJson = headJson(r.head, this.#signer);
+      this.#served = { head: r.head, json: this.#headJson, checkpoints: this.#checkpoints };
+      this.#reload = false;
+    } catch (e) {
+      if (e instanceof LogIntegrityError || e instanceof LogStateError) throw this.#fail(e);
+      // storage still failing: try again on the next batch
+      throw e instanceof LogStorageError ? e : new LogStorageError(
+        "storage-read",
+        "Cannot append entry: the store cannot be re-read after a failed commit",
+        { cause: e },
+      );
+    }
+  }
+
+  /** The stored index of each pending entry's leaf hash (undefined: not stored). */
+  async #findAll(batch: Pending[], reader: TileNodeReader): Promise<(number | undefined)[]> {
+    const s = this.#s;
+    const size = this.#edges[0].size;
+    const hashes = batch.map((p) => p.leafHash);
+    const cands = s.leafCandidatesMany
+      ? await s.leafCandidatesMany(hashes)
+      : await Promise.all(hashes.map((x) => s.leafCandidates(x)));
+    const out: (number | undefined)[] = new Array(batch.length);
+    for (let k = 0; k < batch.length; k++) {
+      for (const i of cands[k]) {
+        if (i >= size) continue;
+        const [stored] = await reader.read([{ level: 0, index: i }]);
+        if (same(stored, hashes[k])) {
+          out[k] = i;
+          break;
+        }
+      }
+    }
+    // Not stored as these bytes: is the same signed content stored (another envelope of it)?
+    const ask = batch.flatMap((p, k) => out[k] === undefined && p.contentId ? [k] : []);
+    if (ask.length && s.contentIndex) {
+      const at = await s.contentIndex(ask.map((k) => batch[k].contentId!));
+      ask.forEach((k, j) => {
+        const i = at[j];
+        if (i !== undefined && i < size) out[k] = i;
+      });
+    }
+    return out;
+  }
+
+  /**
+   * Drains the sequencer (every pending append answered) and refuses appends after; the store
+   * stays open. False when it was drained before.
+   */
+  async drain(): Promise<boolean> {
+    if (this.#closed) return false;
+    this.#closed = true;
+    this.#schedule();
+    while (this.#running || this.#queue.length) {
+      if (this.#running) await this.#running;
+      else this.#schedule();
+    }
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    return true;
+  }
+}
