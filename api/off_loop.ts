@@ -5,6 +5,7 @@
 // and a fresh one is started with the same init message. Jobs still queued when their deadline
 // passes are dropped without touching the Worker. The Worker side is api/off_loop_worker.ts.
 // Deno-only (module Workers); api/verify_pool.ts is the same idea for short jobs without limits.
+import type { UnexpectedAnswer } from "./worker_message.ts";
 
 /** A job that ran past its time limit (its Worker was terminated and replaced). */
 export class JobTimeoutError extends Error {
@@ -43,7 +44,8 @@ export type OffLoopAnswer =
   | { ready: true }
   | { failed: string }
   | { id: number; value: unknown }
-  | { id: number; error: { name: string; message: string; code?: string } };
+  | { id: number; error: { name: string; message: string; code?: string } }
+  | UnexpectedAnswer;
 
 interface Job {
   id: number;
@@ -119,6 +121,11 @@ export class OffLoopWorker {
         const e = new JobLostError(`its worker could not start (${m.failed})`);
         failed(e);
         return this.#fail(e);
+      }
+      // Only a bug here sends what the Worker does not expect: its running job (if any) is lost.
+      if ("unexpected" in m) {
+        const e = new JobLostError(`its worker refused a message (${m.unexpected.code})`);
+        return this.#restart(e, e);
       }
       const job = this.#running;
       if (!job || job.id !== m.id) return;

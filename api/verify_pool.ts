@@ -11,6 +11,7 @@
 // checks every conformance vector).
 import { receiptOf, type VerificationReport } from "../verify/mod.ts";
 import type { ServiceConfig } from "./config.ts";
+import type { UnexpectedAnswer } from "./worker_message.ts";
 
 /**
  * A request to a pool worker: verify each envelope and answer with the same `ids`. The envelopes
@@ -65,7 +66,8 @@ function withReceipt(
 export type PoolAnswer =
   | { ids: number[]; outcomes: PoolOutcome[] }
   | { ready: true }
-  | { failed: string };
+  | { failed: string }
+  | UnexpectedAnswer;
 
 interface Pending {
   resolve: (r: VerificationReport) => void;
@@ -99,6 +101,14 @@ class PoolWorker {
         const e = new Error(`Cannot start a verifier worker: ${m.failed}`);
         failed(e);
         return onDead(this, e);
+      }
+      // Only a bug here sends what a worker does not expect: replace it, send its work again.
+      if ("unexpected" in m) {
+        const u = m.unexpected;
+        return onDead(
+          this,
+          new Error(`A verifier worker refused a message: ${u.code}: ${u.message}`),
+        );
       }
       this.lastProgress = performance.now();
       for (let i = 0; i < m.ids.length; i++) {
@@ -237,9 +247,9 @@ export class VerifierPool {
     this.#workers[i].worker.terminate();
   }
 
-  /** For tests: makes worker `i`'s thread fail (an uncaught error inside it). */
+  /** For tests: makes worker `i`'s thread fail (an uncaught error inside it, on purpose). */
   crashWorker(i: number): void {
-    this.#workers[i].worker.postMessage(null);
+    this.#workers[i].worker.postMessage({ drill: "crash" });
   }
 
   /** Requests in flight, over all workers. */
