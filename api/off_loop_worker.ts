@@ -4,7 +4,7 @@
 // neither shape is answered with a stable code (api/worker_message.ts), never thrown on; a job the
 // handler cannot read is answered as a job error with that code.
 /// <reference lib="deno.worker" />
-import type { OffLoopAnswer } from "./off_loop.ts";
+import type { OffLoopAnswer } from "./pool/mod.ts";
 import { isRecord, unexpectedAnswer } from "./worker_message.ts";
 
 /** A handler's answer: the value, and buffers to move rather than copy. */
