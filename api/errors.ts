@@ -3,6 +3,7 @@
 // (or let a typed error from verify/ or log/ escape) and `problemResponse` maps it, as Hono's
 // app.onError does in src/hono-base.ts. Platform-neutral.
 import { isPinnedHeadRefusal, PushbackError } from "../log/mod.ts";
+import { CodedError } from "../net/mod.ts";
 import { REASON_CODES } from "../verify/mod.ts";
 import { WITNESS_CODES } from "../log/c2sp/mod.ts";
 
@@ -147,18 +148,6 @@ export function problem(
   });
 }
 
-/** Names of verify/'s typed input errors (malformed input, never an operational fault). */
-const INPUT_ERROR_NAMES = new Set(["CborError", "VerifyInputError", "LogInputError"]);
-
-/** Something that carries a stable `code` (CborError, VerifyInputError, ...). */
-function codeOf(err: unknown): string | undefined {
-  if (err && typeof err === "object" && "code" in err) {
-    const c = (err as { code: unknown }).code;
-    if (typeof c === "string" && c.length > 0) return c;
-  }
-  return undefined;
-}
-
 /**
  * Maps any thrown value to its problem response: ApiError as declared; PushbackError → 503 +
  * Retry-After; anything else is an operational fault → 500 with a generic detail (the cause is
@@ -182,17 +171,17 @@ export function problemResponse(err: unknown): Response {
         "it signs nothing until an operator acts",
     );
   }
-  if (err instanceof Error && err.name === "LogStorageError") {
+  if (err instanceof CodedError && err.kind === "unavailable") {
     // An operational storage fault: transient as far as the client can tell; retrying an append
     // is safe (identical bytes are answered exactly once).
     return problem(503, "storage-unavailable", "Cannot answer: the store failed", {}, {
       "retry-after": "1",
     });
   }
-  // A typed input error that escaped a route still gets its code, as a 400.
-  const code = codeOf(err);
-  if (code && err instanceof Error && INPUT_ERROR_NAMES.has(err.name)) {
-    return problem(400, code, err.message);
+  // A typed input error (a CodedError of kind input: verify's, the log's) that escaped a route
+  // still gets its code, as a 400.
+  if (err instanceof CodedError && err.kind === "input" && err.code.length > 0) {
+    return problem(400, err.code, err.message);
   }
   return problem(500, "internal", "Cannot answer: internal error");
 }

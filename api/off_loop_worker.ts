@@ -1,8 +1,11 @@
 // The Worker side of api/off_loop.ts: takes the init message first, then answers each
 // {id, msg} with {id, value} or {id, error: {name, message, code}}. One job at a time (the main
-// thread sends the next only after the answer), so a job's time limit is its own.
+// thread sends the next only after the answer), so a job's time limit is its own. A message of
+// neither shape is answered with a stable code (api/worker_message.ts), never thrown on; a job the
+// handler cannot read is answered as a job error with that code.
 /// <reference lib="deno.worker" />
-import type { OffLoopAnswer } from "./off_loop.ts";
+import type { OffLoopAnswer } from "./pool/mod.ts";
+import { isRecord, unexpectedAnswer } from "./worker_message.ts";
 
 /** A handler's answer: the value, and buffers to move rather than copy. */
 export interface JobAnswer {
@@ -22,25 +25,28 @@ export function serveJobs(
   handle: (msg: unknown) => JobAnswer | Promise<JobAnswer>,
 ): void {
   const answer = (m: OffLoopAnswer, transfer: Transferable[] = []) => self.postMessage(m, transfer);
-  self.onmessage = async (ev: MessageEvent<{ init: unknown } | { id: number; msg: unknown }>) => {
+  self.onmessage = async (ev: MessageEvent<unknown>) => {
     const m = ev.data;
+    if (!isRecord(m) || !("init" in m || (Number.isSafeInteger(m.id) && "msg" in m))) {
+      return answer(unexpectedAnswer(m, "{init} or {id, msg}"));
+    }
     if ("init" in m) {
       try {
         await init(m.init);
         answer({ ready: true });
       } catch (e) {
-        answer({ failed: (e as Error).message ?? String(e) });
+        answer({ failed: e instanceof Error ? e.message : String(e) });
       }
       return;
     }
     try {
       const a = await handle(m.msg);
-      answer({ id: m.id, value: a.value }, a.transfer);
+      answer({ id: m.id as number, value: a.value }, a.transfer);
     } catch (e) {
       const err = e instanceof Error ? e : new Error(String(e));
       const code = (err as { code?: unknown }).code;
       answer({
-        id: m.id,
+        id: m.id as number,
         error: {
           name: err.name,
           message: err.message,

@@ -2,12 +2,14 @@
 // runs one job at a time: `load` (entry envelopes → RDF, vocab/rdf.ts, each its own named graph)
 // or `query` (SPARQL 1.1 Query over what is loaded; the serialized answer is refused past
 // `maxBytes`, and moved to the main thread as UTF-8 bytes). Everything CPU-heavy of the endpoint
-// happens here; the main thread's time limit ends this Worker when a query runs too long.
+// happens here; the main thread's time limit ends this Worker when a query runs too long. An init
+// or a job of another shape is refused with a stable code (api/worker_message.ts).
 /// <reference lib="deno.worker" />
 import { entryInputFromEnvelope } from "../vocab/mod.ts";
 import { SparqlError, SparqlStore } from "../vocab/sparql/mod.ts";
 import { serveJobs } from "./off_loop_worker.ts";
 import { boundedOxigraph, oxigraphMemoryBytes } from "./oxigraph_bounded.ts";
+import { isRecord, UnexpectedMessageError } from "./worker_message.ts";
 
 /** A job of this Worker. */
 export type SparqlJob =
@@ -44,12 +46,34 @@ function storeOf(origin: string): SparqlStore {
   return s;
 }
 
+/** Whether `m` is a job of this Worker (the fields of SparqlJob, with their types). */
+function isJob(m: unknown): m is SparqlJob {
+  if (!isRecord(m)) return false;
+  if (isRecord(m.load)) {
+    const { start, envelopes, origin } = m.load;
+    return Number.isSafeInteger(start) && typeof origin === "string" &&
+      Array.isArray(envelopes) && envelopes.every((e) => e instanceof Uint8Array);
+  }
+  return typeof m.query === "string" && typeof m.mediaType === "string" &&
+    typeof m.maxBytes === "number";
+}
+
 serveJobs((config) => {
-  const { maxMemoryBytes } = config as { maxMemoryBytes: number };
+  if (!isRecord(config) || typeof config.maxMemoryBytes !== "number") {
+    throw new UnexpectedMessageError(config, "an init of {maxMemoryBytes}");
+  }
+  const { maxMemoryBytes } = config;
   oxigraph = new (boundedOxigraph(maxMemoryBytes))();
   stores.clear();
 }, async (msg) => {
-  const m = msg as SparqlJob;
+  if (!isJob(msg)) {
+    throw new UnexpectedMessageError(
+      msg,
+      "a job of {load: {start, envelopes, origin}} or " +
+        "{query, mediaType, maxBytes}",
+    );
+  }
+  const m = msg;
   if ("load" in m) {
     const { start, envelopes, origin } = m.load;
     try {

@@ -8,7 +8,13 @@
 import type { ValidateAnswer } from "../vocab/mod.ts";
 import type { ServiceConfig } from "./config.ts";
 import { ApiError } from "./errors.ts";
-import { JobError, JobQueueFullError, JobTimeoutError, OffLoopWorker } from "./off_loop.ts";
+import {
+  JobError,
+  JobQueueFullError,
+  jobsProtocol,
+  JobTimeoutError,
+  WorkerPool,
+} from "./pool/mod.ts";
 
 /**
  * A few validation Workers; a document goes to the least loaded one.
@@ -20,36 +26,33 @@ import { JobError, JobQueueFullError, JobTimeoutError, OffLoopWorker } from "./o
  * ```
  */
 export class ValidatePool {
-  readonly #workers: OffLoopWorker[];
+  readonly #pool: WorkerPool<{ text: string; cls?: string }, ValidateAnswer>;
   readonly #timeoutMs: number;
 
   constructor(config: ServiceConfig) {
-    const size = Math.max(1, config.validateWorkers);
     this.#timeoutMs = config.validateTimeoutMs;
-    this.#workers = Array.from({ length: size }, () =>
-      new OffLoopWorker({
-        url: new URL("./validate_pool_worker.ts", import.meta.url),
-        init: { maxNodes: config.validateMaxNodes },
-        maxQueued: config.validateMaxQueued,
-      }));
+    this.#pool = new WorkerPool(
+      jobsProtocol(new URL("./validate_pool_worker.ts", import.meta.url), {
+        maxNodes: config.validateMaxNodes,
+      }),
+      { size: Math.max(1, config.validateWorkers), maxQueued: config.validateMaxQueued },
+    );
   }
 
   /** Resolves once every Worker has started. */
   ready(): Promise<void> {
-    return Promise.all(this.#workers.map((w) => w.ready)).then(() => {});
+    return this.#pool.ready();
   }
 
   /** Workers started so far (restarts included). */
   get starts(): number {
-    return this.#workers.reduce((n, w) => n + w.starts, 0);
+    return this.#pool.starts;
   }
 
   /** Validates `text` (vocab/validate.ts) in a Worker; errors are ApiErrors (or VocabError-coded). */
   validate = async (text: string, cls?: string): Promise<ValidateAnswer> => {
-    let w = this.#workers[0];
-    for (const x of this.#workers) if (x.load < w.load) w = x;
     try {
-      return await w.run<ValidateAnswer>({ text, cls }, this.#timeoutMs);
+      return await this.#pool.run({ text, cls }, { timeoutMs: this.#timeoutMs });
     } catch (e) {
       if (e instanceof JobTimeoutError) {
         throw new ApiError(
@@ -76,6 +79,6 @@ export class ValidatePool {
 
   /** Stops every Worker. */
   close(): void {
-    for (const w of this.#workers) w.close();
+    this.#pool.close();
   }
 }

@@ -1,15 +1,25 @@
 // One worker of api/validate_pool.ts: JouleClaw SPEC §15 validation (vocab/validate.ts: JSON or
 // JSON-LD → RDF → SHACL → report) of one document per job, with the node limit it was started
-// with. The time limit is the main thread's: a job past it ends this Worker.
+// with. The time limit is the main thread's: a job past it ends this Worker. An init or a job of
+// another shape is refused with a stable code (api/worker_message.ts).
 /// <reference lib="deno.worker" />
 import { validateDocument } from "../vocab/mod.ts";
 import { serveJobs } from "./off_loop_worker.ts";
+import { isRecord, UnexpectedMessageError } from "./worker_message.ts";
 
 let maxNodes = Infinity;
 
 serveJobs((config) => {
-  maxNodes = (config as { maxNodes: number }).maxNodes;
+  if (!isRecord(config) || typeof config.maxNodes !== "number" || !(config.maxNodes > 0)) {
+    throw new UnexpectedMessageError(config, "an init of {maxNodes > 0}");
+  }
+  maxNodes = config.maxNodes;
 }, async (msg) => {
-  const m = msg as { text: string; cls?: string };
-  return { value: await validateDocument(m.text, { cls: m.cls, maxNodes }) };
+  if (
+    !isRecord(msg) || typeof msg.text !== "string" ||
+    (msg.cls !== undefined && typeof msg.cls !== "string")
+  ) {
+    throw new UnexpectedMessageError(msg, "a job of {text, cls?} (strings)");
+  }
+  return { value: await validateDocument(msg.text, { cls: msg.cls, maxNodes }) };
 });

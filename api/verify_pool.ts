@@ -11,6 +11,8 @@
 // checks every conformance vector).
 import { receiptOf, type VerificationReport } from "../verify/mod.ts";
 import type { ServiceConfig } from "./config.ts";
+import type { UnexpectedAnswer } from "./worker_message.ts";
+import { WorkerPool, type WorkerProtocol, WorkerStartError } from "./pool/mod.ts";
 
 /**
  * A request to a pool worker: verify each envelope and answer with the same `ids`. The envelopes
@@ -28,13 +30,6 @@ export interface PoolRequest {
 /** The envelopes of a request, as views into its buffer. */
 export function requestEnvelopes(m: PoolRequest): Uint8Array[] {
   return m.ends.map((end, i) => m.bytes.subarray(i === 0 ? 0 : m.ends[i - 1], end));
-}
-
-/** Queued requests of one worker, not yet sent. */
-interface Queue {
-  ids: number[];
-  envelopes: Uint8Array[];
-  bytes: number;
 }
 
 /**
@@ -65,63 +60,46 @@ function withReceipt(
 export type PoolAnswer =
   | { ids: number[]; outcomes: PoolOutcome[] }
   | { ready: true }
-  | { failed: string };
+  | { failed: string }
+  | UnexpectedAnswer;
 
-interface Pending {
-  resolve: (r: VerificationReport) => void;
-  reject: (e: Error) => void;
-  /** The caller's bytes (the worker got a copy): sent again if the worker dies. */
-  envelope: Uint8Array;
-  /** Sent again once already: a second death fails it. */
-  retried: boolean;
-}
-
-class PoolWorker {
-  readonly worker: Worker;
-  readonly pending = new Map<number, Pending>();
-  readonly ready: Promise<void>;
-  /** Requests of this turn not yet sent. */
-  queue: Queue = { ids: [], envelopes: [], bytes: 0 };
-  /** When this worker last answered (or was last idle): the pool's watchdog reads it. */
-  lastProgress = performance.now();
-
-  constructor(config: ServiceConfig, onDead: (w: PoolWorker, why: Error) => void) {
-    this.worker = new Worker(new URL("./verify_pool_worker.ts", import.meta.url), {
-      type: "module",
-    });
-    let started: () => void, failed: (e: Error) => void;
-    this.ready = new Promise<void>((res, rej) => (started = res, failed = rej));
-    this.ready.catch(() => {}); // observed by start(); never an unhandled rejection
-    this.worker.onmessage = (ev: MessageEvent<PoolAnswer>) => {
-      const m = ev.data;
-      if ("ready" in m) return started();
-      if ("failed" in m) {
-        const e = new Error(`Cannot start a verifier worker: ${m.failed}`);
-        failed(e);
-        return onDead(this, e);
+/** The verifier's side of the pool's protocol (api/pool/worker_pool.ts). */
+function verifyProtocol(
+  config: ServiceConfig,
+): WorkerProtocol<Uint8Array, Omit<VerificationReport, "receipt">> {
+  return {
+    url: new URL("./verify_pool_worker.ts", import.meta.url),
+    init: { config },
+    request(ids, envelopes) {
+      // A copy: the callers keep their bytes (they append them next); the copy's buffer is moved.
+      let n = 0;
+      for (const e of envelopes) n += e.length;
+      const bytes = new Uint8Array(n);
+      const ends: number[] = [];
+      let o = 0;
+      for (const e of envelopes) {
+        bytes.set(e, o);
+        ends.push(o += e.length);
       }
-      this.lastProgress = performance.now();
-      for (let i = 0; i < m.ids.length; i++) {
-        const p = this.pending.get(m.ids[i]);
-        if (!p) continue;
-        this.pending.delete(m.ids[i]);
-        const o = m.outcomes[i];
-        if ("report" in o) p.resolve(withReceipt(o.report, p.envelope));
-        else {
+      const msg: PoolRequest = { ids, bytes, ends };
+      return { msg, transfer: [bytes.buffer] };
+    },
+    read(data) {
+      const m = data as PoolAnswer;
+      if ("ready" in m || "failed" in m) return m;
+      // Only a bug here sends what a worker does not expect: replace it, send its work again.
+      if ("unexpected" in m) return { unexpected: `${m.unexpected.code}: ${m.unexpected.message}` };
+      return {
+        ids: m.ids,
+        results: m.outcomes.map((o) => {
+          if ("report" in o) return { value: o.report };
           const e = new Error(o.error.message);
           e.name = o.error.name;
-          p.reject(e);
-        }
-      }
-    };
-    this.worker.onerror = (ev: ErrorEvent) => {
-      ev.preventDefault();
-      const e = new Error(`Cannot verify in a worker: it failed (${ev.message})`);
-      failed(e);
-      onDead(this, e);
-    };
-    this.worker.postMessage({ config });
-  }
+          return { error: e };
+        }),
+      };
+    },
+  };
 }
 
 /** Options of `VerifierPool.start`. */
@@ -136,9 +114,10 @@ export interface VerifierPoolOptions {
 }
 
 /**
- * A fixed-size pool of verifier Workers. `verify` sends the envelope to the worker with the
- * fewest requests in flight. A worker that dies (its thread fails, or it stops answering for
- * `stallMs` with requests in flight: terminated or hung) is terminated and replaced, and its
+ * A fixed-size pool of verifier Workers (api/pool/'s WorkerPool: batched by event-loop turn, no
+ * queue bound, no time limit per job, retried once). `verify` sends the envelope to the worker
+ * with the fewest requests in flight. A worker that dies (its thread fails, or it stops answering
+ * for `stallMs` with requests in flight: terminated or hung) is terminated and replaced, and its
  * requests in flight are sent again to the others (verification is pure, so a retry is safe);
  * one that was already retried once fails (the caller's 500).
  *
@@ -150,23 +129,22 @@ export interface VerifierPoolOptions {
  * ```
  */
 export class VerifierPool {
-  #workers: PoolWorker[] = [];
-  #nextId = 1;
+  readonly #pool: WorkerPool<Uint8Array, Omit<VerificationReport, "receipt">>;
   #closed = false;
-  #flushTimer: ReturnType<typeof setTimeout> | undefined;
-  #watchdog: ReturnType<typeof setInterval> | undefined;
-  readonly #stallMs: number;
-  readonly #onReplaced: ((why: Error) => void) | undefined;
-  /** Workers replaced so far. */
-  replaced = 0;
 
   private constructor(
     readonly config: ServiceConfig,
     readonly size: number,
     o: VerifierPoolOptions,
   ) {
-    this.#stallMs = o.stallMs ?? 10_000;
-    this.#onReplaced = o.onReplaced;
+    this.#pool = new WorkerPool(verifyProtocol(config), {
+      size,
+      concurrency: Infinity,
+      batch: true,
+      retry: true,
+      stallMs: o.stallMs ?? 10_000,
+      onReplaced: o.onReplaced,
+    });
   }
 
   /** Starts `size` (>= 1) workers and resolves once every one has built its options. */
@@ -179,54 +157,19 @@ export class VerifierPool {
       throw new RangeError(`Cannot start a verifier pool: size must be >= 1, got ${size}`);
     }
     const pool = new VerifierPool(config, size, o);
-    for (let i = 0; i < size; i++) pool.#workers.push(pool.#spawn());
     try {
-      await Promise.all(pool.#workers.map((w) => w.ready));
+      await pool.#pool.ready();
     } catch (e) {
       pool.close();
-      throw e;
+      const why = e instanceof WorkerStartError ? e.reason : String(e);
+      throw new Error(`Cannot start a verifier worker: ${why}`);
     }
-    // A terminated or hung worker sends no error event: watch for workers that stop answering.
-    pool.#watchdog = setInterval(pool.#watch, Math.max(50, Math.min(1000, pool.#stallMs / 4)));
-    Deno.unrefTimer(pool.#watchdog);
     return pool;
   }
 
-  #watch = (): void => {
-    const now = performance.now();
-    for (const w of [...this.#workers]) {
-      if (w.pending.size === 0) w.lastProgress = now;
-      else if (now - w.lastProgress > this.#stallMs) {
-        this.#replace(
-          w,
-          new Error(`Cannot verify in a worker: it answered nothing for ${this.#stallMs} ms`),
-        );
-      }
-    }
-  };
-
-  #spawn(): PoolWorker {
-    return new PoolWorker(this.config, (dead, why) => this.#replace(dead, why));
-  }
-
-  /** Terminates `dead`, starts another in its place, and sends its requests in flight again. */
-  #replace(dead: PoolWorker, why: Error): void {
-    const i = this.#workers.indexOf(dead);
-    if (i < 0) return; // already replaced
-    dead.worker.terminate();
-    const orphans = [...dead.pending.values()];
-    dead.pending.clear();
-    if (this.#closed) {
-      for (const p of orphans) p.reject(why);
-      return;
-    }
-    this.#workers[i] = this.#spawn();
-    this.replaced++;
-    this.#onReplaced?.(why);
-    for (const p of orphans) {
-      if (p.retried) p.reject(why);
-      else this.#send(p.envelope, { ...p, retried: true });
-    }
+  /** Workers replaced so far. */
+  get replaced(): number {
+    return this.#pool.replaced;
   }
 
   /**
@@ -234,19 +177,17 @@ export class VerifierPool {
    * leave it, without telling the pool; the watchdog must notice and replace it.
    */
   terminateWorker(i: number): void {
-    this.#workers[i].worker.terminate();
+    this.#pool.terminateWorker(i);
   }
 
-  /** For tests: makes worker `i`'s thread fail (an uncaught error inside it). */
+  /** For tests: makes worker `i`'s thread fail (an uncaught error inside it, on purpose). */
   crashWorker(i: number): void {
-    this.#workers[i].worker.postMessage(null);
+    this.#pool.postRaw(i, { drill: "crash" });
   }
 
   /** Requests in flight, over all workers. */
   get inFlight(): number {
-    let n = 0;
-    for (const w of this.#workers) n += w.pending.size;
-    return n;
+    return this.#pool.load;
   }
 
   /** verifyEnvelope(envelope, options of `config`) on a worker thread. */
@@ -254,55 +195,13 @@ export class VerifierPool {
     if (this.#closed) {
       return Promise.reject(new Error("Cannot verify: the verifier pool is closed"));
     }
-    return new Promise<VerificationReport>((resolve, reject) => {
-      this.#send(envelope, { resolve, reject, envelope, retried: false });
-    });
-  };
-
-  #send(envelope: Uint8Array, p: Pending): void {
-    let w = this.#workers[0];
-    for (let i = 1; i < this.#workers.length; i++) {
-      if (this.#workers[i].pending.size < w.pending.size) w = this.#workers[i];
-    }
-    const id = this.#nextId++;
-    if (w.pending.size === 0) w.lastProgress = performance.now();
-    w.pending.set(id, p);
-    w.queue.ids.push(id);
-    w.queue.envelopes.push(envelope);
-    w.queue.bytes += envelope.length;
-    this.#flushTimer ??= setTimeout(this.#flush, 0);
-  }
-
-  #flush = (): void => {
-    this.#flushTimer = undefined;
-    for (const w of this.#workers) {
-      const q = w.queue;
-      if (q.ids.length === 0) continue;
-      w.queue = { ids: [], envelopes: [], bytes: 0 };
-      // A copy: the callers keep their bytes (they append them next); the copy's buffer is moved.
-      const bytes = new Uint8Array(q.bytes);
-      const ends: number[] = [];
-      let o = 0;
-      for (const e of q.envelopes) {
-        bytes.set(e, o);
-        ends.push(o += e.length);
-      }
-      const m: PoolRequest = { ids: q.ids, bytes, ends };
-      w.worker.postMessage(m, [bytes.buffer]);
-    }
+    return this.#pool.run(envelope).then((r) => withReceipt(r, envelope));
   };
 
   /** Stops every worker; requests still in flight are failed. */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    clearTimeout(this.#flushTimer);
-    clearInterval(this.#watchdog);
-    const why = new Error("Cannot verify: the verifier pool is closed");
-    for (const w of this.#workers) {
-      w.worker.terminate();
-      for (const p of w.pending.values()) p.reject(why);
-      w.pending.clear();
-    }
+    this.#pool.close(new Error("Cannot verify: the verifier pool is closed"));
   }
 }

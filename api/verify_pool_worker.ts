@@ -1,7 +1,9 @@
 // One worker of api/verify_pool.ts: builds the verifier options from the ServiceConfig it is
 // sent first (api/verifier_options.ts, the same function the main thread uses), then answers
 // each {ids, bytes, ends} message with one outcome per envelope: verify/'s verifyEnvelope report
-// (JCR-1 §6), or the error it threw.
+// (JCR-1 §6), or the error it threw. Any other message is answered with a stable code
+// (api/worker_message.ts), never thrown on; `{drill: "crash"}` fails the thread on purpose
+// (VerifierPool.crashWorker: the pool's replacement of a failed worker is tested with it).
 /// <reference lib="deno.worker" />
 import { verifyEnvelope } from "../verify/mod.ts";
 import type { VerifierOptions } from "../verify/mod.ts";
@@ -13,6 +15,7 @@ import {
   requestEnvelopes,
 } from "./verify_pool.ts";
 import { verifierOptions } from "./verifier_options.ts";
+import { isNumberArray, isRecord, unexpectedAnswer } from "./worker_message.ts";
 
 let options: VerifierOptions | undefined;
 
@@ -30,16 +33,33 @@ async function outcome(envelope: Uint8Array): Promise<PoolOutcome> {
   }
 }
 
-self.onmessage = async (ev: MessageEvent<PoolRequest | { config: ServiceConfig }>) => {
+const EXPECTED = "{config}, {ids, bytes, ends} (as many ids as ends, ends rising within bytes)";
+
+/** Whether `m` is a well-formed request: its envelopes are inside its buffer, one per id. */
+function isRequest(m: Record<string, unknown>): m is Record<string, unknown> & PoolRequest {
+  const { ids, bytes, ends } = m;
+  if (!isNumberArray(ids) || !isNumberArray(ends) || !(bytes instanceof Uint8Array)) return false;
+  if (ids.length !== ends.length) return false;
+  return ends.every((e, i) => Number.isInteger(e) && e >= (ends[i - 1] ?? 0) && e <= bytes.length);
+}
+
+self.onmessage = async (ev: MessageEvent<unknown>) => {
   const m = ev.data;
-  if ("config" in m) {
+  if (isRecord(m) && m.drill === "crash") {
+    setTimeout(() => {
+      throw new Error("verifier worker drill: crash");
+    });
+    return;
+  }
+  if (isRecord(m) && isRecord(m.config)) {
     try {
-      options = verifierOptions(m.config);
+      options = verifierOptions(m.config as unknown as ServiceConfig);
       answer({ ready: true });
     } catch (e) {
-      answer({ failed: (e as Error).message });
+      answer({ failed: e instanceof Error ? e.message : String(e) });
     }
     return;
   }
+  if (!isRecord(m) || !isRequest(m)) return answer(unexpectedAnswer(m, EXPECTED));
   answer({ ids: m.ids, outcomes: await Promise.all(requestEnvelopes(m).map(outcome)) });
 };

@@ -10,7 +10,8 @@
 //           100,000 random full tiles of both views from this process over CONCURRENCY keep-alive
 //           connections (default 64); prints the server's CPU µs per tile.
 // Prints the profile files (main thread first) and the top entries of the main thread's.
-import { appendRequest, Conn, fillTileLog, presign, randomTileGets } from "./suites/http.ts";
+import { appendRequest, Conn, fillTileLog, randomTileGets } from "./suites/http.ts";
+import { presign } from "./suites/_pool.ts";
 import { positives } from "./suites/verify.ts";
 import { verifyEnvelope } from "../verify/mod.ts";
 import { type CpuProfile, perFunction } from "./cpuprof.ts";

@@ -1,46 +1,42 @@
 // The log's errors, kept apart as STYLE.md asks: malformed input (`LogInputError`, a stable code),
 // pushback (`PushbackError`, the API answers 503 + Retry-After), integrity (`LogIntegrityError`:
 // the stored log does not prove itself; it refuses to serve) and operational storage faults
-// (`LogStorageError`, with `cause`). Cryptographic mismatches are `false`, never errors.
+// (`LogStorageError`, with `cause`). Cryptographic mismatches are `false`, never errors. Each is a
+// CodedError (net/error.ts) whose `kind` says how an HTTP answer maps it.
+import { CodedError } from "../net/mod.ts";
 
 /** Bad input to the log (an out-of-range index, an oversize entry): a stable `code`. */
-export class LogInputError extends Error {
-  /** Stable machine-readable reason (see docs/STORAGE.md, "Codes"). */
-  readonly code: string;
+export class LogInputError extends CodedError {
+  /** `code`: stable machine-readable reason (see docs/STORAGE.md, "Codes"). */
   constructor(code: string, message: string) {
-    super(message);
+    super(code, message, "input");
     this.name = "LogInputError";
-    this.code = code;
   }
 }
 
 /** The sequencer's pending queue is full: retry after `retryAfterMs`. */
-export class PushbackError extends Error {
-  readonly code = "log-pushback";
+export class PushbackError extends CodedError {
   readonly retryAfterMs: number;
   constructor(message: string, retryAfterMs: number) {
-    super(message);
+    super("log-pushback", message, "unavailable");
     this.name = "PushbackError";
     this.retryAfterMs = retryAfterMs;
   }
 }
 
 /** The stored log does not prove itself (head, nodes and entries disagree). */
-export class LogIntegrityError extends Error {
-  readonly code = "log-integrity";
+export class LogIntegrityError extends CodedError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super("log-integrity", message, "internal", options);
     this.name = "LogIntegrityError";
   }
 }
 
 /** A storage operation failed (an operational fault; the answer is 5xx). */
-export class LogStorageError extends Error {
-  readonly code: string;
+export class LogStorageError extends CodedError {
   constructor(code: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(code, message, "unavailable", options);
     this.name = "LogStorageError";
-    this.code = code;
   }
 }
 
@@ -71,12 +67,10 @@ export function isPinnedHeadRefusal(err: unknown): err is LogStorageError {
  * key. Nothing is written; an operator acts (docs/OPERATIONS.md "When the log refuses to open").
  * The message ends with the code in brackets, so a start that fails names it on stderr.
  */
-export class LogStateError extends Error {
-  /** Stable code (docs/STORAGE.md "Codes"). */
-  readonly code: string;
+export class LogStateError extends CodedError {
+  /** `code`: stable code (docs/STORAGE.md "Codes"). */
   constructor(code: string, message: string, options?: { cause?: unknown }) {
-    super(`${message} [${code}]`, options);
+    super(code, `${message} [${code}]`, "internal", options);
     this.name = "LogStateError";
-    this.code = code;
   }
 }

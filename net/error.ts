@@ -1,5 +1,30 @@
-// The one error every outbound request of the project throws when the other server misbehaves at
-// the transport level (issue 18): it names the URL, the limit and what was seen, under a stable code.
+// The one coded-error base of the project (issue 22), and the one error every outbound request
+// throws when the other server misbehaves at the transport level (issue 18): it names the URL, the
+// limit and what was seen, under a stable code.
+
+/**
+ * How the HTTP layer answers a coded error that escaped a route (api/errors.ts problemResponse),
+ * decided by the error's class, never by its name: `input` → 400 with its code (malformed input);
+ * `unavailable` → 503 `storage-unavailable` + Retry-After (an operational storage fault, safe to
+ * retry); `internal` → 500 `internal` (the cause is logged, never echoed). Routes that mean
+ * another status throw ApiError.
+ */
+export type ErrorKind = "input" | "unavailable" | "internal";
+
+/** An error with a stable machine-readable `code` and the `kind` the HTTP layer maps it by. */
+export class CodedError extends Error {
+  constructor(
+    /** Stable machine-readable code. */
+    readonly code: string,
+    message: string,
+    /** How an HTTP answer classifies it. */
+    readonly kind: ErrorKind = "internal",
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = "CodedError";
+  }
+}
 
 /** Stable codes of {@link NetError} (docs/CLIENTS.md lists them with their meaning). */
 export type NetCode =
@@ -21,16 +46,17 @@ export type NetCode =
   | "net-aborted";
 
 /** A request that failed at the transport level; `code` is stable, the message is for people. */
-export class NetError extends Error {
+export class NetError extends CodedError {
+  declare readonly code: NetCode;
   constructor(
-    readonly code: NetCode,
+    code: NetCode,
     readonly url: string,
     /** The limit that was hit, in words ("16384 bytes", "connect deadline 10000 ms"). */
     readonly limit: string,
     /** What was seen ("16385 bytes so far", "no response headers after 10002 ms"). */
     readonly seen: string,
   ) {
-    super(`Cannot fetch ${url}: ${code} (limit: ${limit}; seen: ${seen})`);
+    super(code, `Cannot fetch ${url}: ${code} (limit: ${limit}; seen: ${seen})`);
     this.name = "NetError";
   }
 }

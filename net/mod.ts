@@ -34,7 +34,7 @@ export {
   readLimited,
   type ReadOptions,
 } from "./body.ts";
-export { isNetError, type NetCode, NetError } from "./error.ts";
+export { CodedError, type ErrorKind, isNetError, type NetCode, NetError } from "./error.ts";
 export {
   BODY_LIMITS,
   type BodyKind,

@@ -12,7 +12,7 @@ import {
   type ParsedArgs,
   resolveFromCaller,
   str,
-  UsageError as CommandUsageError,
+  UsageError,
 } from "../cli/mod.ts";
 import { fromHex, toHex } from "./bytes.ts";
 import { VerifyInputError } from "./errors.ts";
@@ -60,7 +60,6 @@ export interface CliIo {
 /** Input larger than this is refused before parsing (exit 2). */
 export const MAX_INPUT_BYTES = 16 * 1024 * 1024;
 
-class UsageError extends Error {}
 /** A usage error in the arguments themselves: the usage follows the message on stderr. */
 class ArgumentError extends UsageError {}
 
@@ -141,7 +140,7 @@ function parseArgs(args: string[]): Parsed {
   try {
     a = parseCommandArgs(args, VERIFY);
   } catch (e) {
-    if (e instanceof CommandUsageError) {
+    if (e instanceof UsageError) {
       throw new ArgumentError(`Cannot parse arguments: ${e.message}`);
     }
     throw e;

@@ -1,7 +1,9 @@
 // Typed errors of verify/ (STYLE: "three kinds of failure, kept apart"). Malformed input raises a
 // VerifyInputError (or its subclass CborError) carrying a stable reason code from verify/codes.ts;
 // a cryptographic mismatch is a `false`, never an exception; anything else is an operational fault.
-// Messages follow one grammar: "Cannot <do what>: <why>".
+// Messages follow one grammar: "Cannot <do what>: <why>". Both are CodedErrors of kind `input`
+// (net/error.ts): an HTTP answer is 400 with the code.
+import { CodedError } from "../net/mod.ts";
 
 /**
  * Malformed input, with a stable reason code (see `REASON_CODES` in verify/codes.ts).
@@ -11,14 +13,11 @@
  * try { fromHex("zz"); } catch (e) { if (e instanceof VerifyInputError) console.log(e.code); } // "bad-hex"
  * ```
  */
-export class VerifyInputError extends Error {
-  /** Stable machine-readable reason code, e.g. "bad-hex", "cose-not-array". */
-  readonly code: string;
-  /** @param code stable reason code; @param message "Cannot <do what>: <why>" */
+export class VerifyInputError extends CodedError {
+  /** @param code stable reason code, e.g. "bad-hex"; @param message "Cannot <do what>: <why>" */
   constructor(code: string, message: string, options?: ErrorOptions) {
-    super(message, options);
+    super(code, message, "input", options);
     this.name = "VerifyInputError";
-    this.code = code;
   }
 }
 

@@ -16,6 +16,7 @@
 // the width the clause gives every other count (docs/DECISIONS.md, "policy_digest preimage").
 // Literal tags ("allow", "action:network", ...) are written without a prefix, exactly as the
 // clause shows them: each set of tags is prefix-free, so the preimage stays unambiguous.
+import { CodedError } from "../net/mod.ts";
 
 import { blake3, toHex } from "./bytes.ts";
 
@@ -43,10 +44,9 @@ export interface Policy {
 }
 
 /** Thrown by {@link parsePolicy} for a document that is not a policy; `code` is "bad-policy". */
-export class PolicyError extends Error {
-  readonly code = "bad-policy";
+export class PolicyError extends CodedError {
   constructor(message: string) {
-    super(message);
+    super("bad-policy", message, "internal");
     this.name = "PolicyError";
   }
 }

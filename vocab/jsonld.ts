@@ -7,19 +7,18 @@
 // schema knows, so each node is targeted by its shape. The JSON-LD processor (jsonld.js) then
 // expands it to RDF; its document loader serves the v1 context from memory and refuses every
 // other URL, so converting never touches the network.
+import { CodedError } from "../net/mod.ts";
 
 import jsonld from "jsonld";
 import { V1_JSONLD } from "./assets.ts";
 import { CLASS_BY_NAME, type ClassDef, CLASSES, CONTEXT_URL, ENUM_BY_NAME } from "./schema.ts";
 
 /** A malformed document or an impossible conversion; `code` is stable (docs/RDF.md). */
-export class VocabError extends Error {
-  /** Stable reason code. */
-  code: string;
+export class VocabError extends CodedError {
+  /** `code`: stable reason code. */
   constructor(code: string, message: string, options?: ErrorOptions) {
-    super(message, options);
+    super(code, message, "internal", options);
     this.name = "VocabError";
-    this.code = code;
   }
 }
 

@@ -84,6 +84,8 @@ const DID = "^did:[a-z0-9]+:[A-Za-z0-9._:%-]+$";
 const SEGMENT = "([^/.\u0000][^/\u0000]*|\\.[^/.\u0000][^/\u0000]*|\\.\\.[^/\u0000]+)";
 /** sh:pattern of a workspace entry path (SPEC §11 path normalisation). */
 export const WORKSPACE_PATH = `^${SEGMENT}(/${SEGMENT})*$`;
+/** docs/METER-READING.md: the metering ladder's rungs. */
+const RUNG = "^(rapl|nvml|ina3221|model|estimator)$";
 const RFC3339_UTC_NOTE = "RFC 3339 in UTC (JCR-1 §2)";
 
 const s = (pattern?: string): Range => (pattern ? { t: "string", pattern } : { t: "string" });
@@ -742,7 +744,8 @@ export const CLASSES: ClassDef[] = [
         "BLAKE3 of the previous reading's envelope (64 zeros at seq 0).",
       ),
       req("host", "host", s(), "The host measured."),
-      req("counter", "counter", s(), "The counter read (rung)."),
+      // docs/METER-READING.md: the rung is a closed list (the verifier's too).
+      req("counter", "counter", s(RUNG), "The counter read (rung)."),
       req("domain", "domain", s(), "The domain the figure claims."),
       // docs/METER-READING.md: times are integers, milliseconds since the Unix epoch (API.md's
       // convention for fields not named *_at), as the agent signs them and the verifier checks.
@@ -769,7 +772,8 @@ export const CLASSES: ClassDef[] = [
         { t: "json" },
         "Plausibility evidence (JCP §5), kept verbatim as rdf:JSON.",
       ),
-      opt(
+      // docs/METER-READING.md: `declined` is not optional (an empty list when none was declined).
+      req(
         "declined",
         "declined",
         node("DeclinedRung"),
@@ -783,7 +787,7 @@ export const CLASSES: ClassDef[] = [
     clause: "JCP §5.1",
     comment: "A metering-ladder rung the agent declined, with the reason.",
     fields: [
-      req("rung", "rung", s(), "The rung."),
+      req("rung", "rung", s(RUNG), "The rung."),
       req("reason", "declineReason", s(), "Why it was declined."),
       opt("detail", "declineDetail", s(), "What the agent saw (free text)."),
     ],

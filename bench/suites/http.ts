@@ -16,47 +16,10 @@
 import process from "node:process";
 import { LogClient } from "../../api/client/mod.ts";
 import { startService } from "../../tests/e2e/_service.ts";
-import { receiptCore } from "../../tests/api/_fixtures.ts";
-import {
-  coseProtectedHeader,
-  coseSigStructure,
-  didKeyFromPublicKey,
-  encodeCbor,
-  entryLeafHash,
-  toHex,
-} from "../../verify/mod.ts";
+import { entryLeafHash, toHex } from "../../verify/mod.ts";
 import { rawWebCryptoVerifiesPerSecond } from "./_limits.ts";
 import { count, ms } from "./_short.ts";
-
-/** `n` valid JCR-1 envelopes, signed with WebCrypto Ed25519 (deterministic, RFC 8032). */
-export async function presign(n: number): Promise<Uint8Array<ArrayBuffer>[]> {
-  const pair = await crypto.subtle.generateKey({ name: "Ed25519" }, true, [
-    "sign",
-    "verify",
-  ]) as CryptoKeyPair;
-  const did = didKeyFromPublicKey(
-    new Uint8Array(await crypto.subtle.exportKey("raw", pair.publicKey)),
-  );
-  const prot = coseProtectedHeader(did);
-  const out: Uint8Array<ArrayBuffer>[] = [];
-  for (let i = 0; i < n; i += 256) {
-    const chunk = await Promise.all(
-      Array.from({ length: Math.min(256, n - i) }, async (_, j) => {
-        const payload = encodeCbor(receiptCore(did, i + j));
-        const sig = new Uint8Array(
-          await crypto.subtle.sign(
-            "Ed25519",
-            pair.privateKey,
-            coseSigStructure(prot, payload).slice(),
-          ),
-        );
-        return encodeCbor([prot, new Map(), payload, sig]).slice();
-      }),
-    );
-    out.push(...chunk);
-  }
-  return out;
-}
+import { SigningPool } from "./_pool.ts";
 
 const CONCURRENCY = Number(Deno.env.get("JC_BENCH_CONCURRENCY") ?? 256);
 /** The server's JC_VERIFY_WORKERS (docs/CONFIG.md); unset: the server's default ("auto"). */
@@ -434,24 +397,9 @@ export default async () => {
       Math.ceil(1.25 * (0.6 * raw * CLOSED_MS / 1000 + OPEN_RATE * OPEN_MS / 1000) + 50),
   );
   const t0 = performance.now();
-  const pool: Prepared[] = (await presign(planned)).map(prepared);
+  const pool = await SigningPool.create(planned, prepared);
   const signMs = performance.now() - t0;
-  let next = 0;
-  let signedDuringRun = 0;
-  let refill: Promise<void> | undefined;
-  const topUp = () => {
-    refill ??= presign(1024).then((envs) => {
-      pool.push(...envs.map(prepared));
-      signedDuringRun += envs.length;
-      refill = undefined;
-    });
-    return refill;
-  };
-  const request = async (): Promise<Prepared> => {
-    if (pool.length - next < 2048) topUp();
-    while (next >= pool.length) await topUp();
-    return pool[next++];
-  };
+  const request = () => pool.take();
 
   const dataDir = await Deno.makeTempDir({ prefix: "jc-bench-http-" });
   const svc = await startService({
@@ -630,7 +578,7 @@ export default async () => {
       tiles: await tilesServed(ms(4000)),
       presign_webcrypto_envelopes_per_s: Math.round(planned / (signMs / 1000)),
       presigned: planned,
-      signed_during_run: signedDuringRun,
+      signed_during_run: pool.signedDuringRun,
       note:
         "client and server share the machine's 2 cores; server is `deno task start` (SQLite); " +
         "client: raw HTTP/1.1 keep-alive, pre-built requests",

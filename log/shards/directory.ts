@@ -3,6 +3,7 @@
 // the list as a C2SP signed note (signed-note) under the operator key. This module is the one
 // definition of the note's text, its validation and the succession rules a monitor enforces
 // between two directories it saw. Pure: web APIs only (Deno, Node 20, workerd, browsers).
+import { CodedError } from "../../net/mod.ts";
 import { didKeyFromPublicKey } from "../crypto.ts";
 import {
   C2spError,
@@ -56,12 +57,10 @@ export interface Directory {
 }
 
 /** A directory refused: `code` is stable (docs/SHARDS.md "Codes"). */
-export class DirectoryError extends Error {
-  readonly code: string;
+export class DirectoryError extends CodedError {
   constructor(code: string, message: string) {
-    super(message);
+    super(code, message, "internal");
     this.name = "DirectoryError";
-    this.code = code;
   }
 }
 

@@ -6,6 +6,7 @@
 // it has not loaded yet, each as its own named graph (graph IRI = entry URL), so an answer always
 // reflects exactly a prefix of the log — the first `size` entries, reported with the answer. The
 // default graph of a query is the union of the named graphs (the log as one graph).
+import { CodedError } from "../../net/mod.ts";
 
 import { Store } from "oxigraph";
 import { type EntryInput, entryNQuads } from "../rdf.ts";
@@ -40,12 +41,10 @@ export interface SparqlAnswer {
 }
 
 /** A malformed or refused query; `code` is stable. */
-export class SparqlError extends Error {
-  code: string;
+export class SparqlError extends CodedError {
   constructor(code: string, message: string) {
-    super(message);
+    super(code, message, "internal");
     this.name = "SparqlError";
-    this.code = code;
   }
 }
 
