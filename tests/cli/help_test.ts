@@ -41,6 +41,8 @@ const COMMANDS: string[][] = [
   ["client", "seal"],
   ["rdf:sync"],
   ["backup"],
+  ["start"], // the service and the edge runtime: usage and exit, never a server (issue 28)
+  ["edge"],
 ];
 
 Deno.test("cli: every deno task command answers --help (stdout, 0) and an unknown option (stderr, 2)", async () => {
