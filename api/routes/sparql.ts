@@ -69,19 +69,27 @@ function store(c: Context<AppEnv>, p: SparqlProvider) {
   });
 }
 
+/** SPARQL 1.1 Protocol §2.2: an update is a POST; this endpoint is read-only, so never one. */
+function refuseUpdate(): never {
+  throw new ApiError(
+    "sparql-update-refused",
+    "Cannot run an update: this endpoint answers queries only (SPARQL 1.1 Protocol §2.1; " +
+      "updates are POST only, §2.2, and none is run here)",
+    { status: 400 },
+  );
+}
+
 async function queryText(c: Context<AppEnv>): Promise<string | undefined> {
-  if (c.req.method === "GET") return c.req.query("query");
+  if (c.req.method === "GET") {
+    // GET ?update= used to answer 200 with the service description, as if no query were given.
+    if (c.req.query("update") !== undefined) refuseUpdate();
+    return c.req.query("query");
+  }
   const ct = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
   if (ct === "application/sparql-query") return await c.req.text();
   if (ct === "application/x-www-form-urlencoded") {
     const form = new URLSearchParams(await c.req.text());
-    if (form.has("update")) {
-      throw new ApiError(
-        "sparql-update-refused",
-        "Cannot run an update: this endpoint answers queries only",
-        { status: 400 },
-      );
-    }
+    if (form.has("update")) refuseUpdate();
     return form.get("query") ?? undefined;
   }
   // SPARQL 1.1 Protocol §2.1.3: a POST query is form-encoded or application/sparql-query.
