@@ -8,7 +8,7 @@
 // of JC_CONNECT_TIMEOUT_MS, JC_TIMEOUT_MS, JC_MAX_REDIRECTS. `prove` and `monitor` verify from the
 // log's tiles when it publishes them (--source auto), else through the API. 5 (--policy FILE) a
 // checkpoint below the C2SP tlog-policy quorum (docs/WITNESS.md).
-import { envelopeFromInput } from "../../verify/cli.ts";
+import { readEnvelopeFile } from "./envelope_file.ts";
 import { verifyEnvelope } from "../../verify/mod.ts";
 import {
   type CommandSpec,
@@ -21,7 +21,7 @@ import {
   UsageError,
 } from "../../cli/mod.ts";
 import { isNetError } from "../../net/mod.ts";
-import { HttpError, LogClient, VerificationFailure } from "./client.ts";
+import { EntryNotFound, HttpError, LogClient, VerificationFailure } from "./client.ts";
 import { type FailureCount, reportFailedPoll } from "./monitor_report.ts";
 import { netOptionsFromEnv } from "./net_env.ts";
 import { emptyState, parseState, poll } from "./monitor.ts";
@@ -189,15 +189,6 @@ async function tileClient(
   return tc;
 }
 
-/** Reads an envelope file: raw bytes, hex, or {"envelope": hex}, as `deno task verify` does. */
-async function readEnvelopeFile(file: string): Promise<Uint8Array> {
-  try {
-    return envelopeFromInput(await Deno.readFile(file));
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) throw e;
-    throw new UsageError(`${file}: ${(e as Error).message}`);
-  }
-}
 
 /** The target of `prove`: --index N, --leaf HEX, or one bare argument (64 hex: a leaf hash). */
 export function proveTarget(p: ParsedArgs): number | string {
@@ -513,7 +504,7 @@ const COMMANDS: Record<string, Command> = {
       name: "deno task client verify-proof",
       args: "RECEIPT PROOF",
       summary: "Checks, offline, that PROOF (a c2sp.org/tlog-proof@v1, as `prove --tlog-proof` " +
-        "writes it) proves RECEIPT (its envelope: raw bytes, or hex if the file ends in .hex) " +
+        "writes it) proves RECEIPT (its envelope: raw bytes, hex or {\"envelope\": hex}, as submit reads it) " +
         "included in the log whose vkey is --log-key, and, with --witness, cosigned by at " +
         "least --quorum of the witnesses. Of a sharded service, the log's key may come from its " +
         "shard directory instead (--url, or --directory with --operator-key): the shard whose " +
@@ -700,7 +691,7 @@ export async function main(
         console.error(`NET ${err.code}: ${err.message}`);
         return EXIT.net;
       }
-      if (err instanceof HttpError) {
+      if (err instanceof HttpError || err instanceof EntryNotFound) {
         console.error(err.message);
         return EXIT.error;
       }

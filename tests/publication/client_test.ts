@@ -52,8 +52,10 @@ Deno.test("client: prove and monitor from tiles; mirror; the mirror is a complet
     const bad = await runClient(["prove", "5", "--url", remote.url, "--log-key", other]);
     assert.equal(bad.code, 3, bad.stderr);
     assert.match(bad.stderr, /CHECK FAILED.*note-unverified/);
-    // Beyond the tree: a failed check, not a crash.
-    assert.equal((await runClient(["prove", "700", "--url", remote.url, "--log-key", VK])).code, 3);
+    // Beyond the tree: a not-found (exit 1, issue 28), neither a failed check nor a crash.
+    const past = await runClient(["prove", "700", "--url", remote.url, "--log-key", VK]);
+    assert.equal(past.code, 1, past.stderr);
+    assert.match(past.stderr, /^Cannot prove entry 700: not found/);
 
     // mirror, then the mirror behind another static server.
     const mirrorDir = `${tmp}/mirror`;
