@@ -189,7 +189,6 @@ async function tileClient(
   return tc;
 }
 
-
 /** The target of `prove`: --index N, --leaf HEX, or one bare argument (64 hex: a leaf hash). */
 export function proveTarget(p: ParsedArgs): number | string {
   const index = str(p, "index");
@@ -504,7 +503,7 @@ const COMMANDS: Record<string, Command> = {
       name: "deno task client verify-proof",
       args: "RECEIPT PROOF",
       summary: "Checks, offline, that PROOF (a c2sp.org/tlog-proof@v1, as `prove --tlog-proof` " +
-        "writes it) proves RECEIPT (its envelope: raw bytes, hex or {\"envelope\": hex}, as submit reads it) " +
+        'writes it) proves RECEIPT (its envelope: raw bytes, hex or {"envelope": hex}, as submit reads it) ' +
         "included in the log whose vkey is --log-key, and, with --witness, cosigned by at " +
         "least --quorum of the witnesses. Of a sharded service, the log's key may come from its " +
         "shard directory instead (--url, or --directory with --operator-key): the shard whose " +
