@@ -13,6 +13,7 @@ import { TokenBuckets } from "./rate_limit.ts";
 import type { AppDeps, AppEnv, FastAnswer, RateClass, RouteDef } from "./route.ts";
 import { pathRegExp } from "./route.ts";
 import { rawPath } from "./raw_path.ts";
+import { refuseUnknownQuery } from "./params.ts";
 import { allRoutes } from "./routes.ts";
 
 /** Headers a cross-origin script may read from our answers. */
@@ -111,10 +112,15 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Hono
     const rateClass = r.rate ?? (r.method === "GET" ? "read" : "write");
     const timeoutMs = r.timeoutMs ?? deps.config.requestTimeoutMs;
     const cors = r.cors === true;
+    const own = r.ownQuery;
+    const known = own === "page"
+      ? undefined
+      : new Set([...(r.query ?? []), ...(own?.refuses ?? [])]);
     app.on(r.method, r.path, async (c) => {
       c.set("cors", cors);
       // a fast lane that took this request's token and left it to the router (below)
       if (!admitted.has(c.req.raw)) admit(rateClass, clientKey(c));
+      if (known) refuseUnknownQuery(c.req.url, known);
       return await withTimeout((async () => await r.handler(c))(), timeoutMs);
     });
   }
@@ -155,7 +161,8 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Hono
       return new Response(a.body as Uint8Array<ArrayBuffer>, { status: 200, headers });
     };
     app.fetch = (req, env, ctx) => {
-      if (req.method === "GET") {
+      // a request with a query goes to the router, which checks it (no lane takes one)
+      if (req.method === "GET" && !req.url.includes("?")) {
         const path = rawPath(req.url);
         for (const r of lanes) {
           if (path.startsWith(r.fast!.prefix)) {

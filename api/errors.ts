@@ -9,6 +9,8 @@ import { REASON_CODES } from "../verify/mod.ts";
 export const HTTP_CODES = {
   "bad-request": { status: 400, title: "Bad request" },
   "bad-parameter": { status: 400, title: "Bad parameter" },
+  // A query parameter the route does not take (api/params.ts refuseUnknownQuery): never ignored.
+  "unknown-query-parameter": { status: 400, title: "Unknown query parameter" },
   "bad-envelope-encoding": { status: 400, title: "Bad envelope encoding" },
   "empty-body": { status: 400, title: "Empty body" },
   "steward-not-allowed": { status: 403, title: "Steward not allowed" },

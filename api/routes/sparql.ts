@@ -187,6 +187,7 @@ export const sparqlRoutes: RouteGroup = {
       method: "GET",
       path: "/v1/sparql",
       query: ["query"],
+      ownQuery: { refuses: ["update"] }, // sparql-update-refused, not unknown-query-parameter
       cors: true,
       class: CLASS,
       operation: {
