@@ -35,6 +35,7 @@ import {
   verifyProofCommand,
 } from "./tile_commands.ts";
 import type { TileClient } from "./tiles.ts";
+import { getEntry } from "./get_command.ts";
 import {
   allShards,
   directoryFromFile,
@@ -345,6 +346,54 @@ const COMMANDS: Record<string, Command> = {
         }
       }
       return EXIT.error; // unreachable: the last shard's refusal is thrown
+    },
+  },
+  get: {
+    brief: "download an entry's envelope, proven in the log first (INDEX --out FILE)",
+    spec: {
+      name: "deno task client get",
+      args: "INDEX",
+      summary:
+        "Downloads entry INDEX's envelope (its raw COSE_Sign1 bytes) into --out, only once " +
+        "it is proven included: from the log's tiles against the signed checkpoint, else through " +
+        "the API against the signed head. Past the end of the log: not found (exit 1), nothing " +
+        "written.",
+      options: [
+        { name: "out", value: "FILE", help: "where to write the envelope (required)" },
+        ...URL_OPTS,
+        LOG_KEY_OPT,
+        SOURCE_OPT,
+        SHARD_OPT,
+        OPERATOR_OPT,
+      ],
+      positionals: [1, 1],
+      footer: EXITS,
+    },
+    async run(p, e) {
+      const raw = p.positional[0];
+      if (!/^(0|[1-9][0-9]{0,15})$/.test(raw)) {
+        throw new UsageError(`INDEX must be a decimal index, got ${JSON.stringify(raw)}`);
+      }
+      const file = str(p, "out");
+      if (!file) throw new UsageError("--out FILE is required");
+      const shards = await allShards(shardCtxOf(p, e));
+      if (shards.length > 1) {
+        throw new UsageError(
+          `an index names an entry within one shard: give --shard (${
+            shards.map((t) => t.shard!.id).reverse().join(", ")
+          })`,
+        );
+      }
+      const t = shards[0];
+      const flags = t.shard && !str(p, "log-key")
+        ? { ...flagsOf(p), "log-key": t.shard.vkeys.blake3 }
+        : flagsOf(p);
+      const tc = await tileClient(t.base, flags, e);
+      const signer = str(p, "signer") ?? t.shard?.signer;
+      const source = tc ? { tiles: tc } : { api: new LogClient(t.base, signer, fetch, netOf(e)) };
+      const got = await getEntry(source, Number(raw), path(file, e));
+      out({ ...got, ...(t.shard ? { shard: t.shard.id } : {}) });
+      return EXIT.ok;
     },
   },
   head: {

@@ -33,6 +33,7 @@ const COMMANDS: string[][] = [
   ["client"],
   ["client", "submit"],
   ["client", "prove"],
+  ["client", "get"],
   ["client", "head"],
   ["client", "monitor"],
   ["client", "mirror"],
