@@ -17,6 +17,7 @@ import { pathRegExp } from "./route.ts";
 import { rawPath } from "./raw_path.ts";
 import { badHost, validHost } from "./public_url.ts";
 import { NOSNIFF, secureHeaders } from "./security_headers.ts";
+import { refuseUnknownQuery } from "./params.ts";
 import { allRoutes } from "./routes.ts";
 
 /** Headers a cross-origin script may read from our answers. */
@@ -151,10 +152,15 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Hono
     const rateClass = r.rate ?? (r.method === "GET" ? "read" : "write");
     const timeoutMs = r.timeoutMs ?? deps.config.requestTimeoutMs;
     const cors = r.cors === true;
+    const own = r.ownQuery;
+    const known = own === "page"
+      ? undefined
+      : new Set([...(r.query ?? []), ...(own?.refuses ?? [])]);
     app.on(r.method, r.path, async (c) => {
       c.set("cors", cors);
       // a fast lane that took this request's token and left it to the router (below)
       if (!admitted.has(c.req.raw)) admit(rateClass, clientKey(c));
+      if (known) refuseUnknownQuery(c.req.url, known);
       // the deadline also bounds the body's read (api/limits.ts readBodyLimited)
       const minRate = deps.config.bodyMinRate;
       return await withDeadline(c.req.raw, timeoutMs, minRate, async () => await r.handler(c));
@@ -196,7 +202,8 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Hono
       return new Response(a.body as Uint8Array<ArrayBuffer>, { status: 200, headers });
     };
     app.fetch = (req, env, ctx) => {
-      if (req.method === "GET") {
+      // a request with a query goes to the router, which checks it (no lane takes one)
+      if (req.method === "GET" && !req.url.includes("?")) {
         // a malformed Host: the router refuses it (400), as it refuses it on every route
         const host = req.headers.get("host");
         if (host !== null && !validHost(host)) return routerFetch(req, env, ctx);

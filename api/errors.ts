@@ -11,6 +11,8 @@ import { WITNESS_CODES } from "../log/c2sp/mod.ts";
 export const HTTP_CODES = {
   "bad-request": { status: 400, title: "Bad request" },
   "bad-parameter": { status: 400, title: "Bad parameter" },
+  // A query parameter the route does not take (api/params.ts refuseUnknownQuery): never ignored.
+  "unknown-query-parameter": { status: 400, title: "Unknown query parameter" },
   "bad-envelope-encoding": { status: 400, title: "Bad envelope encoding" },
   "empty-body": { status: 400, title: "Empty body" },
   // A Host header that is not a host[:port] (RFC 3986 §3.2.2; api/public_url.ts), any route.

@@ -19,6 +19,10 @@ import { dispatchToShard, shardTarget } from "./shard_dispatch.ts";
 import { defaultPublicUrl } from "./public_url.ts";
 import { type ConnServer, listenService } from "./conn_server.ts";
 import { bodyLeftUnread } from "./limits.ts";
+import { parseOrExit } from "../cli/mod.ts";
+import { START_COMMAND } from "./start_cli.ts";
+import { launcherChain, watchLaunchers } from "./launcher_watch.ts";
+import { type DataDirLock, lockDataDir } from "./data_dir_lock.ts";
 
 /** The verifier pool size `config.verifyWorkers` asks for on this machine (0: none). */
 export function verifyWorkerCount(config: ServiceConfig): number {
@@ -90,7 +94,10 @@ export async function startService(
   let shards!: ShardSet;
   let serving!: ShardServing;
   const cpuClock = threadCpuClock();
+  let dirLock: DataDirLock | undefined;
   try {
+    // One service per data directory (api/data_dir_lock.ts), before any store is opened.
+    if (config.store === "sqlite") dirLock = await lockDataDir(config.dataDir);
     const sequencer = {
       batchMax: config.batchMax,
       batchAgeMs: config.batchAgeMs,
@@ -120,6 +127,7 @@ export async function startService(
     resolveApp(() => new Response(null, { status: 503, headers: { "retry-after": "5" } }));
     await server.shutdown();
     cpuClock?.close();
+    dirLock?.release();
     throw e;
   }
   // SPARQL and validation off the event loop, under time limits (issue 15).
@@ -184,11 +192,16 @@ export async function startService(
         sparql.close();
         validator?.close();
         cpuClock?.close();
+        dirLock?.release(); // after every store is closed
       })(),
   };
 }
 
 if (import.meta.main) {
+  // --help or a usage error exits here, before anything is created.
+  const args = parseOrExit(Deno.args, START_COMMAND);
+  if ("exit" in args) Deno.exit(args.exit);
+  const launchers = launcherChain(); // read before the start: one may die during it
   let svc: RunningService;
   try {
     svc = await startService(Deno.env.toObject(), Deno.args);
@@ -198,14 +211,20 @@ if (import.meta.main) {
   }
   // One JSON line on stdout: scripts and tests read the address from it (PORT=0 picks a port).
   console.log(JSON.stringify({ listening: svc.url, signer: svc.signer, pid: Deno.pid }));
-  const stop = async (signal: string) => {
-    console.error(`Received ${signal}: draining and shutting down`);
+  const stop = async (why: string) => {
+    console.error(`${why}: draining and shutting down`);
     await svc.shutdown();
     console.error("Shut down cleanly");
     Deno.exit(0);
   };
-  Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
-  Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
+  Deno.addSignalListener("SIGINT", () => stop("Received SIGINT"));
+  Deno.addSignalListener("SIGTERM", () => stop("Received SIGTERM"));
+  // A SIGTERM to `npx` never reaches this process (api/launcher_watch.ts): stop with the launcher.
+  watchLaunchers(
+    (l) => stop(`Launcher ${l.argv.join(" ")} (pid ${l.pid}) is gone`),
+    500,
+    launchers,
+  );
 }
 
 /**

@@ -35,6 +35,14 @@ class Histogram {
 const NO_LABELS: Labels = {};
 const CREATED: Labels = { result: "created" };
 const DUPLICATE: Labels = { result: "duplicate" };
+/**
+ * Where an append or verification came from, as a `source` label: absent for receipts
+ * (`POST /v1/log/entries`: the series as they always were), `readings` for `POST /v1/readings`
+ * (issue 28: readings counted toward no append or verification metric).
+ */
+export type MetricSource = "readings";
+const READING_CREATED: Labels = { result: "created", source: "readings" };
+const READING_DUPLICATE: Labels = { result: "duplicate", source: "readings" };
 
 /** Buckets of the ack-latency histogram, seconds. */
 export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
@@ -117,10 +125,11 @@ export class Metrics {
     return this.#counters.get(name)?.get(labelKey(labels)) ?? 0;
   }
 
-  /** Records one verification outcome. */
-  verification(code: string) {
-    let labels = this.#codeLabels.get(code);
-    if (!labels) this.#codeLabels.set(code, labels = { code });
+  /** Records one verification outcome (`source`: see MetricSource). */
+  verification(code: string, source?: MetricSource) {
+    const key = source ? `${source}\0${code}` : code;
+    let labels = this.#codeLabels.get(key);
+    if (!labels) this.#codeLabels.set(key, labels = source ? { code, source } : { code });
     this.inc("jc_verifications_total", labels);
   }
 
@@ -128,8 +137,9 @@ export class Metrics {
    * Records one acknowledged append: its result, latency, and which head covered it. Entries
    * answered under the same new head size form one batch.
    */
-  append(created: boolean, latencyMs: number, headSize: number) {
-    this.inc("jc_appends_total", created ? CREATED : DUPLICATE);
+  append(created: boolean, latencyMs: number, headSize: number, source?: MetricSource) {
+    const labels = source ? (created ? READING_CREATED : READING_DUPLICATE) : undefined;
+    this.inc("jc_appends_total", labels ?? (created ? CREATED : DUPLICATE));
     this.#hist.get("jc_append_ack_seconds")!.observe(latencyMs / 1000);
     if (!created) return;
     if (headSize !== this.#lastBatchSize) {

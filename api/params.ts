@@ -43,3 +43,22 @@ export function hashParam(name: string, raw: string | undefined): string {
   }
   return raw;
 }
+
+/**
+ * Refuses a query parameter the route does not take (issue 28: `?steward=x` was silently ignored,
+ * so a caller believed it filtered). `known` is the route table's `query` list (RouteDef), the
+ * same list the OpenAPI and Hydra documents publish. 400 `unknown-query-parameter` naming it.
+ */
+export function refuseUnknownQuery(url: string, known: ReadonlySet<string>): void {
+  const q = url.indexOf("?");
+  if (q < 0) return;
+  for (const name of new URLSearchParams(url.slice(q + 1)).keys()) {
+    if (known.has(name)) continue;
+    const takes = known.size ? `it takes ${[...known].join(", ")}` : "it takes none";
+    throw new ApiError(
+      "unknown-query-parameter",
+      `Cannot read the request: unknown query parameter ${JSON.stringify(name)} (${takes})`,
+      { extra: { parameter: name } },
+    );
+  }
+}

@@ -101,8 +101,16 @@ export interface RouteDef {
   path: string;
   class: ClassDoc;
   operation: OperationDoc;
-  /** Query parameters the operation takes (published as hydra:IriTemplate variables). */
+  /**
+   * Query parameters the operation takes (published as hydra:IriTemplate variables); any other
+   * is refused 400 `unknown-query-parameter` (api/params.ts), unless `ownQuery` says otherwise.
+   */
   query?: string[];
+  /**
+   * The query is not the service's to check: `"page"` (the page's own parameters, read in the
+   * browser), or parameters the handler refuses itself with its own code (`refuses`).
+   */
+  ownQuery?: "page" | { refuses: string[] };
   /** Open to cross-origin callers (public read and verify routes). */
   cors?: boolean;
   /** Token bucket; defaults to "read" for GET and "write" otherwise. */

@@ -13,6 +13,8 @@ export interface StaticText {
   title: string;
   description: string;
   toolId: string;
+  /** Query parameters it takes (RouteDef.query): none unless named. */
+  query?: string[];
   /** Response headers besides Content-Type (Cache-Control, CSP...), from the request. */
   headers: (c: Context<AppEnv>) => Record<string, string>;
 }
@@ -22,6 +24,7 @@ export function staticTextRoute(s: StaticText): RouteDef {
   return {
     method: "GET",
     path: s.path,
+    ...(s.query ? { query: s.query } : {}),
     cors: true,
     class: { id: s.id, title: s.title, description: s.description },
     operation: {

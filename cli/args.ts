@@ -221,6 +221,29 @@ export async function runCommand(
 }
 
 /**
+ * For a command that goes on running after its arguments are read (a server): --help → the usage
+ * on stdout, `{exit: 0}`; a usage error → the message and the usage on stderr, `{exit: 2}`
+ * (runCommand's convention); otherwise `{parsed}`. The caller exits before doing anything else,
+ * so `--help` or a typo creates nothing.
+ */
+export function parseOrExit(
+  args: string[],
+  spec: CommandSpec,
+  io: CommandIo = consoleIo,
+): { exit: number } | { parsed: ParsedArgs } {
+  try {
+    const parsed = parseArgs(args, spec);
+    if (!parsed.help) return { parsed };
+    io.out(usageText(spec));
+    return { exit: 0 };
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    io.err(`${spec.name}: ${e.message}\n\n${usageText(spec)}`);
+    return { exit: EXIT_USAGE };
+  }
+}
+
+/**
  * Resolves a file argument against the directory the user ran the command from. `deno task` runs
  * tasks in the project root and passes the caller's directory in INIT_CWD (npm does the same), so
  * entry points pass their environment: `resolveFromCaller(p, Deno.env.toObject(), Deno.cwd())`.

@@ -6,8 +6,31 @@
 // the folder `wrangler dev` uses too), JC_LOG_KEY (the log key; default: generated once and kept
 // in <EDGE_STATE>/jc-log-key.hex), JC_OPERATOR_KEY (likewise, jc-operator-key.hex), and any JC_* variable of docs/CONFIG.md or docs/EDGE.md,
 // which overrides the [vars] of wrangler.toml.
+import { type CommandSpec, parseOrExit } from "../cli/mod.ts";
 import { bundleWorker, repoPath } from "./tooling.ts";
 import { startEdge } from "./runtime.ts";
+
+/**
+ * `deno task edge`'s command line: `--help` prints this and exits 0 before anything is built or
+ * created; an unknown option is a usage error (exit 2). Issue 28: `--help` once started workerd.
+ */
+export const EDGE_COMMAND: CommandSpec = {
+  name: "deno task edge",
+  summary: "Bundles the Worker build of the service (api/worker.ts → edge/dist/worker.js) and " +
+    "runs it under local workerd (Miniflare), no Cloudflare account needed. Prints one JSON line " +
+    'when it listens ({"listening": URL, "state": DIR}).',
+  options: [
+    { name: "build-only", help: "bundle edge/dist/worker.js and exit (deno task edge:build)" },
+  ],
+  footer: `Environment:
+  PORT             TCP port (default 8787)
+  EDGE_STATE       durable local state (default .wrangler/state)
+  JC_LOG_KEY       the log key, 64 hex (default: generated once into EDGE_STATE)
+  JC_OPERATOR_KEY  the operator key, likewise
+  JC_*             any setting of docs/CONFIG.md or docs/EDGE.md (overrides wrangler.toml)
+Deploying, limits and every edge setting: docs/EDGE.md.
+Exit status: 0 stopped (or built), 1 could not build or start, 2 usage.`,
+};
 
 /** Entry and output of the Worker build. */
 export const WORKER_ENTRY = "api/worker.ts";
@@ -65,12 +88,14 @@ export function varOverrides(env = Deno.env.toObject()): Record<string, string> 
 }
 
 if (import.meta.main) {
+  const args = parseOrExit(Deno.args, EDGE_COMMAND);
+  if ("exit" in args) Deno.exit(args.exit);
   try {
     const b = await buildWorker();
     console.error(
       `Built ${WORKER_BUNDLE} (${(b.bytes / 1024).toFixed(0)} KiB, ${b.ms.toFixed(0)} ms)`,
     );
-    if (Deno.args.includes("--build-only")) Deno.exit(0);
+    if (args.parsed.options["build-only"]) Deno.exit(0);
     const port = Number(Deno.env.get("PORT") ?? "8787");
     if (!Number.isInteger(port) || port < 0 || port > 65535) {
       throw new Error(`Cannot start the edge build: PORT must be an integer in [0, 65535]`);

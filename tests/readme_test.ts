@@ -9,11 +9,17 @@ import assert from "node:assert/strict";
 import { ROOT } from "./e2e/_service.ts";
 
 const NPX_DENO = "npx -y deno@2.9.6 task";
+const dec = new TextDecoder();
 
-/** The commands of the section's ```sh blocks (comments stripped), in order. */
+/** The commands of the "Try it in a minute" section's ```sh blocks (comments stripped), in order. */
 export function tryItCommands(readme: string): string[] {
-  const start = readme.indexOf("## Try it in a minute");
-  assert.ok(start >= 0, "README has a Try it in a minute section");
+  return sectionCommands(readme, "## Try it in a minute");
+}
+
+/** The commands of the ```sh blocks of the section under `heading`, comments stripped, in order. */
+export function sectionCommands(readme: string, heading: string): string[] {
+  const start = readme.indexOf(heading);
+  assert.ok(start >= 0, `README has a section ${heading}`);
   const end = readme.indexOf("\n## ", start + 5);
   const section = readme.slice(start, end);
   const cmds: string[] = [];
@@ -216,6 +222,39 @@ Deno.test({
       assert.equal(asJson.code, 0, asJson.err);
       assert.equal(json(asJson).index, 1, "the logged policy.cose, not a new entry");
       assert.equal(json(asJson).created, false);
+
+      // README "Static tiled publication": its curl examples, as written, on the log the quick
+      // start left (3 entries; they asked for a 5-wide tile and entry 3, and got 404s).
+      const c2sp = sectionCommands(
+        await Deno.readTextFile(`${ROOT}README.md`),
+        "## Static tiled publication (C2SP)",
+      );
+      assert.equal(c2sp.length, 3, c2sp.join("\n"));
+      const host = url.replace(/^http:\/\//, "");
+      const [checkpoint, tile, tlogProof] = await runInOneShell(
+        c2sp.map((c) => c.replaceAll("localhost:8080", host)),
+        work,
+        env,
+      );
+      assert.match(
+        checkpoint.out,
+        /^jouleclaw\.invalid\/[0-9a-f]{16}\/sha256\n3\n[A-Za-z0-9+/=]{44}\n\n/,
+      );
+      const lines = tile.out.trim().split("\n");
+      assert.equal(lines.length, 6, `3 hashes of 32 bytes: 6 lines of xxd\n${tile.out}`);
+      assert.match(lines[0], /^00000000: [0-9a-f ]{39}/);
+      assert.doesNotMatch(tile.out, /not-found|problem/);
+      assert.match(tlogProof.out, /^c2sp\.org\/tlog-proof@v1\n/);
+      assert.match(tlogProof.out, /\nindex 2\n/);
+      // The README's steward key lands in the caller's directory: git ignores it there (in the
+      // repository root too, where the README's commands run), so a secret is never committed.
+      const ignored = await new Deno.Command("git", {
+        args: ["check-ignore", "--no-index", "my-steward.key", "any/dir/other.key"],
+        cwd: ROOT,
+        stdout: "piped",
+      }).output();
+      assert.equal(ignored.code, 0, ".gitignore covers *.key");
+      assert.equal(dec.decode(ignored.stdout), "my-steward.key\nany/dir/other.key\n");
     } finally {
       Deno.kill(svc.pid, "SIGTERM");
       await svc.status;

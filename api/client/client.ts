@@ -39,6 +39,21 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * The log has no such entry: an index at or past the size of the signed checkpoint the client
+ * read. A not-found, exit 1 like an HTTP 404 (docs/CLIENTS.md), never a failed check: the log
+ * proved nothing false (issue 28: `prove` past the end exited 3).
+ */
+export class EntryNotFound extends Error {
+  constructor(readonly index: number, readonly size: number, what = "prove") {
+    super(
+      `Cannot ${what} entry ${index}: not found: the log's signed checkpoint has ${size} ` +
+        `entr${size === 1 ? "y" : "ies"}${size > 0 ? ` (0 to ${size - 1})` : ""}`,
+    );
+    this.name = "EntryNotFound";
+  }
+}
+
 /** An append as the client checked it. */
 export interface CheckedAppend {
   index: number;

@@ -8,7 +8,7 @@
 // of JC_CONNECT_TIMEOUT_MS, JC_TIMEOUT_MS, JC_MAX_REDIRECTS. `prove` and `monitor` verify from the
 // log's tiles when it publishes them (--source auto), else through the API. 5 (--policy FILE) a
 // checkpoint below the C2SP tlog-policy quorum (docs/WITNESS.md).
-import { envelopeFromInput } from "../../verify/cli.ts";
+import { readEnvelopeFile } from "./envelope_file.ts";
 import { verifyEnvelope } from "../../verify/mod.ts";
 import {
   type CommandSpec,
@@ -21,7 +21,7 @@ import {
   UsageError,
 } from "../../cli/mod.ts";
 import { isNetError } from "../../net/mod.ts";
-import { HttpError, LogClient, VerificationFailure } from "./client.ts";
+import { EntryNotFound, HttpError, LogClient, VerificationFailure } from "./client.ts";
 import { type FailureCount, reportFailedPoll } from "./monitor_report.ts";
 import { netOptionsFromEnv } from "./net_env.ts";
 import { emptyState, parseState, poll } from "./monitor.ts";
@@ -35,6 +35,7 @@ import {
   verifyProofCommand,
 } from "./tile_commands.ts";
 import type { TileClient } from "./tiles.ts";
+import { getEntry } from "./get_command.ts";
 import {
   allShards,
   directoryFromFile,
@@ -189,16 +190,6 @@ async function tileClient(
   return tc;
 }
 
-/** Reads an envelope file: raw bytes, hex, or {"envelope": hex}, as `deno task verify` does. */
-async function readEnvelopeFile(file: string): Promise<Uint8Array> {
-  try {
-    return envelopeFromInput(await Deno.readFile(file));
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) throw e;
-    throw new UsageError(`${file}: ${(e as Error).message}`);
-  }
-}
-
 /** The target of `prove`: --index N, --leaf HEX, or one bare argument (64 hex: a leaf hash). */
 export function proveTarget(p: ParsedArgs): number | string {
   const index = str(p, "index");
@@ -350,6 +341,54 @@ const COMMANDS: Record<string, Command> = {
         }
       }
       return EXIT.error; // unreachable: the last shard's refusal is thrown
+    },
+  },
+  get: {
+    brief: "download an entry's envelope, proven in the log first (INDEX --out FILE)",
+    spec: {
+      name: "deno task client get",
+      args: "INDEX",
+      summary:
+        "Downloads entry INDEX's envelope (its raw COSE_Sign1 bytes) into --out, only once " +
+        "it is proven included: from the log's tiles against the signed checkpoint, else through " +
+        "the API against the signed head. Past the end of the log: not found (exit 1), nothing " +
+        "written.",
+      options: [
+        { name: "out", value: "FILE", help: "where to write the envelope (required)" },
+        ...URL_OPTS,
+        LOG_KEY_OPT,
+        SOURCE_OPT,
+        SHARD_OPT,
+        OPERATOR_OPT,
+      ],
+      positionals: [1, 1],
+      footer: EXITS,
+    },
+    async run(p, e) {
+      const raw = p.positional[0];
+      if (!/^(0|[1-9][0-9]{0,15})$/.test(raw)) {
+        throw new UsageError(`INDEX must be a decimal index, got ${JSON.stringify(raw)}`);
+      }
+      const file = str(p, "out");
+      if (!file) throw new UsageError("--out FILE is required");
+      const shards = await allShards(shardCtxOf(p, e));
+      if (shards.length > 1) {
+        throw new UsageError(
+          `an index names an entry within one shard: give --shard (${
+            shards.map((t) => t.shard!.id).reverse().join(", ")
+          })`,
+        );
+      }
+      const t = shards[0];
+      const flags = t.shard && !str(p, "log-key")
+        ? { ...flagsOf(p), "log-key": t.shard.vkeys.blake3 }
+        : flagsOf(p);
+      const tc = await tileClient(t.base, flags, e);
+      const signer = str(p, "signer") ?? t.shard?.signer;
+      const source = tc ? { tiles: tc } : { api: new LogClient(t.base, signer, fetch, netOf(e)) };
+      const got = await getEntry(source, Number(raw), path(file, e));
+      out({ ...got, ...(t.shard ? { shard: t.shard.id } : {}) });
+      return EXIT.ok;
     },
   },
   head: {
@@ -508,7 +547,7 @@ const COMMANDS: Record<string, Command> = {
       name: "deno task client verify-proof",
       args: "RECEIPT PROOF",
       summary: "Checks, offline, that PROOF (a c2sp.org/tlog-proof@v1, as `prove --tlog-proof` " +
-        "writes it) proves RECEIPT (its envelope: raw bytes, or hex if the file ends in .hex) " +
+        'writes it) proves RECEIPT (its envelope: raw bytes, hex or {"envelope": hex}, as submit reads it) ' +
         "included in the log whose vkey is --log-key, and, with --witness, cosigned by at " +
         "least --quorum of the witnesses. Of a sharded service, the log's key may come from its " +
         "shard directory instead (--url, or --directory with --operator-key): the shard whose " +
@@ -695,7 +734,7 @@ export async function main(
         console.error(`NET ${err.code}: ${err.message}`);
         return EXIT.net;
       }
-      if (err instanceof HttpError) {
+      if (err instanceof HttpError || err instanceof EntryNotFound) {
         console.error(err.message);
         return EXIT.error;
       }

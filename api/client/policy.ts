@@ -4,8 +4,8 @@
 // BelowQuorum: exit status 5, distinct from a failed check or an alarm (3) and a transport
 // failure (4).
 import { c2sp } from "../../log/mod.ts";
-import { fromHex } from "../../verify/mod.ts";
 import { VerificationFailure } from "./client.ts";
+import { readEnvelopeFile } from "./envelope_file.ts";
 import type { TileClient } from "./tiles.ts";
 import { type VerifiedProof, verifyReceiptProof } from "./verify_proof.ts";
 
@@ -97,10 +97,7 @@ export async function verifyProofPolicyCommand(
   proofPath: string,
   policyPath: string,
 ): Promise<number> {
-  const raw = await Deno.readFile(receiptPath);
-  const receipt: Uint8Array = receiptPath.endsWith(".hex")
-    ? fromHex(new TextDecoder().decode(raw).trim())
-    : raw;
+  const receipt = await readEnvelopeFile(receiptPath);
   const r = await verifyProofWithPolicy(
     receipt,
     await Deno.readTextFile(proofPath),

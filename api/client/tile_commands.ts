@@ -3,10 +3,11 @@
 // checked against its signed checkpoint), `mirror` copies a log, `verify-proof` checks a
 // tlog-proof offline. main.ts parses the arguments; these return exit statuses (0 ok, 3 an alarm;
 // a failed check is thrown as VerificationFailure, which main.ts answers with 3 too).
-import { fromHex, publicKeyFromDidKey, toHex } from "../../verify/mod.ts";
+import { publicKeyFromDidKey, toHex } from "../../verify/mod.ts";
 import { c2sp } from "../../log/mod.ts";
 import { isNetError } from "../../net/mod.ts";
-import { HttpError, VerificationFailure } from "./client.ts";
+import { EntryNotFound, HttpError, VerificationFailure } from "./client.ts";
+import { readEnvelopeFile } from "./envelope_file.ts";
 import { type FailureCount, reportFailedPoll } from "./monitor_report.ts";
 import { MirrorAlarm, mirrorLog } from "./mirror.ts";
 import { fsMirrorStore } from "./mirror_fs.ts";
@@ -113,6 +114,7 @@ export async function proveFromTiles(
   for (const view of VIEW_NAMES) {
     const c = await client.checkpoint(view);
     cps.set(view, c);
+    if (index >= c.checkpoint.size) throw new EntryNotFound(index, c.checkpoint.size);
     const r = await client.prove(c, index);
     if (view === "blake3") blake3Leaf = r.leaf_hash;
     views[view] = { size: r.size, root: r.root, leaf_hash: r.leaf_hash, path: r.path };
@@ -238,10 +240,7 @@ export async function verifyProofCommand(
   if (!logKey) {
     throw new Error("Cannot verify offline without the log's key: pass --log-key <vkey>");
   }
-  const raw = await Deno.readFile(receiptPath);
-  const receipt: Uint8Array = receiptPath.endsWith(".hex")
-    ? fromHex(new TextDecoder().decode(raw).trim())
-    : raw;
+  const receipt = await readEnvelopeFile(receiptPath);
   const proof = await Deno.readTextFile(proofPath);
   const w = str(flags, "witness");
   const r = await verifyReceiptProof(receipt, proof, {

@@ -19,6 +19,9 @@ export const discoveryRoutes: RouteGroup = {
       method: "GET",
       path: "/",
       cors: true,
+      // The page's links (`?view=explore`, `?index=`, `?leaf=`, `?url=`…, web/app/main.ts) are
+      // read by its script in the browser; the service serves the same page for any.
+      ownQuery: "page",
       class: {
         id: ENTRY_POINT_CLASS,
         title: "Entry point",

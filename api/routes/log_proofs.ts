@@ -22,7 +22,8 @@ async function signedReader(c: Context<AppEnv>, size: number, what: string) {
   if ((await log.latestHead()).size !== size && !(await log.headAt(size))) {
     throw new ApiError(
       "head-not-found",
-      `Cannot prove ${what}: no signed head at size ${size} (GET /v1/log/tree-heads lists them)`,
+      `Cannot prove ${what}: no signed head at size ${size} (GET /v1/log/tree-head is the ` +
+        "latest; GET /v1/log/tree-heads/{size} answers 404 at a size that has none)",
     );
   }
   return await headReader(log, size);

@@ -24,6 +24,7 @@ import { ApiError } from "../errors.ts";
 import { readBodyLimited } from "../limits.ts";
 import type { AppDeps, RouteGroup } from "../route.ts";
 import { verifyWith } from "../verifier_options.ts";
+import { outcomeCode } from "./verify.ts";
 
 /**
  * The log readings append to: the active shard's (docs/SHARDS.md: service-level appends go to the
@@ -59,7 +60,7 @@ type Result = { seq: number | null; index: number } | {
   detail: string;
 };
 
-async function accept(deps: AppDeps, envelope: Uint8Array): Promise<Result> {
+async function accept(deps: AppDeps, envelope: Uint8Array, started: number): Promise<Result> {
   const r = readingOf(envelope);
   const seq = r && typeof r.core.get("seq") === "number" ? Number(r.core.get("seq")) : null;
   if (!r) {
@@ -70,7 +71,11 @@ async function accept(deps: AppDeps, envelope: Uint8Array): Promise<Result> {
     };
   }
   const existing = await activeLog(deps).indexOfLeaf(entryLeafHash(envelope));
-  if (existing !== undefined) return { seq, index: existing }; // exactly once: the same bytes, the same entry
+  if (existing !== undefined) {
+    // exactly once: the same bytes, the same entry (a duplicate append; nothing was verified)
+    deps.metrics.append(false, performance.now() - started, 0, "readings");
+    return { seq, index: existing };
+  }
   if (!Object.hasOwn(deps.config.agents, r.kid)) {
     return {
       seq,
@@ -86,6 +91,8 @@ async function accept(deps: AppDeps, envelope: Uint8Array): Promise<Result> {
     };
   }
   const report = await verifyWith(deps, envelope);
+  // the same metrics as receipts' (api/metrics.ts), labelled source="readings"
+  deps.metrics.verification(outcomeCode(report), "readings");
   if (!report.valid) {
     const codes = failureCodes(report);
     const step = report.steps.find((s) => s.status === "fail");
@@ -117,6 +124,7 @@ async function accept(deps: AppDeps, envelope: Uint8Array): Promise<Result> {
   }
   // the chain head moves in the same commit as the reading (one store write, O(1) reads)
   const res = await activeLog(deps).append(envelope, { did: r.kid, seq, prev: blake3(envelope) });
+  deps.metrics.append(res.created, performance.now() - started, res.tree_head.size, "readings");
   return { seq, index: res.index };
 }
 
@@ -208,7 +216,7 @@ export const readingsRoutes: RouteGroup = {
       const envelopes = await readBatch(c.req.raw, deps.config.bodyLimit);
       const results = await locked(activeLog(deps), async () => {
         const out: Result[] = [];
-        for (const e of envelopes) out.push(await accept(deps, e));
+        for (const e of envelopes) out.push(await accept(deps, e, c.get("startedAt")));
         return out;
       });
       return c.json({ results }, 200);

@@ -83,21 +83,29 @@ function store(c: Context<AppEnv>, p: SparqlProvider) {
   });
 }
 
+/** SPARQL 1.1 Protocol §2.2: an update is a POST; this endpoint is read-only, so never one. */
+function refuseUpdate(): never {
+  throw new ApiError(
+    "sparql-update-refused",
+    "Cannot run an update: this endpoint answers queries only (SPARQL 1.1 Protocol §2.1; " +
+      "updates are POST only, §2.2, and none is run here)",
+    { status: 400 },
+  );
+}
+
 async function queryText(c: Context<AppEnv>): Promise<string | undefined> {
-  if (c.req.method === "GET") return c.req.query("query");
+  if (c.req.method === "GET") {
+    // GET ?update= used to answer 200 with the service description, as if no query were given.
+    if (c.req.query("update") !== undefined) refuseUpdate();
+    return c.req.query("query");
+  }
   const ct = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
   // The body through the one limited reader (body_limit, the deadline, the least rate; issue 27).
   const limit = c.get("deps").config.bodyLimit;
   if (ct === "application/sparql-query") return await readTextLimited(c.req.raw, limit);
   if (ct === "application/x-www-form-urlencoded") {
     const form = new URLSearchParams(await readTextLimited(c.req.raw, limit));
-    if (form.has("update")) {
-      throw new ApiError(
-        "sparql-update-refused",
-        "Cannot run an update: this endpoint answers queries only",
-        { status: 400 },
-      );
-    }
+    if (form.has("update")) refuseUpdate();
     return form.get("query") ?? undefined;
   }
   // SPARQL 1.1 Protocol §2.1.3: a POST query is form-encoded or application/sparql-query.
@@ -195,6 +203,7 @@ export const sparqlRoutes: RouteGroup = {
       method: "GET",
       path: "/v1/sparql",
       query: ["query"],
+      ownQuery: { refuses: ["update"] }, // sparql-update-refused, not unknown-query-parameter
       cors: true,
       class: CLASS,
       operation: {

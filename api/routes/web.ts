@@ -22,6 +22,7 @@ function asset(
     title,
     description: `${title} (issue 13, docs/PAGE.md).`,
     toolId,
+    query: path.startsWith("/assets/") ? ["v"] : undefined,
     // `?v=` names a version of the bundle: such a URL never changes.
     headers: (c) => ({
       "cache-control": c.req.query("v") !== undefined

@@ -30,6 +30,18 @@ Deno.test("proofs at a size with no signed head: 404 head-not-found (inclusion a
       const p = await r.json();
       assert.equal(p.code, "head-not-found");
       assert.match(p.detail, /no signed head at size 3/);
+      // every route the answer sends the reader to exists (it once named GET /v1/log/tree-heads)
+      const routes = [...p.detail.matchAll(/GET (\/v1\/[^\s),;]+)/g)].map((m) => m[1]);
+      assert.deepEqual(routes, ["/v1/log/tree-head", "/v1/log/tree-heads/{size}"], p.detail);
+      const latest = await app.request("/v1/log/tree-head");
+      assert.equal(latest.status, 200);
+      await latest.body?.cancel();
+      const at3 = await app.request("/v1/log/tree-heads/3");
+      assert.equal(at3.status, 404, "the size has no head: the route says so");
+      await at3.body?.cancel();
+      const at5 = await app.request("/v1/log/tree-heads/5");
+      assert.equal(at5.status, 200);
+      await at5.body?.cancel();
     }
     for (
       const path of [

@@ -56,3 +56,30 @@ Deno.test("readings: malformed sequences and other media types are refused, noth
   await wrong.body?.cancel();
   assert.equal((await log.latestHead()).size, 0);
 });
+
+Deno.test('readings: appends and verifications count in /metrics, labelled source="readings"', async () => {
+  const { app } = await testApp({ JC_AGENTS: `${agent}=conformance` });
+  const post = (body: Uint8Array) =>
+    app.request("/v1/readings", { method: "POST", headers: SEQ, body: body.slice() });
+  assert.equal((await post(reading)).status, 200);
+  assert.equal((await post(reading)).status, 200); // already logged: a duplicate
+  const forged = reading.slice();
+  forged[forged.length - 1] ^= 1; // its signature no longer verifies
+  const refused = await (await post(forged)).json();
+  assert.equal(refused.results[0].code, "bad-signature");
+  // a receipt through /v1/log/entries: its series are unchanged (no source label)
+  const receipt = await Deno.readFile(new URL("../../examples/receipt.cose", import.meta.url));
+  const r = await app.request("/v1/log/entries", {
+    method: "POST",
+    headers: { "content-type": "application/cose" },
+    body: receipt,
+  });
+  assert.equal(r.status, 201, await r.text());
+  const text = await (await app.request("/metrics")).text();
+  assert.match(text, /^jc_appends_total\{result="created",source="readings"\} 1$/m);
+  assert.match(text, /^jc_appends_total\{result="duplicate",source="readings"\} 1$/m);
+  assert.match(text, /^jc_verifications_total\{code="ok",source="readings"\} 1$/m);
+  assert.match(text, /^jc_verifications_total\{code="bad-signature",source="readings"\} 1$/m);
+  assert.match(text, /^jc_appends_total\{result="created"\} 1$/m);
+  assert.match(text, /^jc_verifications_total\{code="ok"\} 1$/m);
+});

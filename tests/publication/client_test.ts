@@ -10,6 +10,7 @@ import { c2sp } from "../../log/mod.ts";
 import { mirrorLog } from "../../api/client/mirror.ts";
 import { fsMirrorStore } from "../../api/client/mirror_fs.ts";
 import { TileClient } from "../../api/client/tiles.ts";
+import { toHex } from "../../verify/mod.ts";
 import { entryOf, serveDir, STATIC_SECRET, staticLog, vkeyOf, writeFiles } from "./_static.ts";
 
 const VK = vkeyOf("sha256");
@@ -52,8 +53,10 @@ Deno.test("client: prove and monitor from tiles; mirror; the mirror is a complet
     const bad = await runClient(["prove", "5", "--url", remote.url, "--log-key", other]);
     assert.equal(bad.code, 3, bad.stderr);
     assert.match(bad.stderr, /CHECK FAILED.*note-unverified/);
-    // Beyond the tree: a failed check, not a crash.
-    assert.equal((await runClient(["prove", "700", "--url", remote.url, "--log-key", VK])).code, 3);
+    // Beyond the tree: a not-found (exit 1, issue 28), neither a failed check nor a crash.
+    const past = await runClient(["prove", "700", "--url", remote.url, "--log-key", VK]);
+    assert.equal(past.code, 1, past.stderr);
+    assert.match(past.stderr, /^Cannot prove entry 700: not found/);
 
     // mirror, then the mirror behind another static server.
     const mirrorDir = `${tmp}/mirror`;
@@ -96,8 +99,10 @@ Deno.test("client: prove and monitor from tiles; mirror; the mirror is a complet
       assert.equal(pm.code, 0, pm.stderr);
       assert.deepEqual(json(pm.stdout).views, r.views);
       // verify-proof: offline (no --url, nothing served is asked).
-      const receipt = `${tmp}/e517.cose`;
-      await Deno.writeFile(receipt, entryOf(517));
+      // The static log's entries are text, not COSE: given as {"envelope": hex}, a form every
+      // envelope reader of the client takes (api/client/envelope_file.ts).
+      const receipt = `${tmp}/e517.json`;
+      await Deno.writeTextFile(receipt, JSON.stringify({ envelope: toHex(entryOf(517)) }));
       const v = await runClient([
         "verify-proof",
         receipt,
@@ -108,7 +113,7 @@ Deno.test("client: prove and monitor from tiles; mirror; the mirror is a complet
       assert.equal(v.code, 0, v.stderr);
       assert.equal(json(v.stdout).index, 517);
       assert.equal(json(v.stdout).view, "sha256");
-      await Deno.writeFile(receipt, entryOf(518));
+      await Deno.writeTextFile(receipt, JSON.stringify({ envelope: toHex(entryOf(518)) }));
       const v2 = await runClient(["verify-proof", receipt, proofFile, "--log-key", VK]);
       assert.equal(v2.code, 3);
       assert.match(v2.stderr, /tlog-proof-bad-inclusion/);

@@ -282,6 +282,18 @@ Deno.test("service: RDF, SPARQL and validation over the real running service", a
           assert.equal(up.status, 400);
           assert.equal((await up.json()).code, "sparql-update-refused");
         }
+        // GET ?update= (alone or beside a query): refused too, never the service description
+        for (
+          const qs of [
+            "update=DELETE+WHERE+%7B+%3Fs+%3Fp+%3Fo+%7D",
+            `update=x&query=${encodeURIComponent(q)}`,
+          ]
+        ) {
+          const up = await fetch(`${ep}?${qs}`);
+          assert.equal(up.status, 400, qs);
+          assert.equal(up.headers.get("content-type"), "application/problem+json");
+          assert.equal((await up.json()).code, "sparql-update-refused", qs);
+        }
         // Nothing was changed by the refused updates.
         const again = await fetch(`${ep}?query=${encodeURIComponent(q)}`);
         assert.equal((await again.json()).results.bindings[0].n.value, String(accepted.length));

@@ -89,28 +89,62 @@ export async function showExplorer(section: HTMLElement): Promise<void> {
     el("h2", { id: "new-h" }, "Newest entries"),
   );
   replace(section, head, cp, ...(sharded ? [shardTable(shards)] : []), list);
-  for (
-    const [view, what] of [
-      ["sha256", "SHA-256 view (the one witnesses cosign: one cosignature line per witness)"],
-      ["blake3", "BLAKE3 view (JouleClaw, SPEC §22)"],
-    ]
-  ) {
+  // Both panels load at once, each saying so until its answer is in (issue 28: the explorer showed
+  // nothing while entries loaded).
+  await Promise.all([
+    whileLoading(cp, "Loading the latest checkpoints\u2026", () => showCheckpoints(cp, active.id)),
+    whileLoading(list, "Loading the newest entries\u2026", () => showNewest(list, shards, sharded)),
+  ]);
+}
+
+/**
+ * Shows a polite status line in `panel` (marked aria-busy) while `load` runs; removed once it has
+ * filled the panel (or failed: `load` reports its own failures).
+ */
+async function whileLoading(panel: HTMLElement, text: string, load: () => Promise<void>) {
+  const status = el("p", { class: "status-line", role: "status", "data-field": "loading" }, text);
+  panel.setAttribute("aria-busy", "true");
+  panel.append(status);
+  try {
+    await load();
+  } finally {
+    status.remove();
+    panel.removeAttribute("aria-busy");
+  }
+}
+
+/** The active shard's checkpoints of both views, as signed, fetched at once. */
+async function showCheckpoints(cp: HTMLElement, activeId: string): Promise<void> {
+  const views = [
+    ["sha256", "SHA-256 view (the one witnesses cosign: one cosignature line per witness)"],
+    ["blake3", "BLAKE3 view (JouleClaw, SPEC §22)"],
+  ];
+  const texts = await Promise.all(views.map(async ([view]) => {
     try {
-      const text = new TextDecoder("utf-8", { fatal: true }).decode(
-        await getBytes(`${shardPath(active.id)}/log/${view}/checkpoint`, "checkpoint"),
-      );
-      const sigs = text.split("\n\n")[1]?.split("\n").filter((l) => l.startsWith("\u2014 ")) ?? [];
-      cp.append(
-        el("h3", {}, what),
-        el("p", {}, `As served, ${sigs.length} signature line${sigs.length === 1 ? "" : "s"}:`),
-        el("pre", { "data-field": `checkpoint-${view}` }, text),
+      return new TextDecoder("utf-8", { fatal: true }).decode(
+        await getBytes(`${shardPath(activeId)}/log/${view}/checkpoint`, "checkpoint"),
       );
     } catch (e) {
-      cp.append(
-        el("p", { class: "status-line" }, `No ${view} checkpoint: ${(e as Error).message}`),
-      );
+      return e as Error;
     }
-  }
+  }));
+  views.forEach(([view, what], i) => {
+    const text = texts[i];
+    if (text instanceof Error) {
+      cp.append(el("p", { class: "status-line" }, `No ${view} checkpoint: ${text.message}`));
+      return;
+    }
+    const sigs = text.split("\n\n")[1]?.split("\n").filter((l) => l.startsWith("\u2014 ")) ?? [];
+    cp.append(
+      el("h3", {}, what),
+      el("p", {}, `As served, ${sigs.length} signature line${sigs.length === 1 ? "" : "s"}:`),
+      el("pre", { "data-field": `checkpoint-${view}` }, text),
+    );
+  });
+}
+
+/** The newest entries over every shard (the active one's first, then the frozen ones' newest). */
+async function showNewest(list: HTMLElement, shards: ShardRow[], sharded: boolean): Promise<void> {
   try {
     const rows: (EntrySummary & { shard: string })[] = [];
     let total = 0;

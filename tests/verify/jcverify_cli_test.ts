@@ -1,0 +1,109 @@
+// `python3 -m jcverify` as a user runs it (conformance/python/, README "Verifying"): one receipt
+// in each form `deno task verify` reads (raw, hex, {"envelope": hex}, stdin) gets a JSON report and
+// the same exit status as `deno task verify` (0 valid, 1 invalid, 2 unusable); --help is usage on
+// stdout (0); a missing file, garbage, an unknown option or a schema it does not implement is a
+// message and exit 2 — never a traceback (it used to end in one on a receipt or --help); vector
+// folders are still re-verified.
+import assert from "node:assert/strict";
+import { ROOT } from "../e2e/_service.ts";
+import { toHex } from "../../verify/mod.ts";
+
+const PY = "/usr/bin/python3";
+const dec = new TextDecoder();
+
+async function jcverify(args: string[], stdin?: Uint8Array) {
+  const child = new Deno.Command(PY, {
+    args: ["-m", "jcverify", ...args],
+    cwd: `${ROOT}conformance/python`,
+    env: { PYTHONDONTWRITEBYTECODE: "1" },
+    stdin: stdin ? "piped" : "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  if (stdin) {
+    const w = child.stdin.getWriter();
+    await w.write(stdin);
+    await w.close();
+  }
+  const o = await child.output();
+  const r = { code: o.code, out: dec.decode(o.stdout), err: dec.decode(o.stderr) };
+  assert.doesNotMatch(r.out + r.err, /Traceback/, `${args.join(" ")}: ${r.err}`);
+  return r;
+}
+
+async function denoVerify(file: string): Promise<number> {
+  return (await new Deno.Command(Deno.execPath(), {
+    args: ["task", "-q", "verify", "--compact", file],
+    cwd: ROOT,
+    stdout: "null",
+    stderr: "null",
+  }).output()).code;
+}
+
+Deno.test("python3 -m jcverify: a receipt in every form, usage, and unusable input, never a traceback", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "jc-pyverify-" });
+  try {
+    const help = await jcverify(["--help"]);
+    assert.equal(help.code, 0, help.err);
+    assert.match(help.out, /^usage: python3 -m jcverify /);
+    assert.match(help.out, /Exit status: 0 valid/);
+
+    const ex = (n: string) => `${ROOT}examples/${n}`;
+    for (
+      const [name, valid] of [["receipt.cose", true], ["policy.cose", true], ["jcp2.cose", true], [
+        "invalid-joules-below-tools.cose",
+        false,
+      ]] as const
+    ) {
+      const bytes = await Deno.readFile(ex(name));
+      await Deno.writeTextFile(`${tmp}/${name}.hex`, toHex(bytes) + "\n");
+      await Deno.writeTextFile(`${tmp}/${name}.json`, JSON.stringify({ envelope: toHex(bytes) }));
+      const want = valid ? 0 : 1;
+      assert.equal(await denoVerify(ex(name)), want, `deno task verify ${name}`);
+      for (const f of [ex(name), `${tmp}/${name}.hex`, `${tmp}/${name}.json`]) {
+        const r = await jcverify([f, "--compact"]);
+        assert.equal(r.code, want, `${f}: ${r.out}${r.err}`);
+        const report = JSON.parse(r.out);
+        assert.equal(report.valid, valid);
+        if (!valid) assert.deepEqual(report.codes, ["joules-below-tools"]);
+      }
+      const piped = await jcverify(["-"], bytes);
+      assert.equal(piped.code, want, piped.err);
+    }
+
+    // unusable: a missing file, garbage, bad JSON, an unknown option, two receipts
+    await Deno.writeTextFile(`${tmp}/garbage.txt`, "hello, not a receipt\n");
+    await Deno.writeTextFile(`${tmp}/bad.json`, '{"envelope": 42}');
+    for (
+      const [args, said] of [
+        [[`${tmp}/missing.cose`], /Cannot read .*missing\.cose: No such file/],
+        [[`${tmp}/garbage.txt`], /neither a COSE_Sign1, hex, nor/],
+        [[`${tmp}/bad.json`], /must be \{"envelope": "<hex>"\}/],
+        [["--bogus", ex("receipt.cose")], /unrecognized arguments: --bogus/],
+        [[ex("receipt.cose"), ex("policy.cose")], /one receipt file, or only folders/],
+        [[], /the following arguments are required/],
+      ] as const
+    ) {
+      const r = await jcverify([...args]);
+      assert.equal(r.code, 2, `${args.join(" ")}: ${r.out}${r.err}`);
+      assert.match(r.err, said);
+      assert.equal(r.out, "");
+    }
+
+    // a schema it does not implement (meter-reading/1): it cannot judge — exit 2, saying so
+    const meter = JSON.parse(
+      await Deno.readTextFile(`${ROOT}conformance/vectors/meter-reading.json`),
+    ).vectors.find((v: { expected: { valid: boolean } }) => v.expected.valid);
+    await Deno.writeTextFile(`${tmp}/meter.hex`, meter.cose_sign1_hex);
+    const m = await jcverify([`${tmp}/meter.hex`]);
+    assert.equal(m.code, 2, m.out + m.err);
+    assert.match(m.err, /schema meter-reading\/1 is not implemented here/);
+
+    // vector folders as before
+    const v = await jcverify([`${ROOT}conformance/vectors`]);
+    assert.equal(v.code, 0, v.err);
+    assert.match(v.out, /checked \d+ vectors, 0 disagreements/);
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
