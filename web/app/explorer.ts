@@ -59,7 +59,8 @@ async function listShards(): Promise<{ shards: ShardRow[]; sharded: boolean }> {
   try {
     const v = await getJson<{ directory?: { shards?: ShardRow[] } }>("/v1/logs", "json");
     const shards = v.directory?.shards;
-    if (Array.isArray(shards) && shards.length > 0) return { shards, sharded: true };
+    // one shard (a service never rotated) reads as before shards: no shard column, no table
+    if (Array.isArray(shards) && shards.length > 1) return { shards, sharded: true };
   } catch { /* a service without shards answers 404: its one log */ }
   return { shards: [{ id: "s0", state: "active" }], sharded: false };
 }
