@@ -36,6 +36,17 @@ export interface EdgeRuntime {
 const TAIL_MAX = 16_384;
 
 /**
+ * A port free now on 127.0.0.1, for a runtime whose public URL (JC_PUBLIC_URL, required at the
+ * edge) must name its port before it starts: workerd binds it right after.
+ */
+export function freeLocalPort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+/**
  * Starts `opts.script` under local workerd and resolves once it answers HTTP. Installs the pinned
  * tooling first when missing. Throws "Cannot start the local Worker runtime: ..." with the
  * runtime's own output when it does not come up.
@@ -114,7 +125,9 @@ export async function startEdge(opts: EdgeOptions): Promise<EdgeRuntime> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const outcome = await Promise.race([
     readyP,
-    child.status.then((s) => new Error(`runtime exited with code ${s.code} before it was ready`)),
+    child.status.then((s) =>
+      new Error(`runtime exited with code ${s.code} before it was ready`)
+    ),
     new Promise<Error>((r) =>
       timer = setTimeout(
         () => r(new Error(`no answer in ${timeoutMs} ms`)),
@@ -126,7 +139,9 @@ export async function startEdge(opts: EdgeOptions): Promise<EdgeRuntime> {
   if (outcome instanceof Error) {
     await stop();
     throw new Error(
-      `Cannot start the local Worker runtime: ${outcome.message}\n${tail.slice(-4000)}`,
+      `Cannot start the local Worker runtime: ${outcome.message}\n${
+        tail.slice(-4000)
+      }`,
     );
   }
   return { url: outcome, logTail: () => tail, stop };
