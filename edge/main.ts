@@ -78,9 +78,7 @@ if (import.meta.main) {
   try {
     const b = await buildWorker();
     console.error(
-      `Built ${WORKER_BUNDLE} (${(b.bytes / 1024).toFixed(0)} KiB, ${
-        b.ms.toFixed(0)
-      } ms)`,
+      `Built ${WORKER_BUNDLE} (${(b.bytes / 1024).toFixed(0)} KiB, ${b.ms.toFixed(0)} ms)`,
     );
     if (Deno.args.includes("--build-only")) Deno.exit(0);
     const asked = Number(Deno.env.get("PORT") ?? "8787");

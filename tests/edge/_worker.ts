@@ -1,12 +1,7 @@
 // Test helper: the real Worker build (api/worker.ts bundled like `deno task edge:build`) under
 // local workerd with wrangler.toml's bindings, a fixed log key, rate limits off and durable state
 // in a temporary folder. One runtime per test file, reused across its steps (docs/EDGE.md).
-import {
-  bundleWorker,
-  type EdgeRuntime,
-  freeLocalPort,
-  startEdge,
-} from "../../edge/mod.ts";
+import { bundleWorker, type EdgeRuntime, freeLocalPort, startEdge } from "../../edge/mod.ts";
 
 /** The log key every edge test runs with (hex of 32 bytes 0x2a). */
 export const TEST_LOG_KEY = "2a".repeat(32);

@@ -64,8 +64,7 @@ async function runTask(
 }
 
 Deno.test({
-  name:
-    "edge: `deno task edge` serves the Worker locally and keeps its key and state",
+  name: "edge: `deno task edge` serves the Worker locally and keeps its key and state",
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
