@@ -1,7 +1,7 @@
 // Test helper: the real Worker build (api/worker.ts bundled like `deno task edge:build`) under
 // local workerd with wrangler.toml's bindings, a fixed log key, rate limits off and durable state
 // in a temporary folder. One runtime per test file, reused across its steps (docs/EDGE.md).
-import { bundleWorker, type EdgeRuntime, startEdge } from "../../edge/mod.ts";
+import { bundleWorker, type EdgeRuntime, freeLocalPort, startEdge } from "../../edge/mod.ts";
 
 /** The log key every edge test runs with (hex of 32 bytes 0x2a). */
 export const TEST_LOG_KEY = "2a".repeat(32);
@@ -13,20 +13,14 @@ let bundled: Promise<string> | undefined;
 /** Bundles api/worker.ts once per test process (into edge/dist/, kept apart from the task's). */
 export function workerBundle(): Promise<string> {
   bundled ??= (async () => {
-    await Deno.mkdir(new URL("../../edge/dist/", import.meta.url), { recursive: true });
+    await Deno.mkdir(new URL("../../edge/dist/", import.meta.url), {
+      recursive: true,
+    });
     const name = `edge/dist/worker-test-${Deno.pid}.js`;
     await bundleWorker("api/worker.ts", name);
     return name;
   })();
   return bundled;
-}
-
-/** A port free now (the runtime binds it right after; its public URL must name it). */
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
 }
 
 /**
@@ -37,7 +31,7 @@ export async function startWorker(
   persistTo: string,
   bindings: Record<string, string> = {},
 ): Promise<EdgeRuntime> {
-  const port = freePort();
+  const port = freeLocalPort();
   return await startEdge({
     script: await workerBundle(),
     config: "wrangler.toml",
@@ -77,7 +71,9 @@ export async function hook(
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const j = await res.json();
-  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(j)}`);
+  if (res.status !== 200) {
+    throw new Error(`${path}: ${res.status} ${JSON.stringify(j)}`);
+  }
   return j;
 }
 
