@@ -170,8 +170,7 @@ export class Sequencer implements Tip {
     this.#served = { head: start.head, json: this.#headJson, checkpoints: this.#checkpoints };
     this.#cpu = o.cpuClock;
     this.#contentId = contentId;
-    const probe = caps.writeProbe;
-    this.#writes = new WriteHealth(probe && (() => probe.probeWrite()));
+    this.#writes = new WriteHealth(caps.writeProbe);
   }
 
   get served(): Served {
@@ -399,9 +398,8 @@ export class Sequencer implements Tip {
     try {
       const pin = this.#pin;
       const signed = b.head;
-      const staged = this.#caps.stagedCommit;
-      if (staged) {
-        durable = (await staged.commitBatchStaged(b)).durable;
+      if (this.#caps.stagedCommit) {
+        durable = (await this.#caps.stagedCommit.commitBatchStaged(b)).durable;
         // pinned once the commit is durable, before its head is served (log/pin.ts)
         if (pin) durable = durable.then(() => pin.advance(pinOf(signed)));
       } else {
@@ -574,9 +572,8 @@ export class Sequencer implements Tip {
     }
     // Not stored as these bytes: is the same signed content stored (another envelope of it)?
     const ask = batch.flatMap((p, k) => out[k] === undefined && p.contentId ? [k] : []);
-    const ix = this.#caps.contentIndex;
-    if (ask.length && ix) {
-      const at = await ix.contentIndex(ask.map((k) => batch[k].contentId!));
+    if (ask.length && this.#caps.contentIndex) {
+      const at = await this.#caps.contentIndex.contentIndex(ask.map((k) => batch[k].contentId!));
       ask.forEach((k, j) => {
         const i = at[j];
         if (i !== undefined && i < size) out[k] = i;
