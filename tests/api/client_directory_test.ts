@@ -13,12 +13,7 @@ import {
   signDirectory,
 } from "../../log/shards/mod.ts";
 import { didKeyFromPublicKey, ed25519PublicKey } from "../../verify/mod.ts";
-import {
-  DirectoryAlarm,
-  readDirectory,
-  shardBase,
-  shardByOrigin,
-} from "../../client/directory.ts";
+import { DirectoryAlarm, readDirectory, shardBase, shardByOrigin } from "../../client/directory.ts";
 import { logKeyForProof } from "../../client/shard_commands.ts";
 import { HttpError } from "../../client/mod.ts";
 import { isNetError } from "../../net/mod.ts";
