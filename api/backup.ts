@@ -22,7 +22,7 @@ import { dirname, join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { ed25519PublicKey, toHex } from "../verify/mod.ts";
 import { readLogKey } from "../log/sqlite/mod.ts";
-import { copySqliteFile, fsyncPath, proveStoreCopy } from "../log/sqlite/backup.ts";
+import { copySqliteFile, fsyncPath, proveStoreCopy } from "../log/sqlite/mod.ts";
 import { FROZEN_MARK, frozenMark, type ShardRecord } from "./shard_set.ts";
 import {
   checkWitnessState,

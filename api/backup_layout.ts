@@ -8,10 +8,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { shardId } from "../log/shards/mod.ts";
-import { decideWitnessStart, type WitnessStart } from "../log/c2sp/witness_pin.ts";
+import { decideWitnessStart, type WitnessStart } from "../log/c2sp/mod.ts";
 import { DB_FILE, KEY_FILE, pinFileOf } from "../log/sqlite/mod.ts";
-import { openSqliteWitnessState, WITNESS_DB_FILE } from "../log/sqlite/witness_state.ts";
-import { readWitnessPin, witnessPinPath } from "../log/sqlite/witness_pin_file.ts";
+import { openSqliteWitnessState, WITNESS_DB_FILE } from "../log/sqlite/mod.ts";
+import { readWitnessPin, witnessPinPath } from "../log/sqlite/mod.ts";
 import { SHARD_STATE_FILE } from "./shard_files.ts";
 import { loadConfig } from "./config_load.ts";
 import { resolveFromCaller } from "../cli/mod.ts";

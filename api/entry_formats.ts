@@ -6,26 +6,12 @@ import type { Context } from "hono";
 import { toHex } from "../verify/mod.ts";
 import type { VerificationReport } from "../verify/mod.ts";
 import type { AppEnv } from "./route.ts";
+import type { EntryFormat, EntryView } from "./entry_format.ts";
 import { verifyWith } from "./verifier_options.ts";
 import { RDF_ENTRY_FORMATS } from "./routes/rdf.ts";
 import { publicBase } from "./public_url.ts";
 
-/** What a representation is produced from. */
-export interface EntryView {
-  index: number;
-  leafHash: string;
-  envelope: Uint8Array;
-  /** The verification report of the envelope under the service's options (computed once). */
-  report(): Promise<VerificationReport>;
-  /** Absolute URL of the entry. */
-  url: string;
-}
-
-/** One row: a media type and its producer. */
-export interface EntryFormat {
-  mediaType: string;
-  render(view: EntryView, c: Context<AppEnv>): Response | Promise<Response>;
-}
+export type { EntryFormat, EntryView } from "./entry_format.ts";
 
 /** The JSON object of an entry (API.md): `{index, leaf_hash, schema, steward, envelope, receipt}`. */
 export async function entryJson(view: EntryView): Promise<Record<string, unknown>> {

@@ -8,8 +8,8 @@
 // that does not verify stops the job, as they make `deno task rdf:sync` exit 3: it is logged,
 // reported in /healthz (`rdf_sync`) and as the metric `jc_rdf_sync_alarm`. Stopped on shutdown
 // between two batches (what was written is recorded; the next start resumes there).
-import { VerificationFailure } from "./client/client.ts";
-import { BelowQuorum, loadPolicy } from "./client/policy.ts";
+import { VerificationFailure } from "../client/mod.ts";
+import { BelowQuorum, loadPolicy } from "../client/mod.ts";
 import { SparqlHttp, SyncAlarm, syncOnce, syncTargets } from "../rdfsync/mod.ts";
 import type { Metrics } from "./metrics.ts";
 import type { RdfSyncSetting } from "./rdf_sync_config.ts";

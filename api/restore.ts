@@ -23,8 +23,8 @@ import {
 import { dirname, join } from "node:path";
 import { ed25519PublicKey, toHex } from "../verify/mod.ts";
 import { openPinFile, openSqliteStorage, readLogKey } from "../log/sqlite/mod.ts";
-import { fsyncPath } from "../log/sqlite/backup.ts";
-import { checkStoreAgainstPin } from "../log/pin.ts";
+import { fsyncPath } from "../log/sqlite/mod.ts";
+import { checkStoreAgainstPin } from "../log/mod.ts";
 import { shardId } from "../log/shards/mod.ts";
 import {
   checkWitnessState,

@@ -29,7 +29,19 @@ import { dirname, join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { type Log, openMemoryLog, type SequencerOptions } from "../log/mod.ts";
 import { shardId } from "../log/shards/mod.ts";
-import type { ShardRecord } from "./shard_set.ts";
+
+/** One shard as the directory state records it. */
+export interface ShardRecord {
+  id: string;
+  state: "active" | "frozen";
+  /** RFC 3339 UTC time the shard was created. */
+  created: string;
+  /** A frozen shard's final values, recorded when it was frozen. */
+  size?: number;
+  root?: { blake3: string; sha256: string };
+  first_time?: string | null;
+  last_time?: string | null;
+}
 
 /** The shard storage a ShardSet uses. */
 export interface ShardFiles {

@@ -77,7 +77,7 @@ export async function openShardServing(
       );
       state = openSqliteWitnessState(join(dir, WITNESS_DB_FILE));
     } else {
-      const { memoryWitnessState } = await import("../log/c2sp/witness_state.ts");
+      const { memoryWitnessState } = await import("../log/c2sp/mod.ts");
       state = memoryWitnessState();
     }
     const c = new WitnessCollector({

@@ -17,21 +17,10 @@ import { operatorVkey } from "../log/shards/mod.ts";
 import { ed25519PublicKey, toHex } from "../verify/mod.ts";
 import { type ActiveRef, ShardGate } from "./shard_gate.ts";
 import { ActiveShardLog } from "./shard_active.ts";
-import { type ShardFiles, ShardStateError } from "./shard_files.ts";
+import { type ShardFiles, type ShardRecord, ShardStateError } from "./shard_files.ts";
 import type { ListedShard } from "./shard_logs.ts";
 
-/** One shard as the directory state records it. */
-export interface ShardRecord {
-  id: string;
-  state: "active" | "frozen";
-  /** RFC 3339 UTC time the shard was created. */
-  created: string;
-  /** A frozen shard's final values, recorded when it was frozen. */
-  size?: number;
-  root?: { blake3: string; sha256: string };
-  first_time?: string | null;
-  last_time?: string | null;
-}
+export type { ShardRecord } from "./shard_files.ts";
 
 /** What the routes use (api/routes/shards.ts): the directory and the rotation command. */
 export interface ShardService {

@@ -18,8 +18,7 @@
 //   pointing to `deno task rdf:sync` into an external store (docs/RDF.md).
 // Deno-only (module Workers).
 import type { Log } from "../log/mod.ts";
-import { queryForm } from "../vocab/sparql/query_form.ts";
-import { GRAPH_TYPES, RESULT_TYPES, serviceDescription } from "../vocab/sparql/mod.ts";
+import { GRAPH_TYPES, queryForm, RESULT_TYPES, serviceDescription } from "../vocab/sparql/mod.ts";
 import type { ServiceConfig } from "./config.ts";
 import type { Metrics } from "./metrics.ts";
 import { ApiError, retryAfterSeconds } from "./errors.ts";

@@ -6,7 +6,7 @@
 // the size it last cosigned (learned from its 409 `text/x.tlog.size` answers and kept in the
 // witness state). A 422 is an alarm: the witness holds a history of this log that this log does
 // not have. Platform-neutral: the clock, the checkpoint source and the HTTP call are injected.
-import { parseCheckpoint } from "../log/c2sp/checkpoint.ts";
+import { parseCheckpoint } from "../log/c2sp/mod.ts";
 import {
   formatSignatureLine,
   type NoteVerifier,
@@ -16,9 +16,9 @@ import {
   parseVkey,
   SIG_COSIGNATURE_V1,
   verifierFromVkey,
-} from "../log/c2sp/note.ts";
-import { formatAddCheckpoint } from "../log/c2sp/witness.ts";
-import type { WitnessStateStore } from "../log/c2sp/witness_state.ts";
+} from "../log/c2sp/mod.ts";
+import { formatAddCheckpoint } from "../log/c2sp/mod.ts";
+import type { WitnessStateStore } from "../log/c2sp/mod.ts";
 import { request } from "../net/mod.ts";
 import { toHex } from "../verify/mod.ts";
 import type { CollectorWitnessSetting } from "./witness_config.ts";

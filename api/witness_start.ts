@@ -6,12 +6,8 @@
 // state. With `store: "memory"` the state dies with the process, so the key does too: it is
 // generated in memory for the run, never read from or written to a file.
 import { existsSync, statSync } from "node:fs";
-import {
-  decideWitnessStart,
-  type PinnedHead,
-  pinnedWitnessState,
-} from "../log/c2sp/witness_pin.ts";
-import { memoryWitnessState, type WitnessStateStore } from "../log/c2sp/witness_state.ts";
+import { decideWitnessStart, type PinnedHead, pinnedWitnessState } from "../log/c2sp/mod.ts";
+import { memoryWitnessState, type WitnessStateStore } from "../log/c2sp/mod.ts";
 import { ed25519GenerateSecret } from "../verify/mod.ts";
 
 /** The witness state on the embedded store, with its mark of having been pinned. */

@@ -3,14 +3,14 @@
 // against the pin beside the key before it may cosign: api/witness_start.ts; memory with
 // JC_STORE=memory), and the collector of cosignatures for our own SHA-256 checkpoints from
 // `config.witnesses`.
-import { createWitness } from "../log/c2sp/witness_role.ts";
-import { memoryWitnessState, type WitnessStateStore } from "../log/c2sp/witness_state.ts";
+import { createWitness } from "../log/c2sp/mod.ts";
+import { memoryWitnessState, type WitnessStateStore } from "../log/c2sp/mod.ts";
 import type { Log } from "../log/mod.ts";
 import { sha256Source } from "./witness_source.ts";
 import { defaultWitnessName } from "./witness_name.ts";
 import { bytesEqual, ed25519PublicKey } from "../verify/mod.ts";
 import { ConfigError, type ServiceConfig } from "./config.ts";
-import { WitnessStartError } from "../log/c2sp/witness_pin.ts";
+import { WitnessStartError } from "../log/c2sp/mod.ts";
 import { openWitnessIdentity } from "./witness_start.ts";
 import type { Metrics } from "./metrics.ts";
 import { WitnessCollector } from "./witness_collector.ts";

@@ -38,7 +38,7 @@ import { R2Log } from "./edge/r2_log.ts";
 import type { R2BucketLike } from "./edge/r2.ts";
 import { bytesEqual, ed25519PublicKey, fromHex } from "../verify/mod.ts";
 import { AsyncActiveShardLog } from "./shard_active.ts";
-import { createWitness } from "../log/c2sp/witness_role.ts";
+import { createWitness } from "../log/c2sp/mod.ts";
 import {
   rpcCollector,
   rpcWitnessState,

@@ -10,7 +10,7 @@
 // node:*), so the Node-bundled meter agent uses it too; `resolveFromCaller` takes the caller's
 // directory from the environment the entry point passes in.
 //
-// Adopting it in a new command (see api/client/main.ts for a command with sub-commands):
+// Adopting it in a new command (see client/main.ts for a command with sub-commands):
 //   const SPEC: CommandSpec = { name: "deno task backup", args: "DATA_DIR DEST", summary: "...",
 //     positionals: [2, 2], options: [{ name: "key-file", value: "FILE", help: "..." }] };
 //   Deno.exit(await runCommand(Deno.args, SPEC, async (a) => { ...; return 0; }));

@@ -4,8 +4,8 @@
 // no gateway keys, no key directory, no reference vectors), plus one invalid receipt whose reason
 // is plain. Deterministic: the key is BLAKE3 of a fixed label, Ed25519 signatures are
 // deterministic, times are fixed. tests/examples_test.ts regenerates and compares byte for byte.
-import { sealCore, type SigningKey } from "../api/client/seal.ts";
-import { keyFileText, keyScheme } from "../api/client/seal.ts";
+import { sealCore, type SigningKey } from "../client/mod.ts";
+import { keyFileText, keyScheme } from "../client/mod.ts";
 import { blake3, coseSign1, encodeCbor, fromJson, verifyEnvelope } from "../verify/mod.ts";
 import { b3, POLICY } from "../conformance/gen/config.ts";
 import { jcp2 } from "../conformance/gen/siblings.ts";

@@ -86,6 +86,9 @@ export {
 } from "./reader.ts";
 export { ReadFaults } from "./read_faults.ts";
 export { fsckLog, type FsckReport } from "./fsck.ts";
+export { BatchTree } from "./batch_tree.ts";
+export { checkStoreAgainstPin } from "./pin.ts";
+export { readPublishedTile } from "./published_tiles.ts";
 /** The C2SP formats of the static tiled publication (docs/PUBLICATION.md). */
 export * as c2sp from "./c2sp/mod.ts";
 

@@ -5,9 +5,9 @@
 // synced: both checkpoints are kept in the store's sync-state graph) or a checkpoint or tile that
 // does not verify; 4 (--once) a transport failure (net/ NetError); 5 below the policy quorum.
 import { pathToFileURL } from "node:url";
-import { VerificationFailure } from "../api/client/client.ts";
+import { VerificationFailure } from "../client/mod.ts";
 import { isNetError } from "../net/mod.ts";
-import { BelowQuorum, loadPolicy } from "../api/client/policy.ts";
+import { BelowQuorum, loadPolicy } from "../client/mod.ts";
 import {
   type CommandSpec,
   flag,

@@ -1,5 +1,5 @@
 // Verified, resumable sync of a log into a SPARQL store (issue 15; docs/RDF.md "Sync into an
-// external store"). It tails the log FROM TILES (C2SP tlog-tiles, api/client/tiles.ts): each
+// external store"). It tails the log FROM TILES (C2SP tlog-tiles, client/tiles.ts): each
 // checkpoint is opened with the log's vkey (and, with a tlog-policy, must meet its witness
 // quorum), must extend the checkpoint synced before (a consistency proof from tiles), and each
 // entry comes from a bundle checked against the level-0 tile the signed root proves — its
@@ -16,9 +16,9 @@
 // while the alarm is there.
 import { c2sp } from "../log/mod.ts";
 import { toHex } from "../verify/mod.ts";
-import { VerificationFailure } from "../api/client/client.ts";
-import { checkPolicy } from "../api/client/policy.ts";
-import { type TileClient, type View, type ViewCheckpoint } from "../api/client/tiles.ts";
+import { VerificationFailure } from "../client/mod.ts";
+import { checkPolicy } from "../client/mod.ts";
+import { type TileClient, type View, type ViewCheckpoint } from "../client/mod.ts";
 import { entryGraph } from "./entry_graph.ts";
 import type { SparqlHttp } from "./sparql_http.ts";
 

@@ -5,10 +5,10 @@
 // its own entry IRIs: `<graph base><shard prefix>/v1/log/entries/<i>` (docs/RDF.md "Entry IRIs").
 // A pinned log key (`--log-key`, JC_LOG_KEY) names one log, as before shards.
 import type { c2sp } from "../log/mod.ts";
-import { TileClient, type TileNet } from "../api/client/tiles.ts";
-import { resolveLogKey } from "../api/client/tile_commands.ts";
-import { allShards } from "../api/client/shard_commands.ts";
-import { policyForShard } from "../api/client/policy.ts";
+import { TileClient, type TileNet } from "../client/mod.ts";
+import { resolveLogKey } from "../client/mod.ts";
+import { allShards } from "../client/mod.ts";
+import { policyForShard } from "../client/mod.ts";
 
 /** One log to sync. */
 export interface SyncTarget {

@@ -45,7 +45,7 @@ import {
 import { ed25519PublicKey, fromHex, toHex } from "../../verify/mod.ts";
 import { Batcher } from "./batcher.ts";
 import { EdgeConfigError } from "./errors.ts";
-import { openDurableWitnessState } from "../../log/durable/witness_state.ts";
+import { openDurableWitnessState } from "../../log/durable/mod.ts";
 import { guardedWitnessState } from "./witness_guard.ts";
 import { witnessKeyFromEnv } from "./witness_rpc.ts";
 import type {
@@ -53,7 +53,7 @@ import type {
   CosignedRecord,
   OriginHead,
   WitnessStateStore,
-} from "../../log/c2sp/witness_state.ts";
+} from "../../log/c2sp/mod.ts";
 import {
   type CheckpointSource,
   WitnessCollector,

@@ -37,7 +37,7 @@ import {
   signCheckpoint,
   TILE_WIDTH,
 } from "../../log/c2sp/mod.ts";
-import { readPublishedTile } from "../../log/published_tiles.ts";
+import { readPublishedTile } from "../../log/mod.ts";
 import {
   checkpointKey,
   contentKey,

@@ -17,8 +17,8 @@
 // Both refuse with the embedded witness's code `witness-state-behind`: nothing is read from the
 // state, nothing cosigned, nothing swapped. Residual risk: a state rolled back (not emptied) while
 // the log published nothing since is not detected (docs/EDGE.md).
-import { WitnessStartError } from "../../log/c2sp/witness_pin.ts";
-import type { WitnessStateStore } from "../../log/c2sp/witness_state.ts";
+import { WitnessStartError } from "../../log/c2sp/mod.ts";
+import type { WitnessStateStore } from "../../log/c2sp/mod.ts";
 import { isPinnedHeadRefusal, LogStorageError } from "../../log/mod.ts";
 import { ed25519PublicKey, toHex } from "../../verify/mod.ts";
 import type { R2BucketLike } from "./r2.ts";

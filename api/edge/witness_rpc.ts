@@ -8,7 +8,7 @@ import type {
   CosignedRecord,
   OriginHead,
   WitnessStateStore,
-} from "../../log/c2sp/witness_state.ts";
+} from "../../log/c2sp/mod.ts";
 import { fromHex } from "../../verify/mod.ts";
 import type { CosignedCheckpoints, WitnessStatus } from "../witness_collector.ts";
 import { ApiError } from "../errors.ts";

@@ -11,7 +11,7 @@ import {
   toNQuads,
   toTurtle,
 } from "../../vocab/mod.ts";
-import type { EntryFormat, EntryView } from "../entry_formats.ts";
+import type { EntryFormat, EntryView } from "../entry_format.ts";
 import { ApiError } from "../errors.ts";
 import { optIntParam } from "../params.ts";
 import type { AppEnv, RouteGroup } from "../route.ts";

@@ -4,8 +4,8 @@
 // `GET /witness/<sha256(origin) hex>/checkpoint`. The witness itself is log/c2sp/witness_role.ts,
 // built by the platform entry and passed as `deps.extra.witness`.
 import type { Context } from "hono";
-import type { Witness } from "../../log/c2sp/witness_role.ts";
-import { MAX_ADD_CHECKPOINT_BYTES, WitnessRefusal } from "../../log/c2sp/witness.ts";
+import type { Witness } from "../../log/c2sp/mod.ts";
+import { MAX_ADD_CHECKPOINT_BYTES, WitnessRefusal } from "../../log/c2sp/mod.ts";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { toHex } from "../../verify/mod.ts";
 import { ApiError } from "../errors.ts";

@@ -24,7 +24,7 @@ import { openDurableStorage } from "../../log/durable/mod.ts";
 import { R2PublishedStorage } from "../../api/edge/r2_storage.ts";
 import { ed25519GenerateSecret } from "../../log/crypto.ts";
 import { entryLeafHash, fromHex, toHex } from "../../verify/mod.ts";
-import { LogClient } from "../../api/client/mod.ts";
+import { LogClient } from "../../client/mod.ts";
 import { rawWebCryptoVerifiesPerSecond } from "./_limits.ts";
 import { count, ms, SHORT } from "./_short.ts";
 

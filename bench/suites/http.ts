@@ -14,7 +14,7 @@
 // two cores on as little as possible (`fetch` cost more CPU per request than the server did).
 // The CPU seconds of the server process and of this client are reported beside each figure.
 import process from "node:process";
-import { LogClient } from "../../api/client/mod.ts";
+import { LogClient } from "../../client/mod.ts";
 import { startService } from "../../tests/e2e/_service.ts";
 import { entryLeafHash, toHex } from "../../verify/mod.ts";
 import { rawWebCryptoVerifiesPerSecond } from "./_limits.ts";

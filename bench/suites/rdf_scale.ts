@@ -12,7 +12,7 @@ import { EmbeddedSparql } from "../../api/sparql_worker.ts";
 import type { Log } from "../../log/mod.ts";
 import { entryInputFromEnvelope, entryNQuads } from "../../vocab/mod.ts";
 import { SparqlHttp, syncOnce } from "../../rdfsync/mod.ts";
-import { TileClient } from "../../api/client/tiles.ts";
+import { TileClient } from "../../client/tiles.ts";
 import { startService } from "../../tests/e2e/_service.ts";
 import { seedEnvelope, seedLog, seedReceipt } from "../../tests/rdf/_seed.ts";
 import { startVirtuoso } from "../../tests/rdf/_virtuoso.ts";

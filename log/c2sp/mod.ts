@@ -129,5 +129,13 @@ export {
   type CollectorRecord,
   type CosignedRecord,
   memoryWitnessState,
+  type OriginHead,
   type WitnessStateStore,
 } from "./witness_state.ts";
+export {
+  decideWitnessStart,
+  type PinnedHead,
+  pinnedWitnessState,
+  type WitnessStart,
+  WitnessStartError,
+} from "./witness_pin.ts";

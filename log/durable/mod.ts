@@ -8,6 +8,7 @@ export {
   type DurableStorageOptions,
   openDurableStorage,
 } from "./storage.ts";
+export { openDurableWitnessState } from "./witness_state.ts";
 export type {
   DurableSqlStorage,
   SqlBinding,

@@ -5,7 +5,7 @@ import { blake3Hasher, PushbackError, verifyConsistency } from "../../log/mod.ts
 import type { Log } from "../../log/mod.ts";
 import { entryLeafHash, fromHex, toHex } from "../../verify/mod.ts";
 import { API_DOC_LINK } from "../../api/mod.ts";
-import { LogClient } from "../../api/client/mod.ts";
+import { LogClient } from "../../client/mod.ts";
 import { badSignatureEnvelope, steward, testApp, validEnvelope } from "./_fixtures.ts";
 
 const COSE = { "content-type": "application/cose" };

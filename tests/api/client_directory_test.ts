@@ -1,4 +1,4 @@
-// The client's directory reader (api/client/directory.ts) against a real HTTP server on
+// The client's directory reader (client/directory.ts) against a real HTTP server on
 // 127.0.0.1: 404 is a single-shard log; the operator key pinned, remembered or trusted on first
 // use, and a different one refused (`operator-key-changed`); a note that does not open, or a shard
 // whose vkeys and signer are not one key, is refused with its code; the answer's size is bounded;
@@ -13,14 +13,9 @@ import {
   signDirectory,
 } from "../../log/shards/mod.ts";
 import { didKeyFromPublicKey, ed25519PublicKey } from "../../verify/mod.ts";
-import {
-  DirectoryAlarm,
-  readDirectory,
-  shardBase,
-  shardByOrigin,
-} from "../../api/client/directory.ts";
-import { logKeyForProof } from "../../api/client/shard_commands.ts";
-import { HttpError } from "../../api/client/mod.ts";
+import { DirectoryAlarm, readDirectory, shardBase, shardByOrigin } from "../../client/directory.ts";
+import { logKeyForProof } from "../../client/shard_commands.ts";
+import { HttpError } from "../../client/mod.ts";
 import { isNetError } from "../../net/mod.ts";
 
 const BASE = "dir.test/log";

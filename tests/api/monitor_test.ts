@@ -2,7 +2,7 @@
 // tree), a rollback, two roots at one size, a changed key and a forged head all alarm; network
 // trouble is transient, not an alarm; a failed poll leaves the state as it was.
 import assert from "node:assert/strict";
-import { emptyState, poll } from "../../api/client/mod.ts";
+import { emptyState, poll } from "../../client/mod.ts";
 import { steward, testApp, validEnvelope } from "./_fixtures.ts";
 
 const COSE = { "content-type": "application/cose" };

@@ -9,7 +9,7 @@ import {
   UsageError,
   usageText,
 } from "../../cli/mod.ts";
-import { proveTarget } from "../../api/client/main.ts";
+import { proveTarget } from "../../client/main.ts";
 
 const SPEC: CommandSpec = {
   name: "t",

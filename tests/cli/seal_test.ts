@@ -5,7 +5,7 @@
 // seal refuses what the verifier refuses, with the verifier's codes.
 import assert from "node:assert/strict";
 import { exampleFiles, exampleKey } from "../../examples/gen.ts";
-import { coreFromProjection } from "../../api/client/seal.ts";
+import { coreFromProjection } from "../../client/seal.ts";
 import {
   decodeCbor,
   failureCodes,

@@ -3,7 +3,7 @@
 // and a consistency proof from an earlier head — none of it with our code. And it can fail: a
 // receipt the log does not hold (one flipped byte) is refused.
 import assert from "node:assert/strict";
-import { LogClient } from "../../api/client/mod.ts";
+import { LogClient } from "../../client/mod.ts";
 import { ROOT, startService } from "../e2e/_service.ts";
 
 function pythonBlock(md: string): string {

@@ -3,7 +3,7 @@
 // answered 201/200 for is at its index with a verifying proof, and the monitor — which watched
 // the log before the crash — sees a consistent log after it.
 import assert from "node:assert/strict";
-import { emptyState, LogClient, poll } from "../../api/client/mod.ts";
+import { emptyState, LogClient, poll } from "../../client/mod.ts";
 import { steward, validEnvelope } from "../api/_fixtures.ts";
 import { monitoredSize, runClient, startService } from "./_service.ts";
 import { checkViews, httpPublication, viewStates } from "../log/_views.ts";

@@ -4,7 +4,7 @@
 // signature by the key holder with the logged entry (200, same index and leaf hash), on the SQLite
 // store (also after a restart) and on the memory store. The checking client accepts those answers.
 import assert from "node:assert/strict";
-import { LogClient } from "../../api/client/mod.ts";
+import { LogClient } from "../../client/mod.ts";
 import { es256Steward, validEs256Envelope } from "../api/_fixtures.ts";
 import { highS, malleated, resigned, retagged } from "../_twins.ts";
 import { startService } from "./_service.ts";

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { c2sp } from "../../log/mod.ts";
 import { didKeyFromPublicKey, ed25519PublicKey } from "../../verify/mod.ts";
-import { LogClient } from "../../api/client/mod.ts";
+import { LogClient } from "../../client/mod.ts";
 import type { Directory } from "../../log/shards/mod.ts";
 import { steward, validEnvelope } from "../api/_fixtures.ts";
 import { ROOT } from "./_service.ts";
@@ -18,7 +18,7 @@ import { serveDir } from "../publication/_static.ts";
 /** `deno task client …` with its own state directory (operators.json, monitor.json). */
 async function cli(args: string[], stateHome: string) {
   const o = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", `${ROOT}api/client/main.ts`, ...args],
+    args: ["run", "-A", "--quiet", `${ROOT}client/main.ts`, ...args],
     cwd: ROOT,
     env: { NO_COLOR: "1", XDG_STATE_HOME: stateHome },
     stdin: "null",

@@ -27,7 +27,7 @@ async function append(url: string, n: number): Promise<{ index: number; leaf_has
 
 async function client(args: string[], stateHome: string) {
   const o = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", `${ROOT}api/client/main.ts`, ...args],
+    args: ["run", "-A", "--quiet", `${ROOT}client/main.ts`, ...args],
     cwd: ROOT,
     env: { NO_COLOR: "1", XDG_STATE_HOME: stateHome },
     stdin: "null",

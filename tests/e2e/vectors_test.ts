@@ -4,7 +4,7 @@
 // code and nothing appended; entries, proofs by index and by leaf hash, and consistency between
 // every pair of heads seen all check — and all of it again after a restart.
 import assert from "node:assert/strict";
-import { LogClient } from "../../api/client/mod.ts";
+import { LogClient } from "../../client/mod.ts";
 import type { TreeHead } from "../../log/mod.ts";
 import { entryLeafHash, envelopeContentId, fromHex, toHex } from "../../verify/mod.ts";
 import { ROOT, startService } from "./_service.ts";

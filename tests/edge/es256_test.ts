@@ -3,7 +3,7 @@
 // logs the malleated (r, n − s) twin and the tagged twin of a logged ES256 receipt as no second
 // entry — in the Durable Object's SQLite content index, which survives a runtime restart.
 import assert from "node:assert/strict";
-import { LogClient } from "../../api/client/mod.ts";
+import { LogClient } from "../../client/mod.ts";
 import { didKeyFromPublicKey, ed25519PublicKey, fromHex } from "../../verify/mod.ts";
 import { es256Steward, validEs256Envelope } from "../api/_fixtures.ts";
 import { malleated, resigned, retagged } from "../_twins.ts";

@@ -8,7 +8,7 @@
 // origin are masked; each side's heads are verified under the signer instead. Documented differences (docs/EDGE.md) are asserted
 // separately: the latest head's Cache-Control and SPARQL (refused at the edge).
 import assert from "node:assert/strict";
-import { LogClient } from "../../api/client/mod.ts";
+import { LogClient } from "../../client/mod.ts";
 import { badSignatureEnvelope, receiptCore, steward, validEnvelope } from "../api/_fixtures.ts";
 import { startService } from "../e2e/_service.ts";
 import { initLogPin } from "../../log/sqlite/mod.ts";

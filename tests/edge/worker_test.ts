@@ -1,10 +1,10 @@
 // The Worker build under real local workerd (issue 7 acceptance): many simultaneous submissions end
 // with dense indices and verifying proofs, identical bytes are logged once, immutable answers come
 // from the edge cache, errors are problem+json, and a restart of the runtime keeps everything
-// (Durable Object SQLite storage). Checked with the independent checking client (api/client/) and
+// (Durable Object SQLite storage). Checked with the independent checking client (client/) and
 // the log core's proof verifiers, never with the Worker's own word.
 import assert from "node:assert/strict";
-import { LogClient } from "../../api/client/mod.ts";
+import { LogClient } from "../../client/mod.ts";
 import { blake3Hasher, verifyConsistency, verifyInclusion, verifyTreeHead } from "../../log/mod.ts";
 import type { TreeHead } from "../../log/mod.ts";
 import {

@@ -1,6 +1,6 @@
 // Issue 18 acceptance for the client CLI: `head`, `prove`, `submit` and `monitor` over the API, and
 // `prove` / `monitor` from tiles and `mirror` over the static publication, each run as a real
-// subprocess (`deno run api/client/main.ts`) against every behaviour of the hostile server. Each
+// subprocess (`deno run client/main.ts`) against every behaviour of the hostile server. Each
 // ends within its deadline with its documented message and exit code (docs/CLIENTS.md: 4 for a
 // transport failure, 2 for a failed check, 3 for a monitor alarm) and its peak RSS stays under
 // 100 MB — where, before net/, an endless body grew the client past 6 GB and a silent server held it
@@ -106,7 +106,7 @@ Deno.test("clients: head, prove, submit, monitor (API and tiles), mirror against
         const r = await measure(Deno.execPath(), [
           "run",
           "-A",
-          `${ROOT}api/client/main.ts`,
+          `${ROOT}client/main.ts`,
           ...args,
         ], {
           env: { JC_CONNECT_TIMEOUT_MS: String(CONNECT_MS), JC_TIMEOUT_MS: String(TOTAL_MS) },
@@ -145,7 +145,7 @@ Deno.test("clients: the monitor reports each transport failure (never silently) 
     const r = await measure(Deno.execPath(), [
       "run",
       "-A",
-      `${ROOT}api/client/main.ts`,
+      `${ROOT}client/main.ts`,
       "monitor",
       h.base("silent"),
       "--state",

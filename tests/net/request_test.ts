@@ -135,7 +135,7 @@ Deno.test("net: readLimited returns the body iff it fits the budget, whatever th
 });
 
 Deno.test("net: the client's deadlines from the environment; a malformed value is refused", async () => {
-  const { netOptionsFromEnv } = await import("../../api/client/net_env.ts");
+  const { netOptionsFromEnv } = await import("../../client/net_env.ts");
   const env = (o: Record<string, string>) => (k: string) => o[k];
   assert.deepEqual(netOptionsFromEnv(env({})), {});
   assert.deepEqual(

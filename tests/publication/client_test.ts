@@ -7,9 +7,9 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { runClient } from "../e2e/_service.ts";
 import { c2sp } from "../../log/mod.ts";
-import { mirrorLog } from "../../api/client/mirror.ts";
-import { fsMirrorStore } from "../../api/client/mirror_fs.ts";
-import { TileClient } from "../../api/client/tiles.ts";
+import { mirrorLog } from "../../client/mirror.ts";
+import { fsMirrorStore } from "../../client/mirror_fs.ts";
+import { TileClient } from "../../client/tiles.ts";
 import { toHex } from "../../verify/mod.ts";
 import { entryOf, serveDir, STATIC_SECRET, staticLog, vkeyOf, writeFiles } from "./_static.ts";
 
@@ -100,7 +100,7 @@ Deno.test("client: prove and monitor from tiles; mirror; the mirror is a complet
       assert.deepEqual(json(pm.stdout).views, r.views);
       // verify-proof: offline (no --url, nothing served is asked).
       // The static log's entries are text, not COSE: given as {"envelope": hex}, a form every
-      // envelope reader of the client takes (api/client/envelope_file.ts).
+      // envelope reader of the client takes (client/envelope_file.ts).
       const receipt = `${tmp}/e517.json`;
       await Deno.writeTextFile(receipt, JSON.stringify({ envelope: toHex(entryOf(517)) }));
       const v = await runClient([
@@ -222,7 +222,7 @@ Deno.test("mirror: SIGKILLed at random moments and resumed equals one made in on
         args: [
           "run",
           "-A",
-          new URL("../../api/client/main.ts", import.meta.url).pathname,
+          new URL("../../client/main.ts", import.meta.url).pathname,
           "mirror",
           remote.url,
           dir,

@@ -4,7 +4,7 @@
 // http.server answers `prove` like the service, and `verify-proof` checks offline both a tlog-proof
 // of the service's route and one the client made from the mirror's tiles.
 import assert from "node:assert/strict";
-import { LogClient } from "../../api/client/mod.ts";
+import { LogClient } from "../../client/mod.ts";
 import { steward, validEnvelope } from "../api/_fixtures.ts";
 import { runClient, startService } from "../e2e/_service.ts";
 import { serveDir } from "./_static.ts";

@@ -8,7 +8,7 @@
 // shown failing against the other view or key. A missing Go or Debian package FAILS.
 import assert from "node:assert/strict";
 import { pyCheck } from "./_python.ts";
-import { LogClient } from "../../api/client/mod.ts";
+import { LogClient } from "../../client/mod.ts";
 import { steward, validEnvelope } from "../api/_fixtures.ts";
 import { startService } from "../e2e/_service.ts";
 import { runTlogcheck } from "../../conformance/go/tlogcheck.ts";

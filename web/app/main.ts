@@ -5,7 +5,7 @@
 // `&shard=sN`), `/?leaf=<hex>` (in whichever shard holds it), `/?url=<receipt URL>`;
 // `/?view=explore` is the explorer.
 /// <reference lib="dom" />
-import { envelopeFromInput } from "../../verify/cli.ts";
+import { envelopeFromInput } from "../../verify/mod.ts";
 import {
   mergeOptions,
   optionsFromConfig,

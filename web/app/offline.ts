@@ -3,7 +3,7 @@
 // inclusion of the receipt's leaf hash (in the view the checkpoint's origin names: `…/blake3` or
 // `…/sha256`, PUBLICATION.md Decision P1) under the signed root.
 /// <reference lib="dom" />
-import { envelopeFromInput } from "../../verify/cli.ts";
+import { envelopeFromInput } from "../../verify/mod.ts";
 import { verifyEnvelope } from "../../verify/mod.ts";
 import { blake3Hasher, sha256Hasher } from "../../log/mod.ts";
 import { parseTlogProof, parseVkey, verifyTlogProof } from "../../log/c2sp/mod.ts";

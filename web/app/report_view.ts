@@ -10,7 +10,7 @@ import {
   toHex,
   type VerificationReport,
 } from "../../verify/mod.ts";
-import { sha256 } from "../../verify/sha256.ts";
+import { sha256 } from "../../verify/mod.ts";
 import { type Child, el, replace } from "./dom.ts";
 import { fieldRows } from "./fields.ts";
 

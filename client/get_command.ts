@@ -6,7 +6,7 @@
 // An index at or past the signed size is a not-found (EntryNotFound, exit 1), nothing written; a
 // proof that fails is a failed check (exit 3), nothing written. The file appears whole or not at
 // all (written beside it, then renamed).
-import { entryLeafHash, toHex } from "../../verify/mod.ts";
+import { entryLeafHash, toHex } from "../verify/mod.ts";
 import { EntryNotFound, type LogClient, VerificationFailure } from "./client.ts";
 import type { TileClient } from "./tiles.ts";
 

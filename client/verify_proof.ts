@@ -4,8 +4,8 @@
 // receipt's bytes, the checkpoint must be signed by the log key for that origin (both views' vkeys
 // follow from one), witness cosignatures (cosignature/v1) are counted against a quorum, and the
 // inclusion proof must close on the signed root. Also: a tlog-proof made from verified tiles.
-import { c2sp } from "../../log/mod.ts";
-import { fromHex, toHex } from "../../verify/mod.ts";
+import { c2sp } from "../log/mod.ts";
+import { fromHex, toHex } from "../verify/mod.ts";
 import { VerificationFailure } from "./client.ts";
 import { logVkeys, type TileClient, type View, type ViewCheckpoint, VIEWS } from "./tiles.ts";
 

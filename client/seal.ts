@@ -28,8 +28,8 @@ import {
   REGISTRY,
   toHex,
   VerifyInputError,
-} from "../../verify/mod.ts";
-import type { CborMap, CborValue, VerificationReport } from "../../verify/mod.ts";
+} from "../verify/mod.ts";
+import type { CborMap, CborValue, VerificationReport } from "../verify/mod.ts";
 
 /** A signature algorithm by its COSE name. */
 export type SigningAlg = "EdDSA" | "ES256";

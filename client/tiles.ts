@@ -10,9 +10,9 @@ import {
   sha256Hasher,
   verifyConsistency,
   verifyInclusion,
-} from "../../log/mod.ts";
-import { type BodyKind, request } from "../../net/mod.ts";
-import { toHex } from "../../verify/mod.ts";
+} from "../log/mod.ts";
+import { type BodyKind, request } from "../net/mod.ts";
+import { toHex } from "../verify/mod.ts";
 import { HttpError, type NetOptions, VerificationFailure } from "./client.ts";
 
 /** The two views of the log's one entry sequence (PUBLICATION.md Decision P1). */

@@ -10,15 +10,15 @@ import {
   verifyConsistency,
   verifyInclusion,
   verifyTreeHead,
-} from "../../log/mod.ts";
-import { entryLeafHash, envelopeContentId, fromHex, toHex } from "../../verify/mod.ts";
+} from "../log/mod.ts";
+import { entryLeafHash, envelopeContentId, fromHex, toHex } from "../verify/mod.ts";
 import {
   type BodyKind,
   NetError,
   type NetResponse,
   request,
   type RequestOptions,
-} from "../../net/mod.ts";
+} from "../net/mod.ts";
 
 /** A check the client made failed: the server's answer does not prove what it claims. */
 export class VerificationFailure extends Error {

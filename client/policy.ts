@@ -3,7 +3,7 @@
 // offline `verify-proof RECEIPT PROOF --policy FILE`. A checkpoint below quorum is refused with
 // BelowQuorum: exit status 5, distinct from a failed check or an alarm (3) and a transport
 // failure (4).
-import { c2sp } from "../../log/mod.ts";
+import { c2sp } from "../log/mod.ts";
 import { VerificationFailure } from "./client.ts";
 import { readEnvelopeFile } from "./envelope_file.ts";
 import type { TileClient } from "./tiles.ts";

@@ -12,10 +12,10 @@ import {
   MAX_DIRECTORY_BYTES,
   openDirectory,
   type ShardEntry,
-} from "../../log/shards/mod.ts";
-import { c2sp } from "../../log/mod.ts";
-import { request } from "../../net/mod.ts";
-import { didKeyFromPublicKey } from "../../verify/mod.ts";
+} from "../log/shards/mod.ts";
+import { c2sp } from "../log/mod.ts";
+import { request } from "../net/mod.ts";
+import { didKeyFromPublicKey } from "../verify/mod.ts";
 import { HttpError, type NetOptions, VerificationFailure } from "./client.ts";
 import { problemOf } from "./tiles.ts";
 

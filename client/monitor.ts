@@ -4,8 +4,8 @@
 // a rollback, two roots at one size, a failed proof. Heads are remembered per *signer*, not per
 // URL, so two services answering for the same key with different trees — a split view — are
 // caught as soon as one monitor sees both. Pure: the CLI loads and saves the state.
-import type { TreeHead } from "../../log/mod.ts";
-import { isNetError } from "../../net/mod.ts";
+import type { TreeHead } from "../log/mod.ts";
+import { isNetError } from "../net/mod.ts";
 import { HttpError, LogClient, type NetOptions, VerificationFailure } from "./client.ts";
 
 /** What the monitor remembers between runs. */

@@ -8,8 +8,8 @@
 // run reads what is already there instead of fetching it (and checks it again). Bundles are the
 // same bytes under both views: the SHA-256 view reuses the BLAKE3 view's, checking them against
 // its own level-0 tiles, which binds the two views (Decision P3). Pure: storage is injected.
-import { c2sp, verifyConsistency } from "../../log/mod.ts";
-import { toHex } from "../../verify/mod.ts";
+import { c2sp, verifyConsistency } from "../log/mod.ts";
+import { toHex } from "../verify/mod.ts";
 import { VerificationFailure } from "./client.ts";
 import { type TileClient, type View, VIEW_NAMES, type ViewCheckpoint, VIEWS } from "./tiles.ts";
 

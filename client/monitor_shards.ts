@@ -7,10 +7,10 @@
 // size and roots: its checkpoints must equal them, so they never move. The state changes only when
 // the whole poll passes. A service that answers 404 to /v1/logs is a single-shard log: the caller
 // monitors it as before (unless a directory was seen there before: `directory-withdrawn`).
-import { openDirectory } from "../../log/shards/mod.ts";
-import { c2sp } from "../../log/mod.ts";
-import { isNetError } from "../../net/mod.ts";
-import { toHex } from "../../verify/mod.ts";
+import { openDirectory } from "../log/shards/mod.ts";
+import { c2sp } from "../log/mod.ts";
+import { isNetError } from "../net/mod.ts";
+import { toHex } from "../verify/mod.ts";
 import { HttpError, type NetOptions, VerificationFailure } from "./client.ts";
 import {
   checkSuccession,

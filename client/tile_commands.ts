@@ -3,9 +3,9 @@
 // checked against its signed checkpoint), `mirror` copies a log, `verify-proof` checks a
 // tlog-proof offline. main.ts parses the arguments; these return exit statuses (0 ok, 3 an alarm;
 // a failed check is thrown as VerificationFailure, which main.ts answers with 3 too).
-import { publicKeyFromDidKey, toHex } from "../../verify/mod.ts";
-import { c2sp } from "../../log/mod.ts";
-import { isNetError } from "../../net/mod.ts";
+import { publicKeyFromDidKey, toHex } from "../verify/mod.ts";
+import { c2sp } from "../log/mod.ts";
+import { isNetError } from "../net/mod.ts";
 import { EntryNotFound, HttpError, VerificationFailure } from "./client.ts";
 import { readEnvelopeFile } from "./envelope_file.ts";
 import { type FailureCount, reportFailedPoll } from "./monitor_report.ts";

@@ -6,9 +6,9 @@
 // is at that size, else the §22.2 signed head at that size). Both are signed by the log key, so a
 // BLAKE3 head that is not the tree over the entries the (witnessed) SHA-256 checkpoint commits to
 // is attributable equivocation: the alarm saves both signed statements as evidence.
-import { BatchTree } from "../../log/batch_tree.ts";
-import { blake3Hasher, c2sp, checkTreeHead, type Hasher, sha256Hasher } from "../../log/mod.ts";
-import { didKeyFromPublicKey, fromHex, toHex } from "../../verify/mod.ts";
+import { BatchTree } from "../log/mod.ts";
+import { blake3Hasher, c2sp, checkTreeHead, type Hasher, sha256Hasher } from "../log/mod.ts";
+import { didKeyFromPublicKey, fromHex, toHex } from "../verify/mod.ts";
 import { VerificationFailure } from "./client.ts";
 import { getBytes, type TileClient, type View, type ViewCheckpoint } from "./tiles.ts";
 

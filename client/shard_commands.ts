@@ -8,8 +8,8 @@ import {
   DirectoryError,
   openDirectory,
   type ShardEntry,
-} from "../../log/shards/mod.ts";
-import { c2sp } from "../../log/mod.ts";
+} from "../log/shards/mod.ts";
+import { c2sp } from "../log/mod.ts";
 import { MirrorAlarm, mirrorLog, type MirrorReport } from "./mirror.ts";
 import { fsMirrorStore } from "./mirror_fs.ts";
 import { TileClient } from "./tiles.ts";

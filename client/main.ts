@@ -9,7 +9,7 @@
 // log's tiles when it publishes them (--source auto), else through the API. 5 (--policy FILE) a
 // checkpoint below the C2SP tlog-policy quorum (docs/WITNESS.md).
 import { readEnvelopeFile } from "./envelope_file.ts";
-import { verifyEnvelope } from "../../verify/mod.ts";
+import { verifyEnvelope } from "../verify/mod.ts";
 import {
   type CommandSpec,
   flag,
@@ -19,8 +19,8 @@ import {
   runCommand,
   str,
   UsageError,
-} from "../../cli/mod.ts";
-import { isNetError } from "../../net/mod.ts";
+} from "../cli/mod.ts";
+import { isNetError } from "../net/mod.ts";
 import { EntryNotFound, HttpError, LogClient, VerificationFailure } from "./client.ts";
 import { type FailureCount, reportFailedPoll } from "./monitor_report.ts";
 import { netOptionsFromEnv } from "./net_env.ts";
