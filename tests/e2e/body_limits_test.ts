@@ -38,9 +38,26 @@ async function assertAllPresent(url: string, acks: { index: number; leaf_hash: s
   }
 }
 
+/**
+ * The service's RSS once its start-up has settled: the Workers it starts (verification,
+ * validation warmed before it answers ready) grow it for a while after the first answer, and that
+ * growth is not the abuse's. Sampled once a second until two samples are within 2 MiB (at most
+ * 60 s).
+ */
+async function settledRss(pid: number): Promise<number> {
+  let last = rssKiB(pid);
+  for (let i = 0; i < 60; i++) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const now = rssKiB(pid);
+    if (Math.abs(now - last) < 2048) return now;
+    last = now;
+  }
+  return last;
+}
+
 /** Runs `abuse` while sampling the service's RSS every 25 ms; prints and bounds the growth. */
 async function withRss<T>(pid: number, label: string, abuse: () => Promise<T>): Promise<T> {
-  const before = rssKiB(pid);
+  const before = await settledRss(pid);
   let peak = before;
   let done = false;
   const poll = (async () => {
