@@ -46,4 +46,9 @@ export {
   toTurtle,
 } from "./rdf.ts";
 export { VOCAB_INDEX_CSP, vocabularyIndexHtml } from "./html.ts";
-export { type ValidateAnswer, validateDocument, type ValidateOptions } from "./validate.ts";
+export {
+  type ValidateAnswer,
+  validateDocument,
+  type ValidateOptions,
+  warmUpValidation,
+} from "./validate.ts";
