@@ -3,6 +3,7 @@
 // (default ./data) and a log key generated on first start. SIGINT/SIGTERM shut down
 // gracefully: stop accepting, finish the requests in flight, drain the sequencer (nothing
 // accepted is dropped), close the store. Configuration: docs/CONFIG.md.
+import type { AppServices } from "./services.ts";
 import { readingLink } from "./reading_link.ts";
 import type { Log } from "../log/mod.ts";
 import { createApp, Metrics, verifierOptions } from "./mod.ts";
@@ -133,8 +134,8 @@ export async function startService(
   // SPARQL and validation off the event loop, under time limits (issue 15).
   const sparql = new EmbeddedSparqlProvider();
   const validator = config.validateWorkers > 0 ? new ValidatePool(config) : undefined;
-  const extra: Record<string, unknown> = {
-    ...witnessing.extra,
+  const services: AppServices = {
+    ...witnessing.services,
     sparql,
     shards,
     shardLogs: () => shards.listed(), // read paths over every shard (api/shard_logs.ts)
@@ -147,7 +148,7 @@ export async function startService(
     verify: pool?.verify,
     validate: validator?.validate,
     metrics,
-    extra,
+    services,
   };
   const app = createApp(deps);
   // `/shards/<id>/…` to that shard's app (the log routes only), everything else to the root's.
@@ -175,7 +176,7 @@ export async function startService(
       selfUrl: `http://${self}:${addr.port}`,
       metrics,
     });
-    extra.rdfSync = rdfSync;
+    services.rdfSync = rdfSync;
     rdfSync.start();
   }
   let stopping: Promise<void> | undefined;
