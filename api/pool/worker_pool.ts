@@ -153,9 +153,7 @@ export class WorkerPool<J, R> {
     }
     if (Number.isFinite(this.#stallMs)) {
       this.#watchdog = setInterval(this.#watch, Math.max(50, Math.min(1000, this.#stallMs / 4)));
-      // The watchdog never holds the process open. Read off globalThis: this module reaches the
-      // Worker bundle through api/mod.ts, and a Worker has no `Deno` (edge/tooling.ts refuses it).
-      (globalThis as { Deno?: typeof Deno }).Deno?.unrefTimer(this.#watchdog);
+      Deno.unrefTimer(this.#watchdog);
     }
   }
 
