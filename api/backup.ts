@@ -40,7 +40,10 @@ import {
 export interface BackupOptions {
   /** Copy the secret keys (log, shards', operator, witness); default true. */
   copyKeys?: boolean;
-  /** Copies taken before giving up while rotations keep changing `shards.json` (default 5). */
+  /**
+   * Copies taken before giving up while rotations keep changing `shards.json` (default 10; after
+   * the first, each copies only the shards not frozen before it: the active one and new ones).
+   */
   attempts?: number;
 }
 
@@ -97,13 +100,24 @@ function ownFrozenMark(store: string): string | undefined {
 const same = (a?: Uint8Array, b?: Uint8Array) =>
   a === b || (!!a && !!b && a.length === b.length && a.every((x, i) => x === b[i]));
 
-/** One copy attempt into `work`: the shards `shards.json` lists, as it lists them. */
-async function copyOnce(src: DataDirPaths, work: string, copyKeys: boolean) {
-  rmSync(work, { recursive: true, force: true });
+/** Shards frozen per a `shards.json` (their stores are final: a copy of one stays exact). */
+function frozenShards(bytes?: Uint8Array): Set<number> {
+  if (!bytes) return new Set();
+  const recs = JSON.parse(new TextDecoder().decode(bytes)).shards as ShardRecord[];
+  return new Set(recs.flatMap((r, n) => r.state === "frozen" ? [n] : []));
+}
+
+/**
+ * One copy attempt into `work`: the shards `shards.json` lists, as it lists them. The shards in
+ * `keep` were frozen per the state an earlier attempt read before copying them, so their copies
+ * are final and stay: a retry after a rotation copies only the shards that were active or new.
+ */
+async function copyOnce(src: DataDirPaths, work: string, copyKeys: boolean, keep: Set<number>) {
   mkdirSync(work, { recursive: true, mode: 0o700 });
   const to = defaultPaths(work);
   const state = readShardState(src.dataDir);
-  // the witness pin before the witness state's snapshot (in s0's folder, copied below)
+  // the witness pin (every attempt) before the witness state's snapshot (in s0's folder)
+  rmSync(witnessPinPath(to.witnessKeyFile), { force: true });
   const wPin = readIf(witnessPinPath(src.witnessKeyFile));
   if (wPin) writeFile(witnessPinPath(to.witnessKeyFile), wPin);
   const shards: {
@@ -115,18 +129,26 @@ async function copyOnce(src: DataDirPaths, work: string, copyKeys: boolean) {
     const s = shardPaths(src, n), t = shardPaths(to, n);
     mkdirSync(t.dir, { recursive: true, mode: 0o700 });
     const key = readLogKey(s.keyFile); // a backup must be restorable: no key, no backup
-    if (copyKeys) writeFile(t.keyFile, new TextEncoder().encode(toHex(key) + "\n"));
+    const kept = keep.has(n);
+    for (const f of kept ? [] : [t.keyFile, t.pinFile, t.store]) rmSync(f, { force: true });
+    if (!kept || n === 0) rmSync(t.witnessState, { force: true }); // s0's: after its pin, above
+    if (!kept && copyKeys) writeFile(t.keyFile, new TextEncoder().encode(toHex(key) + "\n"));
     // before the snapshot: the copy reaches it (in pin_dir, or where it was until the service
     // adopts it there at its next start)
-    const pin = readIf(s.pinFile) ?? (s.formerPinFile ? readIf(s.formerPinFile) : undefined);
+    const pin = kept
+      ? undefined
+      : readIf(s.pinFile) ?? (s.formerPinFile ? readIf(s.formerPinFile) : undefined);
     if (pin) writeFile(t.pinFile, pin);
-    await copySqliteFile(s.store, t.store);
-    if (existsSync(s.witnessState)) await copySqliteFile(s.witnessState, t.witnessState);
+    if (!kept) await copySqliteFile(s.store, t.store);
+    if (!existsSync(t.witnessState) && existsSync(s.witnessState)) {
+      await copySqliteFile(s.witnessState, t.witnessState);
+    }
     if (n > 0) fsyncPath(dirname(t.dir));
     shards.push({ s, t, pub: ed25519PublicKey(key) });
   }
   const after = readShardState(src.dataDir);
-  return { state, changed: !same(state.bytes, after.bytes), shards, wPin: !!wPin };
+  const changed = !same(state.bytes, after.bytes);
+  return { state, changed, shards, wPin: !!wPin, frozen: frozenShards(state.bytes) };
 }
 
 /**
@@ -150,11 +172,12 @@ export async function backupDataDir(
   const t0 = performance.now();
   let attempts = 0;
   let c;
-  for (;;) {
+  rmSync(work, { recursive: true, force: true }); // an earlier run's, cut short
+  for (let keep = new Set<number>();; keep = c.frozen) {
     attempts++;
-    c = await copyOnce(src, work, copyKeys);
+    c = await copyOnce(src, work, copyKeys, keep);
     if (!c.changed) break;
-    if (attempts >= (o.attempts ?? 5)) {
+    if (attempts >= (o.attempts ?? 10)) {
       rmSync(work, { recursive: true, force: true });
       throw new Error(`Cannot back up: shards.json changed during each of ${attempts} copies`);
     }

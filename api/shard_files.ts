@@ -170,7 +170,7 @@ export function sqliteShardFiles(
         get: (k) => (get.get(k) as { v: string } | undefined)?.v,
         async set(k, v) {
           put.run(k, v);
-          await store.probeWrite?.(); // a write made durable (the WAL's fdatasync)
+          await store.probeWrite(); // a write made durable (the WAL's fdatasync)
         },
       });
       return log;

@@ -8,7 +8,7 @@
 // which overrides the [vars] of wrangler.toml.
 import { type CommandSpec, parseOrExit } from "../cli/mod.ts";
 import { bundleWorker, repoPath } from "./tooling.ts";
-import { startEdge } from "./runtime.ts";
+import { freeLocalPort, startEdge } from "./runtime.ts";
 
 /**
  * `deno task edge`'s command line: `--help` prints this and exits 0 before anything is built or
@@ -37,13 +37,18 @@ export const WORKER_ENTRY = "api/worker.ts";
 export const WORKER_BUNDLE = "edge/dist/worker.js";
 
 /** Bundles api/worker.ts to edge/dist/worker.js (what wrangler.toml's `main` names). */
-export async function buildWorker(): Promise<{ path: string; bytes: number; ms: number }> {
+export async function buildWorker(): Promise<
+  { path: string; bytes: number; ms: number }
+> {
   await Deno.mkdir(repoPath("edge/dist"), { recursive: true });
   return await bundleWorker(WORKER_ENTRY, WORKER_BUNDLE);
 }
 
 /** The log key for a local run: JC_LOG_KEY, else the one kept in the state folder (created once). */
-export function localLogKey(stateDir: string, env = Deno.env.toObject()): Promise<string> {
+export function localLogKey(
+  stateDir: string,
+  env = Deno.env.toObject(),
+): Promise<string> {
   return localSecret(stateDir, "JC_LOG_KEY", "jc-log-key.hex", env);
 }
 
@@ -51,7 +56,10 @@ export function localLogKey(stateDir: string, env = Deno.env.toObject()): Promis
  * The operator key for a local run (signs GET /v1/logs, docs/SHARDS.md): JC_OPERATOR_KEY, else
  * the one kept in the state folder (created once).
  */
-export function localOperatorKey(stateDir: string, env = Deno.env.toObject()): Promise<string> {
+export function localOperatorKey(
+  stateDir: string,
+  env = Deno.env.toObject(),
+): Promise<string> {
   return localSecret(stateDir, "JC_OPERATOR_KEY", "jc-operator-key.hex", env);
 }
 
@@ -79,7 +87,9 @@ async function localSecret(
 }
 
 /** JC_* variables of the environment: they override wrangler.toml's vars for a local run. */
-export function varOverrides(env = Deno.env.toObject()): Record<string, string> {
+export function varOverrides(
+  env = Deno.env.toObject(),
+): Record<string, string> {
   return Object.fromEntries(
     Object.entries(env).filter(([k]) =>
       k.startsWith("JC_") && k !== "JC_LOG_KEY" && k !== "JC_OPERATOR_KEY"
@@ -96,10 +106,12 @@ if (import.meta.main) {
       `Built ${WORKER_BUNDLE} (${(b.bytes / 1024).toFixed(0)} KiB, ${b.ms.toFixed(0)} ms)`,
     );
     if (args.parsed.options["build-only"]) Deno.exit(0);
-    const port = Number(Deno.env.get("PORT") ?? "8787");
-    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    const asked = Number(Deno.env.get("PORT") ?? "8787");
+    if (!Number.isInteger(asked) || asked < 0 || asked > 65535) {
       throw new Error(`Cannot start the edge build: PORT must be an integer in [0, 65535]`);
     }
+    // PORT=0: a port free now, chosen here so that the public URL below can name it
+    const port = asked || freeLocalPort();
     const state = Deno.env.get("EDGE_STATE") ?? repoPath(".wrangler/state");
     const rt = await startEdge({
       script: WORKER_BUNDLE,
@@ -109,14 +121,16 @@ if (import.meta.main) {
       bindings: {
         // the Worker publishes IRIs under JC_PUBLIC_URL only (docs/EDGE.md): locally, the port
         // it listens on, unless the environment names another
-        ...(port > 0 ? { JC_PUBLIC_URL: `http://127.0.0.1:${port}` } : {}),
+        JC_PUBLIC_URL: `http://127.0.0.1:${port}`,
         ...varOverrides(),
         JC_LOG_KEY: await localLogKey(state),
         JC_OPERATOR_KEY: await localOperatorKey(state),
       },
       verbose: true,
     });
-    console.log(JSON.stringify({ listening: rt.url.href.replace(/\/$/, ""), state }));
+    console.log(
+      JSON.stringify({ listening: rt.url.href.replace(/\/$/, ""), state }),
+    );
     const stop = async () => {
       await rt.stop();
       Deno.exit(0);

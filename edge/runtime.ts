@@ -36,6 +36,17 @@ export interface EdgeRuntime {
 const TAIL_MAX = 16_384;
 
 /**
+ * A port free now on 127.0.0.1, for a runtime whose public URL (JC_PUBLIC_URL, required at the
+ * edge) must name its port before it starts: workerd binds it right after.
+ */
+export function freeLocalPort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+/**
  * Starts `opts.script` under local workerd and resolves once it answers HTTP. Installs the pinned
  * tooling first when missing. Throws "Cannot start the local Worker runtime: ..." with the
  * runtime's own output when it does not come up.

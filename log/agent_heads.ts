@@ -3,7 +3,7 @@
 // any log size. A store written before chain heads were kept is folded once, on the first read,
 // in chunks that yield to the event loop. Pure: storage is injected.
 import { LogStorageError } from "./errors.ts";
-import type { AgentHead, AgentLink, LogStorage } from "./storage.ts";
+import type { AgentHead, AgentHeads, AgentLink, LogStorage } from "./storage.ts";
 
 /** Reads an entry's agent link (undefined: not a chained entry). */
 export type LinkOf = (entry: Uint8Array) => AgentLink | undefined;
@@ -11,12 +11,15 @@ export type LinkOf = (entry: Uint8Array) => AgentLink | undefined;
 /** An agent's chain head from a store, folding an older store's log into them once. */
 export class AgentHeadReader {
   readonly #s: LogStorage;
+  /** The store's chain heads (its `AgentHeads` extension), undefined when it keeps none. */
+  readonly #a: AgentHeads | undefined;
   /** The log's durable size now (later appends store their own heads). */
   readonly #size: () => number;
   #ready: Promise<void> | undefined;
 
-  constructor(s: LogStorage, size: () => number) {
+  constructor(s: LogStorage, a: AgentHeads | undefined, size: () => number) {
     this.#s = s;
+    this.#a = a;
     this.#size = size;
   }
 
@@ -25,26 +28,26 @@ export class AgentHeadReader {
    * first call folds the log once with `linkOf` and stores the result.
    */
   head(did: string, linkOf?: LinkOf): Promise<AgentHead | undefined> {
-    const s = this.#s;
-    if (!s.agentHead) {
+    const a = this.#a;
+    if (!a) {
       return Promise.reject(
         new LogStorageError("storage-no-agent-heads", "Cannot read chain heads: store keeps none"),
       );
     }
     if (!this.#ready) {
-      const p = this.#ready = this.#backfill(linkOf);
+      const p = this.#ready = this.#backfill(a, linkOf);
       p.catch(() => {
         if (this.#ready === p) this.#ready = undefined; // try again next time
       });
     }
-    return this.#ready.then(() => s.agentHead!(did));
+    return this.#ready.then(() => a.agentHead(did));
   }
 
   /** Once per store written before chain heads were kept: folds the log into them. */
-  async #backfill(linkOf?: LinkOf): Promise<void> {
+  async #backfill(a: AgentHeads, linkOf?: LinkOf): Promise<void> {
     const s = this.#s;
-    if (await s.agentHeadsComplete!()) return;
-    if (!linkOf || !s.putAgentHeads) {
+    if (await a.agentHeadsComplete()) return;
+    if (!linkOf) {
       throw new LogStorageError(
         "storage-agent-heads-incomplete",
         "Cannot read chain heads: the store predates them and no backfill was given",
@@ -65,6 +68,6 @@ export class AgentHeadReader {
         slice = performance.now();
       }
     }
-    await s.putAgentHeads([...heads.values()], true);
+    await a.putAgentHeads([...heads.values()], true);
   }
 }

@@ -1,7 +1,7 @@
 // The embedded log (docs/CONTRACTS.md `Log`): the one reader (log/reader.ts) over the store and
 // the sequencer's durable head (log/store_source.ts), with appends through the sequencer
 // (log/sequencer.ts) and agents' chain heads from the store (log/agent_heads.ts). Pure.
-import type { AgentHead, AgentLink, LogStorage } from "./storage.ts";
+import type { AgentHead, AgentLink, LogStorage, StorageCapabilities } from "./storage.ts";
 import type { AppendResult, Log } from "./log.ts";
 import { LogReader } from "./reader.ts";
 import type { Sequencer } from "./sequencer.ts";
@@ -18,15 +18,16 @@ export class EmbeddedLog extends LogReader implements Log {
 
   constructor(
     s: LogStorage,
+    caps: StorageCapabilities,
     seq: Sequencer,
     nodes: StoreNodes,
     id: { publicKey: Uint8Array; logName: string },
     release?: () => void,
   ) {
-    super(new StoreSource(s, seq, nodes), id);
+    super(new StoreSource(s, caps.tileGroups, seq, nodes), id);
     this.#s = s;
     this.#seq = seq;
-    this.#agents = new AgentHeadReader(s, () => seq.served.head.size);
+    this.#agents = new AgentHeadReader(s, caps.agentHeads, () => seq.served.head.size);
     this.#release = release;
   }
 

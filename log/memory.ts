@@ -4,13 +4,17 @@
 // batch is ever visible.
 import {
   type AgentHead,
+  type AgentHeads,
   type Batch,
   checkBatchExtends,
+  type ContentIndex,
   type LogStorage,
   StorageConflictError,
   type StoredHead,
   type TreeView,
   type ViewBackfill,
+  type ViewMigration,
+  type WriteProbe,
 } from "./storage.ts";
 import { LogStorageError } from "./errors.ts";
 import { toHex } from "./crypto.ts";
@@ -18,8 +22,12 @@ import { toHex } from "./crypto.ts";
 /** What the next commits do: succeed, fail and persist, or fail and not persist. */
 export type CommitFault = "fail-and-persist" | "fail-and-not-persist";
 
-/** The memory store's contents (kept when a log over it is closed, to reopen it). */
-export interface MemoryStore extends LogStorage {
+/**
+ * The memory store's contents (kept when a log over it is closed, to reopen it), with the
+ * extensions it offers (its `capabilities()` lists them).
+ */
+export interface MemoryStore
+  extends LogStorage, ContentIndex, AgentHeads, ViewMigration, WriteProbe {
   /** Makes the next commit fail as `fault` (one-shot). */
   injectFault(fault: CommitFault): void;
   /** A function deciding each commit's fate (for random fault tests); undefined = succeed. */
@@ -89,7 +97,22 @@ export function createMemoryStore(): MemoryStore {
       const i = leaves.get(toHex(leafHash));
       return Promise.resolve(i === undefined ? [] : [i]);
     },
+    tileRange: (level, start, count, view) =>
+      Promise.resolve(
+        Array.from(
+          { length: count },
+          (_, k) => tiles.get(tileKey(view, level, start + k))?.slice(),
+        ),
+      ),
     contentIndex: (ids) => Promise.resolve(ids.map((id) => contentIds.get(toHex(id)))),
+    contentIndexReach: () => Promise.resolve("all"), // created with the index
+    backfillContentIndex: (rows) => {
+      for (const r of rows) {
+        const k = toHex(r.contentId);
+        if (!contentIds.has(k)) contentIds.set(k, r.index); // the first index wins
+      }
+      return Promise.resolve();
+    },
     commitBatch(batch: Batch) {
       commits++;
       if (store.full) {
@@ -187,6 +210,13 @@ export function createMemoryStore(): MemoryStore {
       return Promise.resolve();
     },
     close: () => Promise.resolve(),
+    // the store itself, so a copy that overrides a method (`{ ...store, ... }`) keeps these
+    capabilities: () => ({
+      contentIndex: store,
+      agentHeads: store,
+      viewMigration: store,
+      writeProbe: store,
+    }),
   };
   return store;
 }

@@ -5,7 +5,7 @@
 import { blake3Hasher } from "./hasher.ts";
 import { envelopeContentId } from "./crypto.ts";
 import { LogIntegrityError } from "./errors.ts";
-import type { LogStorage } from "./storage.ts";
+import type { ContentIndex, LogStorage, ViewMigration } from "./storage.ts";
 import { recover, type Recovered } from "./recover.ts";
 import { backfillSha256View } from "./view_backfill.ts";
 import type { LogOptions } from "./log.ts";
@@ -14,13 +14,23 @@ import type { LogOptions } from "./log.ts";
 export type Proven = Recovered & { sha256Edge: NonNullable<Recovered["sha256Edge"]> };
 
 /**
- * Proves the store (log/recover.ts); a store written before the SHA-256 view is migrated first,
- * then proved again, both views this time. Undefined: a store never written.
+ * Proves the store (log/recover.ts); a store written before the SHA-256 view is migrated first
+ * (through its `ViewMigration`), then proved again, both views this time. Undefined: a store
+ * never written.
  */
-export async function recoverMigrated(s: LogStorage, pub: Uint8Array): Promise<Proven | undefined> {
+export async function recoverMigrated(
+  s: LogStorage,
+  migration: ViewMigration | undefined,
+  pub: Uint8Array,
+): Promise<Proven | undefined> {
   let r = await recover(s, blake3Hasher, pub);
   if (r && !r.sha256Edge) {
-    await backfillSha256View(s, r.head.size);
+    if (!migration) {
+      throw new LogIntegrityError(
+        "Cannot open log: the store predates the SHA-256 view and cannot migrate it",
+      );
+    }
+    await backfillSha256View(s, migration, r.head.size);
     r = await recover(s, blake3Hasher, pub);
     if (!r?.sha256Edge) {
       throw new LogIntegrityError("Cannot open log: migrating the SHA-256 view failed");
@@ -30,18 +40,19 @@ export async function recoverMigrated(s: LogStorage, pub: Uint8Array): Promise<P
 }
 
 /**
- * Completes the content index of a store written before it existed: every stored entry's
- * identity, 1024 entries per write, before the log takes appends. Once per store; a store created
- * with the index has nothing to do.
+ * Completes the content index (`ix`, the store's `ContentIndex`) of a store written before it
+ * existed: every stored entry's identity, 1024 entries per write, before the log takes appends.
+ * Once per store; a store created with the index, or without one, has nothing to do.
  */
 export async function backfillContentIndex(
   s: LogStorage,
+  ix: ContentIndex | undefined,
   o: LogOptions,
   size: number,
 ): Promise<void> {
-  if (o.contentId === null || !s.contentIndexReach || !s.backfillContentIndex) return;
+  if (o.contentId === null || !ix) return;
   const contentId = o.contentId ?? envelopeContentId;
-  let reach = await s.contentIndexReach();
+  let reach = await ix.contentIndexReach();
   while (reach !== "all") {
     const entries = reach < size ? await s.entries(reach, 1024) : [];
     const rows: { index: number; contentId: Uint8Array }[] = [];
@@ -52,7 +63,7 @@ export async function backfillContentIndex(
     const next = entries.length === 0 || reach + entries.length >= size
       ? "all"
       : reach + entries.length;
-    await s.backfillContentIndex(rows, next);
+    await ix.backfillContentIndex(rows, next);
     reach = next;
   }
 }

@@ -44,17 +44,25 @@ export {
 } from "./errors.ts";
 export {
   type AgentHead,
+  type AgentHeads,
   type AgentLink,
   type Batch,
   checkBatchExtends,
+  type ContentIndex,
   type EntryWrite,
+  type LeafLookupMany,
   leafPrefix,
   type LogStorage,
+  type StagedCommit,
+  type StorageCapabilities,
   StorageConflictError,
   type StoredHead,
+  type TileGroups,
   TREE_VIEWS,
   type TreeView,
   type ViewBackfill,
+  type ViewMigration,
+  type WriteProbe,
 } from "./storage.ts";
 export { type CommitFault, createMemoryStore, type MemoryStore } from "./memory.ts";
 export { type Tile, TILE_HEIGHT, TILE_WIDTH } from "./tiles.ts";

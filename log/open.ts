@@ -36,8 +36,9 @@ export async function openLog(s: LogStorage, o: LogOptions): Promise<Log> {
   }
   const pub = ed25519PublicKey(o.secretKey);
   const pinned = o.pin ? await o.pin.read() : undefined;
+  const caps = s.capabilities(); // read once; the parts that use an extension get it from here
   const name = await bindLogName(s, o.logName, pub);
-  const r = await recoverMigrated(s, pub);
+  const r = await recoverMigrated(s, caps.viewMigration, pub);
   const pin = o.pin && new PinWriter(o.pin, pinned);
   if (pinned) {
     // the store reaches its pin with the same roots, or the log does not open (issue 27)
@@ -48,7 +49,7 @@ export async function openLog(s: LogStorage, o: LogOptions): Promise<Log> {
   }
   let start: SequencerStart;
   if (r) {
-    await backfillContentIndex(s, o, r.head.size);
+    await backfillContentIndex(s, caps.contentIndex, o, r.head.size);
     start = { head: r.head, edges: [r.edge, r.sha256Edge] };
   } else {
     const now = Math.floor((o.now ?? Date.now)());
@@ -64,7 +65,7 @@ export async function openLog(s: LogStorage, o: LogOptions): Promise<Log> {
     start = { head, edges: [TreeEdge.empty(h), TreeEdge.empty(sha256Hasher)] };
   }
   const nodes = new StoreNodes(s, tileCacheTiles(o));
-  const contentId = s.contentIndex && o.contentId !== null
+  const contentId = caps.contentIndex && o.contentId !== null
     ? o.contentId ?? envelopeContentId
     : undefined;
   const seq = new Sequencer(
@@ -74,10 +75,11 @@ export async function openLog(s: LogStorage, o: LogOptions): Promise<Log> {
     start,
     { name, publicKey: pub, signer: didKeyFromPublicKey(pub) },
     contentId,
+    caps,
     pin,
   );
   const release = o.pin?.close && (() => o.pin!.close!());
-  const log = new EmbeddedLog(s, seq, nodes, { publicKey: pub, logName: name }, release);
+  const log = new EmbeddedLog(s, caps, seq, nodes, { publicKey: pub, logName: name }, release);
   await pin?.advance(pinOf(start.head)); // before anything is served
   return log;
 }

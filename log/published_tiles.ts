@@ -1,7 +1,7 @@
 // C2SP tlog-tiles' height-8 tiles (256 hashes) read from the store's height-4 tiles (16 hashes,
 // log/tiles.ts): tree level 8·L is stored tile level 2·L, so published tile L/N of width W is the
 // first W hashes of stored tiles (2L, 16N), (2L, 16N + 1), ... — one range read (a full one is one
-// point read where the store keeps the 16 as one group, LogStorage.tileGroup: log/store_source.ts); no
+// point read where the store keeps the 16 as one group, TileGroups.tileGroup: log/store_source.ts); no
 // second copy of any hash on disk (docs/STORAGE.md "Publication"). A hash never changes once stored (the
 // tree only grows), so a published tile, full or partial, is immutable. Pure.
 import { HASH_SIZE } from "./hasher.ts";

@@ -24,6 +24,7 @@ import type {
   Batch,
   EntryWrite,
   LogStorage,
+  StorageCapabilities,
   StoredHead,
   TreeView,
 } from "./storage.ts";
@@ -94,6 +95,8 @@ function edgeReader(hasher: Hasher, edge: TreeEdge): TileNodeReader {
 /** The append contract's engine: batches, commits, answers (log/embedded.ts serves it). */
 export class Sequencer implements Tip {
   readonly #s: LogStorage;
+  /** The store's extensions this uses: staged commit, batched leaf lookup, content index. */
+  readonly #caps: StorageCapabilities;
   readonly #nodes: StoreNodes;
   readonly #secret: Uint8Array;
   readonly #pub: Uint8Array;
@@ -144,9 +147,11 @@ export class Sequencer implements Tip {
     start: SequencerStart,
     id: { name: string; publicKey: Uint8Array; signer: string },
     contentId: ((entry: Uint8Array) => Uint8Array | undefined) | undefined,
+    caps: StorageCapabilities,
     pin?: PinWriter,
   ) {
     this.#s = s;
+    this.#caps = caps;
     this.#nodes = nodes;
     this.#pin = pin;
     this.#name = id.name;
@@ -165,7 +170,7 @@ export class Sequencer implements Tip {
     this.#served = { head: start.head, json: this.#headJson, checkpoints: this.#checkpoints };
     this.#cpu = o.cpuClock;
     this.#contentId = contentId;
-    this.#writes = new WriteHealth(s.probeWrite?.bind(s));
+    this.#writes = new WriteHealth(caps.writeProbe);
   }
 
   get served(): Served {
@@ -393,8 +398,8 @@ export class Sequencer implements Tip {
     try {
       const pin = this.#pin;
       const signed = b.head;
-      if (this.#s.commitBatchStaged) {
-        durable = (await this.#s.commitBatchStaged(b)).durable;
+      if (this.#caps.stagedCommit) {
+        durable = (await this.#caps.stagedCommit.commitBatchStaged(b)).durable;
         // pinned once the commit is durable, before its head is served (log/pin.ts)
         if (pin) durable = durable.then(() => pin.advance(pinOf(signed)));
       } else {
@@ -550,8 +555,9 @@ export class Sequencer implements Tip {
     const s = this.#s;
     const size = this.#edges[0].size;
     const hashes = batch.map((p) => p.leafHash);
-    const cands = s.leafCandidatesMany
-      ? await s.leafCandidatesMany(hashes)
+    const many = this.#caps.leafLookupMany;
+    const cands = many
+      ? await many.leafCandidatesMany(hashes)
       : await Promise.all(hashes.map((x) => s.leafCandidates(x)));
     const out: (number | undefined)[] = new Array(batch.length);
     for (let k = 0; k < batch.length; k++) {
@@ -566,8 +572,8 @@ export class Sequencer implements Tip {
     }
     // Not stored as these bytes: is the same signed content stored (another envelope of it)?
     const ask = batch.flatMap((p, k) => out[k] === undefined && p.contentId ? [k] : []);
-    if (ask.length && s.contentIndex) {
-      const at = await s.contentIndex(ask.map((k) => batch[k].contentId!));
+    if (ask.length && this.#caps.contentIndex) {
+      const at = await this.#caps.contentIndex.contentIndex(ask.map((k) => batch[k].contentId!));
       ask.forEach((k, j) => {
         const i = at[j];
         if (i !== undefined && i < size) out[k] = i;

@@ -2,7 +2,9 @@
 // durable `commitBatch`. Nothing here is Deno-only: the SQLite file (node:sqlite), a Cloudflare
 // Durable Object's SQLite storage (`ctx.storage.sql.exec` inside `transactionSync`) and memory
 // all fit it. Methods return promises so an asynchronous store fits too; synchronous stores just
-// resolve. The shared contract tests are log/storage_contract_tests.ts.
+// resolve. A required core plus named optional extensions (`StorageCapabilities`), which a log
+// reads once when it opens (issue 22 "Narrow storage"); nothing probes a store's methods. The
+// shared contract tests are log/storage_contract_tests.ts.
 import type { Tile } from "./tiles.ts";
 
 /**
@@ -23,7 +25,7 @@ export interface StoredHead {
   /**
    * The SHA-256 view's root (RFC 6962 over the same entries) at `size`. Every head committed by
    * this schema has it; a head of a store written before the SHA-256 view existed gets it from
-   * the migration (`commitViewBackfill`), which `openLog` runs before serving.
+   * the migration (`ViewMigration.commitViewBackfill`), which `openLog` runs before serving.
    */
   sha256Root?: Uint8Array;
 }
@@ -35,7 +37,7 @@ export interface EntryWrite {
   bytes: Uint8Array;
   /**
    * The entry's content identity (32 bytes; verify/content_id.ts), when it has one: a backend with
-   * `contentIndex` stores it in a unique index beside the leaf index (docs/DECISIONS.md "One entry
+   * the `ContentIndex` extension stores it in a unique index beside the leaf index (docs/DECISIONS.md "One entry
    * per signed content").
    */
   contentId?: Uint8Array;
@@ -76,14 +78,18 @@ export interface Batch {
   agents?: AgentHead[];
 }
 
-/** One step of the SHA-256 view's migration (`LogStorage.commitViewBackfill`). */
+/** One step of the SHA-256 view's migration (`ViewMigration.commitViewBackfill`). */
 export interface ViewBackfill {
   sha256Tiles: Tile[];
   /** SHA-256 roots of existing heads, by the head's size. */
   roots: { size: number; sha256Root: Uint8Array }[];
 }
 
-/** The storage contract (docs/STORAGE.md). */
+/**
+ * The storage contract's required core (docs/STORAGE.md; issue 22 "Narrow storage"): heads,
+ * entries, tiles (point and range), leaf candidates, one commit form, the log's name, close —
+ * and `capabilities`, the optional extensions this store offers, read once when a log opens.
+ */
 export interface LogStorage {
   /** The newest head (largest size), or undefined for a store never written. */
   latestHead(): Promise<StoredHead | undefined>;
@@ -98,54 +104,21 @@ export interface LogStorage {
   /** Tile (level, index) of a view (default `blake3`): 1..16 concatenated 32-byte hashes. */
   tile(level: number, index: number, view?: TreeView): Promise<Uint8Array | undefined>;
   /**
-   * Optional: tiles (level, start) .. (level, start + count - 1) of a view in one read, `[k]` for
-   * index `start + k` (undefined where absent). The published (height-8) tile reader uses it when
-   * present: one range read instead of up to 16 point reads.
+   * Tiles (level, start) .. (level, start + count - 1) of a view in one read, `[k]` for index
+   * `start + k` (undefined where absent): the published (height-8) tile reader's one range read
+   * instead of up to 16 point reads.
    */
-  tileRange?(
+  tileRange(
     level: number,
     start: number,
     count: number,
     view?: TreeView,
   ): Promise<(Uint8Array | undefined)[]>;
   /**
-   * Optional: the 16 full tiles (level, 16·group) .. (level, 16·group + 15) of a view as one
-   * 8 KiB array — one published (height-8) tile when `level` is even — or undefined when the
-   * backend does not hold them as one (then `tile`/`tileRange` answer). A backend that stores
-   * full groups as one row (SQLite, docs/STORAGE.md "Tile groups") serves a published tile from
-   * one point read with it; the bytes are the caller's.
-   */
-  tileGroup?(level: number, group: number, view?: TreeView): Promise<Uint8Array | undefined>;
-  /**
    * Indices whose leaf hash may equal `leafHash`: must include the true one when present; may
    * include others (a backend may index a prefix). Callers confirm against the level-0 tile.
    */
   leafCandidates(leafHash: Uint8Array): Promise<number[]>;
-  /**
-   * Optional: `leafCandidates` of many leaf hashes in one call (the sequencer dedupes a whole
-   * batch with it when a backend offers it); `[k]` answers `leafHashes[k]`.
-   */
-  leafCandidatesMany?(leafHashes: Uint8Array[]): Promise<number[][]>;
-  /**
-   * Optional (every backend here has it): the stored index of each content identity, undefined
-   * when none; `[k]` answers `contentIds[k]`. A backend that has it stores `EntryWrite.contentId`
-   * in `commitBatch`, unique like the leaf index (a stored identity refuses the batch).
-   */
-  contentIndex?(contentIds: Uint8Array[]): Promise<(number | undefined)[]>;
-  /**
-   * Optional, with `contentIndex`: how many leading entries the content index covers — "all" for
-   * a store whose every entry was committed with its identity (a store created with the index);
-   * a number for a store written before it existed, until `backfillContentIndex` completes it.
-   */
-  contentIndexReach?(): Promise<number | "all">;
-  /**
-   * Optional: adds identities of entries already stored (an identity already indexed keeps its
-   * first index), then records the new reach; one atomic write.
-   */
-  backfillContentIndex?(
-    rows: { index: number; contentId: Uint8Array }[],
-    reach: number | "all",
-  ): Promise<void>;
   /**
    * Writes the batch atomically and durably: after it resolves, all of it survives a crash;
    * when it rejects, either all of it or none of it is stored (never a part). Refuses
@@ -153,38 +126,6 @@ export interface LogStorage {
    * latest head's size or whose head size does not follow from it (a second writer).
    */
   commitBatch(batch: Batch): Promise<void>;
-  /**
-   * Optional: `commitBatch` in two stages. Resolves once the batch is committed (atomic, read
-   * back by this store) with `durable`, which resolves once it, and every batch committed before
-   * it, survives power loss (and rejects, as do all later ones, if that fails). The sequencer
-   * answers a batch only after its `durable`, and meanwhile sequences and commits the next.
-   */
-  commitBatchStaged?(batch: Batch): Promise<{ durable: Promise<void> }>;
-  /**
-   * Optional: one small durable write that changes no log data, the health check's probe while
-   * commits fail (a full disk): resolves once the store accepts writes again.
-   */
-  probeWrite?(): Promise<void>;
-  /** An agent's chain head (written by `commitBatch`'s `agents`), or undefined. */
-  agentHead?(did: string): Promise<AgentHead | undefined>;
-  /**
-   * Whether the agents' chain heads cover the whole log: true for a store created with them;
-   * false for a store written before them, until `putAgentHeads(…, true)` backfills it once.
-   */
-  agentHeadsComplete?(): Promise<boolean>;
-  /**
-   * The one-time backfill's write: `heads` (per agent the larger index wins over what is stored)
-   * and, when `complete`, the mark that the heads now cover the log, atomically.
-   */
-  putAgentHeads?(heads: AgentHead[], complete: boolean): Promise<void>;
-  /**
-   * Migration of a store written before the SHA-256 view (docs/STORAGE.md "Migration"): writes
-   * SHA-256-view tiles and sets `sha256Root` of existing heads (by size), atomically per call.
-   * Idempotent (a tile rewritten with the same bytes, a root set again), so an interrupted
-   * migration is simply run again; `openLog` calls it while the latest head has no
-   * `sha256Root`. Writes nothing else.
-   */
-  commitViewBackfill(b: ViewBackfill): Promise<void>;
   /**
    * The log's name (origins `<name>/blake3`, `<name>/sha256`; PUBLICATION.md P1) bound to this
    * store, or undefined before it is bound.
@@ -198,6 +139,121 @@ export interface LogStorage {
   setLogName(name: string): Promise<void>;
   /** Releases the store. */
   close(): Promise<void>;
+  /**
+   * The optional extensions this store offers. Read once, when a log opens (log/open.ts), and
+   * handed to the parts that use them: nothing else asks a store what it can do.
+   */
+  capabilities(): StorageCapabilities;
+}
+
+/**
+ * The optional extensions of a store (each a named interface below), as discovered once. A store
+ * usually offers itself (`{ contentIndex: this }`); a wrapper offers what it forwards.
+ */
+export interface StorageCapabilities {
+  /** Full tile groups as one read (SQLite's group rows). */
+  tileGroups?: TileGroups;
+  /** Many leaf hashes' candidates in one call (the sequencer's batch dedup). */
+  leafLookupMany?: LeafLookupMany;
+  /** The content identities' unique index and its migration. */
+  contentIndex?: ContentIndex;
+  /** A commit acknowledged before it is durable, its durability a promise. */
+  stagedCommit?: StagedCommit;
+  /** A small durable write: the health check's probe while commits fail. */
+  writeProbe?: WriteProbe;
+  /** Agents' chain heads, written with the batches, and their one-time backfill. */
+  agentHeads?: AgentHeads;
+  /** The SHA-256 view's migration of a store written before it. */
+  viewMigration?: ViewMigration;
+}
+
+/** Extension: full tile groups as one read. */
+export interface TileGroups {
+  /**
+   * The 16 full tiles (level, 16·group) .. (level, 16·group + 15) of a view as one 8 KiB array —
+   * one published (height-8) tile when `level` is even — or undefined when the backend does not
+   * hold them as one (then `tile`/`tileRange` answer). A backend that stores full groups as one
+   * row (SQLite, docs/STORAGE.md "Tile groups") serves a published tile from one point read with
+   * it; the bytes are the caller's.
+   */
+  tileGroup(level: number, group: number, view?: TreeView): Promise<Uint8Array | undefined>;
+}
+
+/** Extension: batched leaf lookup. */
+export interface LeafLookupMany {
+  /** `leafCandidates` of many leaf hashes in one call; `[k]` answers `leafHashes[k]`. */
+  leafCandidatesMany(leafHashes: Uint8Array[]): Promise<number[][]>;
+}
+
+/**
+ * Extension: the content index (docs/DECISIONS.md "One entry per signed content"). A store with
+ * it stores `EntryWrite.contentId` in `commitBatch`, unique like the leaf index (a stored
+ * identity refuses the batch).
+ */
+export interface ContentIndex {
+  /** Each content identity's stored index (undefined: none); `[k]` answers `contentIds[k]`. */
+  contentIndex(contentIds: Uint8Array[]): Promise<(number | undefined)[]>;
+  /**
+   * How many leading entries the index covers — "all" for a store whose every entry was
+   * committed with its identity (a store created with the index); a number for a store written
+   * before it existed, until `backfillContentIndex` completes it.
+   */
+  contentIndexReach(): Promise<number | "all">;
+  /**
+   * Adds identities of entries already stored (an identity already indexed keeps its first
+   * index), then records the new reach; one atomic write.
+   */
+  backfillContentIndex(
+    rows: { index: number; contentId: Uint8Array }[],
+    reach: number | "all",
+  ): Promise<void>;
+}
+
+/** Extension: the commit in two stages. */
+export interface StagedCommit {
+  /**
+   * `commitBatch` in two stages. Resolves once the batch is committed (atomic, read back by this
+   * store) with `durable`, which resolves once it, and every batch committed before it, survives
+   * power loss (and rejects, as do all later ones, if that fails). The sequencer answers a batch
+   * only after its `durable`, and meanwhile sequences and commits the next.
+   */
+  commitBatchStaged(batch: Batch): Promise<{ durable: Promise<void> }>;
+}
+
+/** Extension: the write probe. */
+export interface WriteProbe {
+  /**
+   * One small durable write that changes no log data, the health check's probe while commits
+   * fail (a full disk): resolves once the store accepts writes again.
+   */
+  probeWrite(): Promise<void>;
+}
+
+/** Extension: agents' chain heads (docs/METER-READING.md, JCP §5). */
+export interface AgentHeads {
+  /** An agent's chain head (written by `commitBatch`'s `agents`), or undefined. */
+  agentHead(did: string): Promise<AgentHead | undefined>;
+  /**
+   * Whether the agents' chain heads cover the whole log: true for a store created with them;
+   * false for a store written before them, until `putAgentHeads(…, true)` backfills it once.
+   */
+  agentHeadsComplete(): Promise<boolean>;
+  /**
+   * The one-time backfill's write: `heads` (per agent the larger index wins over what is stored)
+   * and, when `complete`, the mark that the heads now cover the log, atomically.
+   */
+  putAgentHeads(heads: AgentHead[], complete: boolean): Promise<void>;
+}
+
+/** Extension: the SHA-256 view's migration (docs/STORAGE.md "Migration"). */
+export interface ViewMigration {
+  /**
+   * Writes SHA-256-view tiles and sets `sha256Root` of existing heads (by size), atomically per
+   * call. Idempotent (a tile rewritten with the same bytes, a root set again), so an interrupted
+   * migration is simply run again; `openLog` calls it while the latest head has no
+   * `sha256Root`. Writes nothing else.
+   */
+  commitViewBackfill(b: ViewBackfill): Promise<void>;
 }
 
 /** A batch that does not extend the stored log (another writer, or a stale sequencer). */

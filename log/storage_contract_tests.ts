@@ -125,10 +125,11 @@ export function runStorageContractTests(name: string, makeBackend: MakeBackend):
       const c = await s.leafCandidates(blake3Hasher.leaf(all[i]));
       assert.ok(c.includes(i), `leaf index of ${i}`);
     }
-    if (s.leafCandidatesMany) {
+    const caps = s.capabilities();
+    if (caps.leafLookupMany) {
       // The optional batch lookup answers exactly as the one-at-a-time lookup does.
       const asked = [...all, enc("never stored"), ...all.slice(0, 3)].map(blake3Hasher.leaf);
-      const many = await s.leafCandidatesMany(asked);
+      const many = await caps.leafLookupMany.leafCandidatesMany(asked);
       assert.equal(many.length, asked.length);
       for (let k = 0; k < asked.length; k++) {
         assert.deepEqual(
@@ -137,7 +138,7 @@ export function runStorageContractTests(name: string, makeBackend: MakeBackend):
           `candidates of ${k}`,
         );
       }
-      assert.deepEqual(await s.leafCandidatesMany([]), []);
+      assert.deepEqual(await caps.leafLookupMany.leafCandidatesMany([]), []);
     }
     assert.equal(await s.entry(all.length), undefined);
     assert.deepEqual((await s.entries(10, 5)).map(hex), all.slice(10, 15).map(hex));
@@ -168,31 +169,30 @@ export function runStorageContractTests(name: string, makeBackend: MakeBackend):
       }
     }
     assert.equal(hex(await s.tile(0, 0, "sha256")).length, 16 * 64);
-    if (s.tileRange) {
-      // The optional range read answers as the point reads do, absent tiles included.
-      for (const view of ["blake3", "sha256"] as const) {
-        for (const [level, start, count] of [[0, 0, 16], [0, 14, 5], [1, 0, 3], [2, 0, 1]]) {
-          const got = await s.tileRange(level, start, count, view);
-          assert.equal(got.length, count);
-          for (let k = 0; k < count; k++) {
-            assert.equal(
-              hex(got[k]),
-              hex(await s.tile(level, start + k, view)),
-              `${view} ${level}/${start + k}`,
-            );
-          }
+    // The range read answers as the point reads do, absent tiles included.
+    for (const view of ["blake3", "sha256"] as const) {
+      for (const [level, start, count] of [[0, 0, 16], [0, 14, 5], [1, 0, 3], [2, 0, 1]]) {
+        const got = await s.tileRange(level, start, count, view);
+        assert.equal(got.length, count);
+        for (let k = 0; k < count; k++) {
+          assert.equal(
+            hex(got[k]),
+            hex(await s.tile(level, start + k, view)),
+            `${view} ${level}/${start + k}`,
+          );
         }
       }
     }
-    if (s.tileGroup) {
+    const groups = caps.tileGroups;
+    if (groups) {
       // 276 leaves: tiles 0/0 .. 0/15 are full (one group), 0/16 .. 0/17 and level 1 are not.
       for (const view of ["blake3", "sha256"] as const) {
         const parts = await Promise.all(
           Array.from({ length: 16 }, (_, k) => s.tile(0, k, view)),
         );
-        assert.equal(hex(await s.tileGroup(0, 0, view)), parts.map(hex).join(""), view);
-        assert.equal(await s.tileGroup(0, 1, view), undefined);
-        assert.equal(await s.tileGroup(1, 0, view), undefined);
+        assert.equal(hex(await groups.tileGroup(0, 0, view)), parts.map(hex).join(""), view);
+        assert.equal(await groups.tileGroup(0, 1, view), undefined);
+        assert.equal(await groups.tileGroup(1, 0, view), undefined);
       }
     }
     assert.notEqual(hex(await s.tile(0, 0, "sha256")), hex(await s.tile(0, 0)));
@@ -207,14 +207,16 @@ export function runStorageContractTests(name: string, makeBackend: MakeBackend):
     const b = await nextBatch(edge, [enc("a"), enc("b"), enc("c")], 2);
     await s.commitBatch(b);
     const fake = { ...b.sha256Tiles[0], hashes: new Uint8Array(96).fill(9) };
-    await s.commitViewBackfill({
+    const m = s.capabilities().viewMigration;
+    assert.ok(m, "every backend here migrates a store written before the SHA-256 view");
+    await m.commitViewBackfill({
       sha256Tiles: [fake],
       roots: [{ size: 3, sha256Root: fake.hashes.subarray(0, 32) }],
     });
     assert.equal(hex(await s.tile(0, 0, "sha256")), hex(fake.hashes));
     assert.equal(hex((await s.latestHead())?.sha256Root), hex(fake.hashes.subarray(0, 32)));
     for (let k = 0; k < 2; k++) {
-      await s.commitViewBackfill({
+      await m.commitViewBackfill({
         sha256Tiles: b.sha256Tiles,
         roots: [{ size: 3, sha256Root: b.head.sha256Root! }],
       });
@@ -274,8 +276,9 @@ export function runStorageContractTests(name: string, makeBackend: MakeBackend):
     assert.equal(leafPrefix(forged), leafPrefix(lh));
     const c = await s.leafCandidates(forged);
     assert.ok(c.every((i) => i === 1), `candidates ${c}`);
-    if (s.leafCandidatesMany) {
-      const [m, t] = await s.leafCandidatesMany([forged, lh]);
+    const many = s.capabilities().leafLookupMany;
+    if (many) {
+      const [m, t] = await many.leafCandidatesMany([forged, lh]);
       assert.ok(m.every((i) => i === 1), `candidates ${m}`);
       assert.ok(t.includes(1));
     }
@@ -284,8 +287,9 @@ export function runStorageContractTests(name: string, makeBackend: MakeBackend):
   withStore(
     "agents' chain heads: written with their batch, larger index wins, atomic",
     async (s) => {
-      assert.ok(s.agentHead && s.agentHeadsComplete && s.putAgentHeads, "chain heads kept");
-      assert.equal(await s.agentHeadsComplete(), true, "a new store's heads are complete");
+      const agents = s.capabilities().agentHeads;
+      assert.ok(agents, "chain heads kept");
+      assert.equal(await agents.agentHeadsComplete(), true, "a new store's heads are complete");
       const edge = new Edges();
       await s.commitBatch(await nextBatch(edge, [], 1));
       const prev = (n: number) => new Uint8Array(32).fill(n);
@@ -298,15 +302,15 @@ export function runStorageContractTests(name: string, makeBackend: MakeBackend):
           { did: "did:key:zB", seq: 7, prev: prev(3), index: 1 },
         ],
       });
-      const a = await s.agentHead("did:key:zA");
+      const a = await agents.agentHead("did:key:zA");
       assert.deepEqual({ ...a, prev: hex(a?.prev) }, {
         did: "did:key:zA",
         seq: 1,
         prev: hex(prev(2)),
         index: 2,
       });
-      assert.equal((await s.agentHead("did:key:zB"))?.seq, 7);
-      assert.equal(await s.agentHead("did:key:zC"), undefined);
+      assert.equal((await agents.agentHead("did:key:zB"))?.seq, 7);
+      assert.equal(await agents.agentHead("did:key:zC"), undefined);
       // a refused batch moves no head
       const bad = await nextBatch(edge.clone(), [enc("m2")], 3);
       await assert.rejects(
@@ -317,15 +321,15 @@ export function runStorageContractTests(name: string, makeBackend: MakeBackend):
         }),
         StorageConflictError,
       );
-      assert.equal((await s.agentHead("did:key:zA"))?.seq, 1);
+      assert.equal((await agents.agentHead("did:key:zA"))?.seq, 1);
       // the backfill's write never moves a head back
-      await s.putAgentHeads([
+      await agents.putAgentHeads([
         { did: "did:key:zA", seq: 0, prev: prev(1), index: 0 },
         { did: "did:key:zC", seq: 3, prev: prev(5), index: 1 },
       ], true);
-      assert.equal((await s.agentHead("did:key:zA"))?.seq, 1);
-      assert.equal((await s.agentHead("did:key:zC"))?.seq, 3);
-      assert.equal(await s.agentHeadsComplete(), true);
+      assert.equal((await agents.agentHead("did:key:zA"))?.seq, 1);
+      assert.equal((await agents.agentHead("did:key:zC"))?.seq, 3);
+      assert.equal(await agents.agentHeadsComplete(), true);
     },
   );
   withStore("the log name is bound once; another name is refused", async (s) => {

@@ -7,7 +7,7 @@ import { blake3Hasher, HASH_SIZE } from "./hasher.ts";
 import { toHex } from "./crypto.ts";
 import { LogStorageError } from "./errors.ts";
 import type { TreeHead } from "./head.ts";
-import type { LogStorage, StoredHead, TreeView } from "./storage.ts";
+import type { LogStorage, StoredHead, TileGroups, TreeView } from "./storage.ts";
 import type { TreeEdge } from "./edge.ts";
 import { TileCache, TileNodeReader } from "./tiles.ts";
 import type { NodeReader } from "./tree.ts";
@@ -74,13 +74,16 @@ export class StoreNodes {
 /** The embedded log's `LogSource`: its store, bounded by the sequencer's durable head. */
 export class StoreSource implements LogSource {
   readonly #s: LogStorage;
+  /** The store's full tile groups as one read, when it keeps them (SQLite). */
+  readonly #groups: TileGroups | undefined;
   readonly #tip: Tip;
   readonly #nodes: StoreNodes;
   /** Full published tiles (immutable), least recently used out first. */
   readonly #published = new SlabCache(PUBLISHED_WIDTH * HASH_SIZE, PUBLISHED_CACHE_TILES);
 
-  constructor(s: LogStorage, tip: Tip, nodes: StoreNodes) {
+  constructor(s: LogStorage, groups: TileGroups | undefined, tip: Tip, nodes: StoreNodes) {
     this.#s = s;
+    this.#groups = groups;
     this.#tip = tip;
     this.#nodes = nodes;
   }
@@ -138,18 +141,17 @@ export class StoreSource implements LogSource {
   ): Promise<Uint8Array | undefined> {
     const key = `${view}/${level}/${index}`;
     const s = this.#s;
-    if (width === PUBLISHED_WIDTH) {
+    const groups = this.#groups;
+    if (width === PUBLISHED_WIDTH && groups) {
       // a store that holds the 16 stored tiles as one (SQLite): one read, no assembly
-      const whole = s.tileGroup && await s.tileGroup(LEVELS * level, index, view);
+      const whole = await groups.tileGroup(LEVELS * level, index, view);
       if (whole?.length === PUBLISHED_WIDTH * HASH_SIZE) {
         this.#published.put(key, whole);
         return whole;
       }
     }
     const bytes = await readPublishedTile(
-      s.tileRange
-        ? { range: (t, i, n) => s.tileRange!(t, i, n, view) }
-        : (t, i) => s.tile(t, i, view),
+      { range: (t, i, n) => s.tileRange(t, i, n, view) },
       level,
       index,
       width,

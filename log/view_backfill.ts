@@ -1,11 +1,11 @@
 // Migration of a store written before the SHA-256 view existed (PUBLICATION.md P1; docs/STORAGE.md
 // "Migration"): rebuilds the SHA-256 view (RFC 6962 §2.1 over the same entries) from the stored
 // entries, in order, writing its tiles and the SHA-256 root of every existing head through the
-// storage contract (`commitViewBackfill`, idempotent). The latest head's root is written last, so
+// store's `ViewMigration` extension (`commitViewBackfill`, idempotent). The latest head's root is written last, so
 // a store whose latest head has a SHA-256 root is migrated, and an interrupted run is run again
 // from the start. Pure: storage is injected.
 import { sha256Hasher } from "./hasher.ts";
-import type { LogStorage } from "./storage.ts";
+import type { LogStorage, ViewMigration } from "./storage.ts";
 import { TreeEdge } from "./edge.ts";
 import type { Tile } from "./tiles.ts";
 
@@ -16,16 +16,20 @@ const HEAD_PAGE = 1024;
 
 /**
  * Builds the SHA-256 view of the first `size` entries of `s` (the latest head's size) and stores
- * its tiles and every head's SHA-256 root. Returns the number of entries hashed.
+ * its tiles and every head's SHA-256 root through `m`. Returns the number of entries hashed.
  */
-export async function backfillSha256View(s: LogStorage, size: number): Promise<number> {
+export async function backfillSha256View(
+  s: LogStorage,
+  m: ViewMigration,
+  size: number,
+): Promise<number> {
   const h = sha256Hasher;
   const edge = TreeEdge.empty(h);
   let tiles = new Map<string, Tile>();
   let roots: { size: number; sha256Root: Uint8Array }[] = [];
   const flush = async () => {
     if (tiles.size === 0 && roots.length === 0) return;
-    await s.commitViewBackfill({ sha256Tiles: [...tiles.values()], roots });
+    await m.commitViewBackfill({ sha256Tiles: [...tiles.values()], roots });
     tiles = new Map();
     roots = [];
   };

@@ -1,8 +1,9 @@
 // Health after a failed commit (docs/OPERATIONS.md "Health"): a store that refused a commit (a
-// full disk) is `storage-write` until a commit succeeds or its write probe (`probeWrite`, at most
+// full disk) is `storage-write` until a commit succeeds or its write probe (`WriteProbe`, at most
 // one a second) is accepted again; a store refusing to publish over a head the log already signed
 // keeps its pinned-head code (issue 27: /healthz names the pin it failed). Pure.
 import { isPinnedHeadRefusal, LogStorageError } from "./errors.ts";
+import type { WriteProbe } from "./storage.ts";
 
 /** Least time between two write probes, ms. */
 const PROBE_MS = 1000;
@@ -16,12 +17,13 @@ function errorText(e: Error): string {
 
 /** The last commit's failure, until a commit or a write probe succeeds. */
 export class WriteHealth {
-  readonly #probeWrite: (() => Promise<void>) | undefined;
+  readonly #store: WriteProbe | undefined;
   #failure: Error | undefined;
   #probe: { at: number; result: Promise<void> } | undefined;
 
-  constructor(probeWrite?: () => Promise<void>) {
-    this.#probeWrite = probeWrite;
+  /** `store`: the store's write probe, when it has one. */
+  constructor(store?: WriteProbe) {
+    this.#store = store;
   }
 
   /** A commit (or its durability) failed with `e`. */
@@ -38,11 +40,11 @@ export class WriteHealth {
   async check(): Promise<void> {
     const failed = this.#failure;
     if (!failed) return;
-    const probe = this.#probeWrite;
-    if (probe) {
+    const store = this.#store;
+    if (store) {
       const now = Date.now();
       if (!this.#probe || now - this.#probe.at >= PROBE_MS) {
-        this.#probe = { at: now, result: probe() };
+        this.#probe = { at: now, result: store.probeWrite() };
         this.#probe.result.catch(() => {});
       }
       try {

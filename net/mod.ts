@@ -35,6 +35,7 @@ export {
   type ReadOptions,
 } from "./body.ts";
 export { CodedError, type ErrorKind, isNetError, type NetCode, NetError } from "./error.ts";
+export { unrefTimer } from "./timers.ts";
 export {
   BODY_LIMITS,
   type BodyKind,

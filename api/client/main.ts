@@ -371,15 +371,9 @@ const COMMANDS: Record<string, Command> = {
       }
       const file = str(p, "out");
       if (!file) throw new UsageError("--out FILE is required");
-      const shards = await allShards(shardCtxOf(p, e));
-      if (shards.length > 1) {
-        throw new UsageError(
-          `an index names an entry within one shard: give --shard (${
-            shards.map((t) => t.shard!.id).reverse().join(", ")
-          })`,
-        );
-      }
-      const t = shards[0];
+      // docs/CLIENTS.md "Shards": an index is within one shard, --shard's or else the active one
+      // (as --shard's help says, and as `prove --index` reads it).
+      const t = await targetShard(shardCtxOf(p, e));
       const flags = t.shard && !str(p, "log-key")
         ? { ...flagsOf(p), "log-key": t.shard.vkeys.blake3 }
         : flagsOf(p);

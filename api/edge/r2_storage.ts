@@ -12,16 +12,21 @@
 // What SQLite no longer holds is read back from R2's immutable full tiles and bundles.
 import {
   type AgentHead,
+  type AgentHeads,
   type Batch,
   blake3Hasher,
+  type ContentIndex,
+  type LeafLookupMany,
   LogIntegrityError,
   type LogStorage,
   LogStorageError,
   sha256Hasher,
+  type StorageCapabilities,
   type StoredHead,
   TREE_VIEWS,
   type TreeView,
   type ViewBackfill,
+  type ViewMigration,
 } from "../../log/mod.ts";
 import type { DurableLogStorage } from "../../log/durable/mod.ts";
 import {
@@ -90,8 +95,13 @@ export interface R2StorageStats {
   replays: number;
 }
 
-/** The log core's store: SQLite in the object for what changes, R2 for what is published. */
-export class R2PublishedStorage implements LogStorage {
+/**
+ * The log core's store: SQLite in the object for what changes, R2 for what is published. Its
+ * extensions: the batched leaf lookup and the content index (SQLite's window, then R2), and the
+ * object's chain heads and view migration, forwarded.
+ */
+export class R2PublishedStorage
+  implements LogStorage, LeafLookupMany, ContentIndex, AgentHeads, ViewMigration {
   readonly #hot: DurableLogStorage;
   readonly #r2: R2BucketLike;
   readonly #o: R2StorageOptions;
@@ -427,11 +437,7 @@ export class R2PublishedStorage implements LogStorage {
     count: number,
     view?: TreeView,
   ): Promise<(Uint8Array | undefined)[]> {
-    const hot = this.#hot.tileRange
-      ? await this.#hot.tileRange(level, start, count, view)
-      : await Promise.all(
-        Array.from({ length: count }, (_, k) => this.#hot.tile(level, start + k, view)),
-      );
+    const hot = await this.#hot.tileRange(level, start, count, view);
     return await Promise.all(
       hot.map((t, k) => t ?? this.#derive(level, start + k, view ?? "blake3")),
     );
@@ -459,9 +465,7 @@ export class R2PublishedStorage implements LogStorage {
 
   /** Content identities: the SQLite window first, else their write-once objects in R2. */
   async contentIndex(ids: Uint8Array[]): Promise<(number | undefined)[]> {
-    const out = this.#hot.contentIndex
-      ? await this.#hot.contentIndex(ids)
-      : ids.map(() => undefined);
+    const out = await this.#hot.contentIndex(ids);
     await limited(
       out.flatMap((v, k) => (v === undefined ? [k] : [])).map((k) => async () => {
         const b = await this.#get(contentKey(ids[k]));
@@ -471,13 +475,12 @@ export class R2PublishedStorage implements LogStorage {
     return out;
   }
   contentIndexReach(): Promise<number | "all"> {
-    return this.#hot.contentIndexReach?.() ?? Promise.resolve("all");
+    return this.#hot.contentIndexReach();
   }
   backfillContentIndex(
     rows: { index: number; contentId: Uint8Array }[],
     reach: number | "all",
   ): Promise<void> {
-    if (!this.#hot.backfillContentIndex) return Promise.resolve();
     return this.#hot.backfillContentIndex(rows, reach);
   }
 
@@ -491,13 +494,13 @@ export class R2PublishedStorage implements LogStorage {
   // Agents' chain heads (issue 16) stay in SQLite, one row per agent (bounded by the registered
   // agents, never pruned): `commitBatch` writes them with the round's rows, in one transaction.
   agentHead(did: string): Promise<AgentHead | undefined> {
-    return this.#hot.agentHead!(did);
+    return this.#hot.agentHead(did);
   }
   agentHeadsComplete(): Promise<boolean> {
-    return this.#hot.agentHeadsComplete!();
+    return this.#hot.agentHeadsComplete();
   }
   putAgentHeads(heads: AgentHead[], complete: boolean): Promise<void> {
-    return this.#hot.putAgentHeads!(heads, complete);
+    return this.#hot.putAgentHeads(heads, complete);
   }
   commitViewBackfill(b: ViewBackfill): Promise<void> {
     return this.#hot.commitViewBackfill(b);
@@ -507,6 +510,13 @@ export class R2PublishedStorage implements LogStorage {
   }
   setLogName(name: string): Promise<void> {
     return this.#hot.setLogName(name);
+  }
+  /**
+   * No tile groups (published tiles the object pruned are in R2), no staged commit (a round
+   * resolves once in R2) and no write probe.
+   */
+  capabilities(): StorageCapabilities {
+    return { leafLookupMany: this, contentIndex: this, agentHeads: this, viewMigration: this };
   }
   close(): Promise<void> {
     if (this.#cpTimer !== undefined) clearTimeout(this.#cpTimer);

@@ -22,6 +22,7 @@
 // - A Worker whose init fails: its jobs fail (WorkerStartError); the next job starts a fresh one.
 // - Metrics hooks: `onReplaced(why)` on every replacement; `starts`, `replaced`, `load`, `inFlight`.
 // Deno-only (module Workers).
+import { unrefTimer } from "../../net/mod.ts";
 import { JobLostError, JobQueueFullError, JobTimeoutError, WorkerStartError } from "./errors.ts";
 
 /** One job's outcome, as a WorkerProtocol reads it from a Worker's answer. */
@@ -153,7 +154,7 @@ export class WorkerPool<J, R> {
     }
     if (Number.isFinite(this.#stallMs)) {
       this.#watchdog = setInterval(this.#watch, Math.max(50, Math.min(1000, this.#stallMs / 4)));
-      Deno.unrefTimer(this.#watchdog);
+      unrefTimer(this.#watchdog); // portable: this module is in the Worker's bundle too
     }
   }
 

@@ -15,6 +15,7 @@ import { createWitness } from "../../log/c2sp/witness_role.ts";
 import { formatAddCheckpoint } from "../../log/c2sp/witness.ts";
 import { memoryWitnessState } from "../../log/c2sp/witness_state.ts";
 import { openSqliteWitnessState } from "../../log/sqlite/witness_state.ts";
+import { initLogPin } from "../../log/sqlite/mod.ts";
 import { consistencyProof, type NodeId, sha256Hasher, treeRoot } from "../../log/mod.ts";
 import { ed25519GenerateSecret, toHex } from "../../verify/mod.ts";
 import { startService } from "../../tests/e2e/_service.ts";
@@ -179,7 +180,8 @@ export default async () => {
   // Appends/s with two witnesses vs none.
   const aSecret = ed25519GenerateSecret();
   const keyFile = `${dir}/a-key.hex`;
-  await Deno.writeTextFile(keyFile, toHex(aSecret) + "\n");
+  // A log key is private to its owner (key-file-permissions, docs/CONFIG.md "key_file").
+  await Deno.writeTextFile(keyFile, toHex(aSecret) + "\n", { mode: 0o600 });
   // A fresh log per run with witnesses, under its own name: the same origin with another tree
   // would be a fork to the witnesses (and the collector's alarm).
   const aName = (round: number) => `bench.witness.test/a${round}`;
@@ -201,19 +203,23 @@ export default async () => {
       envelope,
       req: appendRequest(envelope),
     }));
-    const aEnv = (n: string, round: number, extra: Record<string, string>) => ({
+    // Each run is a new log under the key made above: its own signed-head pin, made explicitly
+    // (a key made beforehand with no pin is refused log-store-missing; one pin shared by the
+    // runs would hold a fresh store behind the last run's head, store-behind-signed-head).
+    const aEnv = async (n: string, round: number, extra: Record<string, string>) => ({
       DATA_DIR: `${dir}/${n}`,
       JC_KEY_FILE: keyFile,
+      JC_PIN_FILE: await initLogPin(keyFile, `${dir}/${n}.pin`),
       JC_LOG_NAME: aName(round),
       ...extra,
     });
     const runs: { none: number[]; two: number[] } = { none: [], two: [] };
     let lastHealth: unknown;
     for (let round = 0; round < 2; round++) {
-      const n = await appendsPerSecond(aEnv(`a0-${round}`, round, {}), pool);
+      const n = await appendsPerSecond(await aEnv(`a0-${round}`, round, {}), pool);
       runs.none.push(n.perS);
       const w = await appendsPerSecond(
-        aEnv(`a2-${round}`, round, { JC_WITNESSES: witnesses }),
+        await aEnv(`a2-${round}`, round, { JC_WITNESSES: witnesses }),
         pool,
       );
       runs.two.push(w.perS);

@@ -6,7 +6,15 @@
 // write is durable, so nothing is acknowledged before it would survive a restart (Decision 7).
 // An object written before the one store (its own schema, versions 1 and 2) is migrated on open
 // (log/sql/schema.ts).
-import type { Batch, LogStorage } from "../storage.ts";
+import type {
+  AgentHeads,
+  Batch,
+  ContentIndex,
+  LeafLookupMany,
+  LogStorage,
+  TileGroups,
+  ViewMigration,
+} from "../storage.ts";
 import { leafPrefix } from "../storage.ts";
 import { SqlStore } from "../sql/store.ts";
 import { SQL_SCHEMA_VERSION } from "../sql/schema.ts";
@@ -32,7 +40,8 @@ export interface DurableStorageOptions {
  * contract: a marker of how far the log is published, and pruning of what R2 now holds, so the
  * object keeps only the head, the right edge, the unpublished rounds and a dedup window.
  */
-export interface DurableLogStorage extends LogStorage {
+export interface DurableLogStorage
+  extends LogStorage, TileGroups, LeafLookupMany, ContentIndex, AgentHeads, ViewMigration {
   /** The size up to which every object is in R2 (-1 for a store never published). */
   publishedSize(): Promise<number>;
   /**

@@ -13,14 +13,20 @@
 // `leafIndexLag` entries, inside a batch's transaction (docs/STORAGE.md "Lagging leaf index").
 import {
   type AgentHead,
+  type AgentHeads,
   type Batch,
   checkBatchExtends,
+  type ContentIndex,
+  type LeafLookupMany,
   leafPrefix,
   type LogStorage,
+  type StorageCapabilities,
   StorageConflictError,
   type StoredHead,
+  type TileGroups,
   type TreeView,
   type ViewBackfill,
+  type ViewMigration,
 } from "../storage.ts";
 import { LogStorageError } from "../errors.ts";
 import type { SqlExecutor, SqlParam, SqlRow } from "./executor.ts";
@@ -60,7 +66,7 @@ export interface SqlStoreOptions {
    * caller asks R2 only when the store has no candidate).
    */
   confirmCandidates?: boolean;
-  /** Durability after each write; with it the store offers `commitBatchStaged`. */
+  /** Durability after each write; with it the store offers the staged commit (`StagedCommit`). */
   sync?: StoreSync;
   /** A faster read of a group row (node:sqlite's group reader); else a point read here. */
   tileGroup?: (level: number, group: number, view: 0 | 1) => Uint8Array | undefined;
@@ -97,10 +103,12 @@ const same = (a: Uint8Array, b: Uint8Array) => {
 const NONE = Object.freeze([]) as unknown as number[];
 
 /**
- * The log store over an executor. Methods are own properties (arrow functions), so a wrapper may
- * spread the store (`{ ...store, tile }`) as it may a plain object.
+ * The log store over an executor, with the extensions every SQL store has (and the staged commit
+ * with `sync`). Methods are own properties (arrow functions), so a wrapper may spread the store
+ * (`{ ...store, tile }`) as it may a plain object; its capabilities stay the store's own.
  */
-export class SqlStore implements LogStorage {
+export class SqlStore
+  implements LogStorage, TileGroups, LeafLookupMany, ContentIndex, AgentHeads, ViewMigration {
   protected readonly x: SqlExecutor;
   protected readonly q: Queries;
   protected readonly prefix: string;
@@ -133,14 +141,28 @@ export class SqlStore implements LogStorage {
     const t = viewTables(p);
     this.views = [new ViewTiles(x, t.blake3), new ViewTiles(x, t.sha256)];
     this.#syncTail();
-    if (o.sync) {
-      const sync = o.sync;
-      this.commitBatchStaged = async (batch) => {
-        this.#writable();
-        await this.#op("commit batch", () => this.#commit(batch));
-        return { durable: sync.durable() };
-      };
-    }
+  }
+
+  /**
+   * The extensions this store offers (a subclass adds its own): all but the write probe, and
+   * the staged commit with `sync`.
+   */
+  protected storeCapabilities(): StorageCapabilities {
+    const sync = this.#o.sync;
+    return {
+      tileGroups: this,
+      leafLookupMany: this,
+      contentIndex: this,
+      agentHeads: this,
+      viewMigration: this,
+      stagedCommit: sync && {
+        commitBatchStaged: async (batch: Batch) => {
+          this.#writable();
+          await this.#op("commit batch", () => this.#commit(batch));
+          return { durable: sync.durable() };
+        },
+      },
+    };
   }
 
   /** Runs a read or write, its failure a `LogStorageError` (`storage-fault` unless coded). */
@@ -320,8 +342,6 @@ export class SqlStore implements LogStorage {
     await this.#op("commit batch", () => this.#commit(batch));
     await this.#o.sync?.durable();
   };
-  /** Set (in the constructor) for a store with `sync`: see LogStorage.commitBatchStaged. */
-  commitBatchStaged?: (batch: Batch) => Promise<{ durable: Promise<void> }>;
 
   /** One batch in one transaction (the tail moves only once it committed). */
   #commit(batch: Batch): void {
@@ -444,6 +464,7 @@ export class SqlStore implements LogStorage {
   /** Sets a value of the store's own state in `meta`, durably. */
   writeMeta = (key: string, value: string): Promise<void> =>
     this.write(`write ${key}`, () => void this.x.run(this.q.putMeta, key, value));
+  capabilities = (): StorageCapabilities => this.storeCapabilities();
   close = (): Promise<void> => {
     if (this.#closed) return Promise.resolve();
     this.#closed = true;

@@ -2,13 +2,7 @@
 // tiles read on a second, read-only connection, many reads per read transaction.
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { viewTables } from "../sql/tiles.ts";
-
-/** Lets a timer not keep the process alive (Deno: Deno.unrefTimer; Node: Timeout.unref). */
-function unref(t: ReturnType<typeof setTimeout>): void {
-  const deno = (globalThis as { Deno?: { unrefTimer(id: number): void } }).Deno;
-  if (deno) deno.unrefTimer(Number(t));
-  else (t as unknown as { unref?: () => void }).unref?.();
-}
+import { unrefTimer as unref } from "../../net/mod.ts";
 
 /** Published-tile reads one read transaction serves at most (the snapshot's age, by count). */
 export const GROUP_READS_PER_SNAPSHOT = 256;

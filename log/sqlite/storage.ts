@@ -5,7 +5,16 @@
 // batch survives power loss; published tiles read through the group reader's shared read
 // transactions (log/sqlite/group_reader.ts). Only this file knows the store is a file.
 import { LogStorageError } from "../errors.ts";
-import type { LogStorage } from "../storage.ts";
+import type {
+  AgentHeads,
+  ContentIndex,
+  LeafLookupMany,
+  LogStorage,
+  StorageCapabilities,
+  TileGroups,
+  ViewMigration,
+  WriteProbe,
+} from "../storage.ts";
 import { LEAF_INDEX_LAG, SqlStore } from "../sql/store.ts";
 import { SQL_SCHEMA_VERSION } from "../sql/schema.ts";
 import { openSqliteExecutor, type SqliteExecutor } from "./executor.ts";
@@ -46,8 +55,16 @@ export function sqliteDamaged(e: unknown): boolean {
   return false;
 }
 
-/** The SQLite store, with the raw database for benchmarks and tests. */
-export interface SqliteStorage extends LogStorage {
+/** The SQLite store, with its extensions and the raw database for benchmarks and tests. */
+export interface SqliteStorage
+  extends
+    LogStorage,
+    TileGroups,
+    LeafLookupMany,
+    ContentIndex,
+    AgentHeads,
+    ViewMigration,
+    WriteProbe {
   readonly db: DatabaseSync;
   readonly path: string;
   /** A value of the store's own state in `meta` (log/sql/store.ts `readMeta`). */
@@ -81,6 +98,11 @@ class SqliteStore extends SqlStore implements SqliteStorage {
    * One small durable write that changes no log data (the health check's probe while commits
    * fail): 64 KiB (16 pages, more than a small batch writes), so the WAL must find room for it.
    */
+  /** The SQL store's extensions, the staged commit (its `sync`) and the write probe. */
+  protected override storeCapabilities(): StorageCapabilities {
+    return { ...super.storeCapabilities(), writeProbe: this };
+  }
+
   probeWrite = (): Promise<void> =>
     this.write("write to the store", () => {
       this.x.run(this.q.putMeta, "write_probe", String(Date.now()).padEnd(65_536, "."));

@@ -6,6 +6,7 @@
 // would see), so the run only finishes if envelopes are signed ahead while it goes on
 // (bench/suites/_pool.ts; tests/bench/pool_test.ts drives the pool against an instant service).
 import assert from "node:assert/strict";
+import { type CpuProfile, perFunction } from "../../bench/cpuprof.ts";
 
 const root = new URL("../../", import.meta.url);
 
@@ -72,8 +73,21 @@ Deno.test("bench/profile.ts: both profiles run and bench/cpuprof.ts attributes t
     assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
     const files = text.split("\n").filter((l) => l.endsWith(".cpuprofile"));
     assert.ok(files.length >= 1, text);
-    // the verify path's own functions show up in the main thread's profile
-    assert.match(text, mode === "verify" ? /verifyEnvelope report\.ts/ : /µs {2}/, text);
+    // bench/cpuprof.ts attributed the main thread's profile (the top list printed)
+    assert.match(text, /µs {2}\S/, text);
+    if (mode === "verify") {
+      // The verify path is what the main thread's profile holds: verifyEnvelope with its callees
+      // is a large share of the busy samples (40-58 % here, quiet or loaded). Its *self* time is
+      // not asserted: it depends on what V8 has inlined into it when sampled (6-12 µs per receipt
+      // on a quiet machine, below the top 25 on a loaded one, where the tiering thread lags).
+      const p = JSON.parse(await Deno.readTextFile(files[0])) as CpuProfile;
+      const self = [...perFunction(p)].filter(([k]) => k !== "(idle) ");
+      const busy = self.reduce((a, [, t]) => a + t, 0);
+      const inclusive = [...perFunction(p, true)]
+        .filter(([k]) => k.startsWith("verifyEnvelope report.ts:"))
+        .reduce((a, [, t]) => a + t, 0);
+      assert.ok(inclusive >= 0.2 * busy, `verifyEnvelope ${inclusive} of ${busy} µs busy\n${text}`);
+    }
     if (mode === "http") {
       const j = JSON.parse(text.split("\n").find((l) => l.startsWith("{"))!);
       assert.ok(j.server_cpu_us_per_append > 0, text);

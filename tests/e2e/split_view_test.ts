@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { steward, validEnvelope } from "../api/_fixtures.ts";
 import { monitoredSize, runClient, startService } from "./_service.ts";
 import { entryLeafHash, toHex } from "../../verify/mod.ts";
+import { initLogPin } from "../../log/sqlite/mod.ts";
 
 Deno.test({
   name: "e2e: client CLI; monitor CLI alarms on a split view (same key, different trees)",
@@ -14,7 +15,10 @@ Deno.test({
     const tmp = await Deno.makeTempDir({ prefix: "jc-split-" });
     const keyFile = `${tmp}/log-key.hex`;
     const a = await startService({ DATA_DIR: `${tmp}/a`, JC_KEY_FILE: keyFile });
-    const b = await startService({ DATA_DIR: `${tmp}/b`, JC_KEY_FILE: keyFile });
+    // B, a new log under A's key, with its own signed-head pin: sharing A's, each service would
+    // overwrite the other's signed heads (issue 27)
+    const pinB = await initLogPin(keyFile, `${tmp}/b-log-key.hex.pin`);
+    const b = await startService({ DATA_DIR: `${tmp}/b`, JC_KEY_FILE: keyFile, JC_PIN_FILE: pinB });
     try {
       assert.equal(a.signer, b.signer, "both services sign with the same key");
       const s = steward(5);

@@ -2,7 +2,7 @@
 // tests/edge/worker_test_entry.ts, bundled like `deno task edge:build`) under
 // local workerd with wrangler.toml's bindings, a fixed log key, rate limits off and durable state
 // in a temporary folder. One runtime per test file, reused across its steps (docs/EDGE.md).
-import { bundleWorker, type EdgeRuntime, startEdge } from "../../edge/mod.ts";
+import { bundleWorker, type EdgeRuntime, freeLocalPort, startEdge } from "../../edge/mod.ts";
 
 /** The log key every edge test runs with (hex of 32 bytes 0x2a). */
 export const TEST_LOG_KEY = "2a".repeat(32);
@@ -14,20 +14,14 @@ let bundled: Promise<string> | undefined;
 /** Bundles the test entry once per test process (into edge/dist/, kept apart from the task's). */
 export function workerBundle(): Promise<string> {
   bundled ??= (async () => {
-    await Deno.mkdir(new URL("../../edge/dist/", import.meta.url), { recursive: true });
+    await Deno.mkdir(new URL("../../edge/dist/", import.meta.url), {
+      recursive: true,
+    });
     const name = `edge/dist/worker-test-${Deno.pid}.js`;
     await bundleWorker("tests/edge/worker_test_entry.ts", name);
     return name;
   })();
   return bundled;
-}
-
-/** A port free now (the runtime binds it right after; its public URL must name it). */
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
 }
 
 /**
@@ -38,7 +32,7 @@ export async function startWorker(
   persistTo: string,
   bindings: Record<string, string> = {},
 ): Promise<EdgeRuntime> {
-  const port = freePort();
+  const port = freeLocalPort();
   return await startEdge({
     script: await workerBundle(),
     config: "wrangler.toml",
@@ -78,7 +72,9 @@ export async function hook(
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const j = await res.json();
-  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(j)}`);
+  if (res.status !== 200) {
+    throw new Error(`${path}: ${res.status} ${JSON.stringify(j)}`);
+  }
   return j;
 }
 

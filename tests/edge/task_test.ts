@@ -4,7 +4,9 @@
 import assert from "node:assert/strict";
 import { repoPath } from "../../edge/mod.ts";
 
-async function runTask(state: string): Promise<{ signer: string; operator: string; url: string }> {
+async function runTask(
+  state: string,
+): Promise<{ signer: string; operator: string; url: string }> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["task", "-q", "edge"],
     cwd: repoPath("."),
@@ -24,7 +26,9 @@ async function runTask(state: string): Promise<{ signer: string; operator: strin
   try {
     while (!buf.includes("\n")) {
       const { done, value } = await reader.read();
-      if (done) throw new Error(`Cannot start deno task edge: it exited\n${err}`);
+      if (done) {
+        throw new Error(`Cannot start deno task edge: it exited\n${err}`);
+      }
       buf += value;
     }
     const hello = JSON.parse(buf.slice(0, buf.indexOf("\n")));
@@ -32,19 +36,30 @@ async function runTask(state: string): Promise<{ signer: string; operator: strin
     const health = await fetch(hello.listening + "/healthz");
     assert.equal(health.status, 200, await health.clone().text());
     await health.body?.cancel();
+    // PORT=0 included: the task sets the Worker's public URL (JC_PUBLIC_URL) to its own address
+    const policy = await (await fetch(hello.listening + "/v1/log/policy"))
+      .text();
+    assert.ok(policy.includes(hello.listening + "/"), policy);
     const key = await (await fetch(hello.listening + "/v1/log/key")).json();
     // The operator key (docs/SHARDS.md) is generated and kept like the log key: /v1/logs signs.
     const logs = await fetch(hello.listening + "/v1/logs");
     assert.equal(logs.status, 200, await logs.clone().text());
     assert.equal((await logs.json()).operator_vkey, key.operator_vkey);
-    return { signer: key.signer, operator: key.operator_vkey as string, url: hello.listening };
+    return {
+      signer: key.signer,
+      operator: key.operator_vkey as string,
+      url: hello.listening,
+    };
   } finally {
     child.kill("SIGTERM");
     const status = await child.status;
     clearTimeout(timer);
     await reader.cancel().catch(() => {});
     await errDone.catch(() => {});
-    assert.ok(status.success || status.signal === "SIGTERM", `exit ${status.code}\n${err}`);
+    assert.ok(
+      status.success || status.signal === "SIGTERM",
+      `exit ${status.code}\n${err}`,
+    );
   }
 }
 
@@ -57,15 +72,27 @@ Deno.test({
     try {
       const first = await runTask(state);
       assert.match(first.url, /^http:\/\/127\.0\.0\.1:\d+$/);
-      const keyFile = (await Deno.readTextFile(`${state}/jc-log-key.hex`)).trim();
+      const keyFile = (await Deno.readTextFile(`${state}/jc-log-key.hex`))
+        .trim();
       assert.match(keyFile, /^[0-9a-f]{64}$/);
-      assert.equal((await Deno.stat(`${state}/jc-log-key.hex`)).mode! & 0o777, 0o600);
-      const opFile = (await Deno.readTextFile(`${state}/jc-operator-key.hex`)).trim();
+      assert.equal(
+        (await Deno.stat(`${state}/jc-log-key.hex`)).mode! & 0o777,
+        0o600,
+      );
+      const opFile = (await Deno.readTextFile(`${state}/jc-operator-key.hex`))
+        .trim();
       assert.match(opFile, /^[0-9a-f]{64}$/);
-      assert.equal((await Deno.stat(`${state}/jc-operator-key.hex`)).mode! & 0o777, 0o600);
+      assert.equal(
+        (await Deno.stat(`${state}/jc-operator-key.hex`)).mode! & 0o777,
+        0o600,
+      );
       const second = await runTask(state);
       assert.equal(second.signer, first.signer);
-      assert.equal(second.operator, first.operator, "the same operator key on restart");
+      assert.equal(
+        second.operator,
+        first.operator,
+        "the same operator key on restart",
+      );
     } finally {
       await Deno.remove(state, { recursive: true }).catch(() => {});
     }

@@ -4,10 +4,12 @@
 // head); restored (the service started on the copy) it serves the same head and appends again.
 // Also: --help prints the usage with exit 0; a destination that already holds a store is refused.
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
 import { startService } from "../e2e/_service.ts";
 import { validEnvelope } from "../api/_fixtures.ts";
 
 const ROOT = new URL("../../", import.meta.url);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function task(args: string[]) {
   const o = await new Deno.Command(Deno.execPath(), {
@@ -120,7 +122,11 @@ Deno.test("deno task backup: rotations during the copy; the copy holds exactly t
   const svc = await startService({ DATA_DIR: data, JC_BATCH_AGE_MS: "2", JC_SHARD_MAX_SIZE: "40" });
   const reports: { shards: { id: string; size: number; root: string; frozen_size: number }[] }[] =
     [];
-  let stop = false, n = 0;
+  // Writers pause once a rotation happened during a copy, until that backup ends: its next
+  // attempt then sees no rotation, so the backup converges whatever the machine's load (a
+  // rotation on every retry, as 8 writers on 40-entry shards could, would be a log filling a
+  // shard faster than one shard copies).
+  let stop = false, paused = false, n = 0;
   try {
     const active = async () => {
       const d = await (await fetch(`${svc.url}/v1/logs`)).json();
@@ -128,6 +134,10 @@ Deno.test("deno task backup: rotations during the copy; the copy holds exactly t
     };
     const writers = Array.from({ length: 8 }, async (_, w) => {
       while (!stop) {
+        if (paused) {
+          await new Promise((r) => setTimeout(r, 10));
+          continue;
+        }
         const prefix = await active();
         const r = await fetch(`${svc.url}${prefix === "/" ? "" : prefix}/v1/log/entries`, {
           method: "POST",
@@ -140,8 +150,17 @@ Deno.test("deno task backup: rotations during the copy; the copy holds exactly t
     });
     await new Promise((r) => setTimeout(r, 300));
     let attempts = 0;
+    const shardCount = async () =>
+      (await (await fetch(`${svc.url}/v1/logs`)).json()).directory.shards.length as number;
     for (let i = 0; i < 3; i++) {
-      const res = await task([data, `${tmp}/copy-${i}`]);
+      paused = false;
+      let done = false;
+      const copying = task([data, `${tmp}/copy-${i}`]).finally(() => done = true);
+      // once the copy has begun (its .partial exists), run on until the next rotation
+      while (!done && !existsSync(`${tmp}/copy-${i}.partial`)) await sleep(5);
+      for (const n0 = await shardCount(); !done && await shardCount() === n0;) await sleep(5);
+      paused = true;
+      const res = await copying;
       assert.equal(res.code, 0, res.err + res.out);
       const rep = JSON.parse(res.out);
       assert.equal(rep.ok, true);

@@ -1,4 +1,4 @@
-// The sequencer over a store with staged commits (log/storage.ts `commitBatchStaged`, the SQLite
+// The sequencer over a store with staged commits (log/storage.ts `StagedCommit`, the SQLite
 // backend's WAL fdatasync off the event loop): while batch k becomes durable, batch k+1 is
 // sequenced and committed; nothing is answered, and no head served, before its batch is durable;
 // a durability failure fails that batch and every batch committed after it.
@@ -12,14 +12,18 @@ const secretKey = new Uint8Array(32).fill(6);
 function staged() {
   const inner = createMemoryStore();
   const gates: { batch: Batch; ok: () => void; fail: (e: Error) => void }[] = [];
-  const store: LogStorage = Object.assign(Object.create(null), inner, {
+  const stagedCommit = {
     async commitBatchStaged(batch: Batch) {
       await inner.commitBatch(batch);
       const { promise, resolve, reject } = Promise.withResolvers<void>();
       gates.push({ batch, ok: resolve, fail: reject });
       return { durable: promise };
     },
-  });
+  };
+  const store: LogStorage = {
+    ...inner,
+    capabilities: () => ({ ...inner.capabilities(), stagedCommit }),
+  };
   return { store, gates };
 }
 

@@ -257,9 +257,15 @@ Deno.test("e2e: a reading refused --park-after times is parked (kept on disk, lo
   };
   try {
     await until("a parked reading", () => Promise.resolve(parkedFiles().length >= 1));
-    const prom = await Deno.readTextFile(`${tmp}/spool/meter-agent.prom`);
-    const parked = Number(/^jc_agent_readings_parked_total\{[^}]*\} (\d+)$/m.exec(prom)?.[1]);
-    assert.ok(parked >= 1, prom);
+    // Counted: the agent counts a reading once it is durably parked (moved, its folder synced),
+    // so the file shows before meter-agent.prom does (by an fsync, long on a loaded machine).
+    let prom = "";
+    const parked = async () => {
+      prom = await Deno.readTextFile(`${tmp}/spool/meter-agent.prom`).catch(() => "");
+      return Number(/^jc_agent_readings_parked_total\{[^}]*\} (\d+)$/m.exec(prom)?.[1]);
+    };
+    await until("the parked reading counted", async () => (await parked()) >= 1, 10_000)
+      .catch((e) => assert.fail(`${e.message}\n${prom}`));
     assert.equal((await (await fetch(`${url}/v1/log/tree-head`)).json()).size, 0);
     // Registered: the agent's chain (resumed after each parking) is accepted from seq 0 on.
     svc.kill("SIGTERM");

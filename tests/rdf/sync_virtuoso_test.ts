@@ -6,6 +6,7 @@
 // and a different entry at a synced index makes the sync stop with the alarm, both checkpoints
 // kept, nothing else written. JC_TEST_RDF_SYNC_N shrinks the log (default 10,000).
 import assert from "node:assert/strict";
+import { initLogPin } from "../../log/sqlite/mod.ts";
 import { startService } from "../e2e/_service.ts";
 import { joulesOf, seedLog, seedReceipt } from "./_seed.ts";
 import { startVirtuoso } from "./_virtuoso.ts";
@@ -117,6 +118,8 @@ Deno.test(`rdf:sync of ${N} receipts into Virtuoso: verified, exact, replacing, 
       async () => {
         // Log B: the same key, the same first half, then other entries (to past N).
         await Deno.copyFile(`${dirA}/log-key.hex`, `${dirB}/log-key.hex`);
+        // a key made beforehand: B is a new log under it explicitly, with its own pin
+        await initLogPin(`${dirB}/log-key.hex`);
         const half = Math.floor(N / 2);
         await seedLog(dirB, half);
         await seedLog(dirB, N + 10, { from: half, tag: "rewrite-" });

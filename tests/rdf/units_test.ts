@@ -92,3 +92,39 @@ Deno.test("OffLoopWorker: past the limit the Worker is replaced; the queue is bo
     w.close();
   }
 });
+
+Deno.test("validation Worker: first-use costs are paid before it is ready; under a limit below them each replacement still validates", async () => {
+  // 100 ms: above a warm validation of a small document (5-17 ms measured), below a fresh
+  // Worker's first one without its warm-up (200-335 ms quiet): there every replacement's first
+  // job was ended in turn, and the service never validated again (tests/rdf/hostile_test.ts).
+  const LIMIT = 100;
+  const w = new OffLoopWorker({
+    url: new URL("../../api/validate_pool_worker.ts", import.meta.url),
+    init: { maxNodes: 1e9 },
+    maxQueued: 4,
+  });
+  const small = async () => {
+    // a few tries: one past the limit ends the Worker (the next try gets a fresh one)
+    for (let i = 0; i < 5; i++) {
+      await w.ready;
+      const a = await w.run({ text: JSON.stringify({ size: 1 }), cls: "TreeHead" }, LIMIT)
+        .catch((e) => e);
+      if (!(a instanceof JobTimeoutError)) return a as { conforms: boolean };
+    }
+    assert.fail(`5 fresh Workers in turn ran past ${LIMIT} ms on a small document`);
+  };
+  try {
+    assert.equal(typeof (await small()).conforms, "boolean");
+    const big = JSON.stringify({
+      "@context": "https://jouleclaw.transaction.science/vocab/v1.jsonld",
+      "@graph": Array.from({ length: 3000 }, (_, i) => ({ "@id": `_:n${i}`, "@type": "Receipt" })),
+    });
+    const starts = w.starts;
+    const e = await w.run({ text: big }, LIMIT).then(() => undefined, (x) => x);
+    assert.ok(e instanceof JobTimeoutError && e.started, String(e));
+    assert.equal(w.starts, starts + 1, "the Worker was replaced");
+    assert.equal(typeof (await small()).conforms, "boolean", "the replacement validates");
+  } finally {
+    w.close();
+  }
+});

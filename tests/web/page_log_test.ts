@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { c2sp } from "../../log/mod.ts";
+import { initLogPin } from "../../log/sqlite/mod.ts";
 import { launchChromium, shot } from "./_browser.ts";
 import { type Service, startService } from "../e2e/_service.ts";
 import { defaultValidPositives } from "./_vectors.ts";
@@ -90,7 +91,10 @@ Deno.test("page log panel: verified, corrupted tile, split view warning, absent"
 
     // Split view: B has the same key and log name but other entries; the browser that saw A's
     // tree at size 3 is shown B's checkpoint at size 3.
-    b = await startService({ ...env, DATA_DIR: `${dir}/b` });
+    // B is a new log under A's key (made beforehand): its own signed-head pin, made explicitly;
+    // A's pin (beside the key) holds size 3 and refuses B's empty store (issue 27).
+    const pinB = await initLogPin(key, `${dir}/b-log.key.pin`);
+    b = await startService({ ...env, DATA_DIR: `${dir}/b`, JC_PIN_FILE: pinB });
     await append(b.url, r3);
     await append(b.url, r2);
     await append(b.url, r1);
