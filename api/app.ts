@@ -6,7 +6,6 @@
 // headers of every answer (api/security_headers.ts), and the one error handler deciding every
 // error's status (app.onError, as in Hono's src/hono-base.ts). Platform-neutral: the Deno entry
 // (api/main.ts) and the Worker entry (api/worker.ts) both call createApp.
-import type { Hono } from "hono";
 import type { Context } from "hono";
 import { ApiError, problemResponse, retryAfterSeconds } from "./errors.ts";
 import { withDeadline } from "./limits.ts";
@@ -55,7 +54,7 @@ function allowedMethods(routes: RouteDef[], matchers: RegExp[], path: string): s
  * const res = await app.request("/v1/log/tree-head");
  * ```
  */
-export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Hono<AppEnv> {
+export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): ServiceApp {
   const app = new ServiceApp();
   const now = deps.now ?? Date.now;
   const buckets = {

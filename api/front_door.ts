@@ -50,10 +50,23 @@ export class ServiceApp extends Hono<AppEnv> {
    */
   readonly routerFetch: AppFetch = (this as Hono<AppEnv>).fetch;
   #pipeline: AppFetch = this.routerFetch;
+  #host: readonly FrontStage[] = [];
+  #own: readonly FrontStage[] = [];
 
-  /** Puts `stages` ahead of the router (the first outermost); replaces any set before. */
+  /** The app's own stages ahead of the router (createApp: the fast lane); replaces earlier ones. */
   front(stages: readonly FrontStage[]): this {
-    this.#pipeline = composeStages(stages, this.routerFetch);
+    this.#own = stages;
+    this.#pipeline = composeStages([...this.#host, ...this.#own], this.routerFetch);
+    return this;
+  }
+
+  /**
+   * The platform entry's stages, ahead of the app's own (api/main.ts: the shard dispatch, which
+   * hands `/shards/<id>/…` to another app before this one's lanes); replaces earlier ones.
+   */
+  host(stages: readonly FrontStage[]): this {
+    this.#host = stages;
+    this.#pipeline = composeStages([...this.#host, ...this.#own], this.routerFetch);
     return this;
   }
 

@@ -16,7 +16,7 @@ import { openWitnessing, type Witnessing } from "./witnessing.ts";
 import { RdfSyncJob } from "./rdf_sync_job.ts";
 import { ShardSet } from "./shard_set.ts";
 import { openShardServing, type ShardServing } from "./shard_serve.ts";
-import { dispatchToShard, shardTarget } from "./shard_dispatch.ts";
+import { shardDispatchStage } from "./shard_dispatch.ts";
 import { defaultPublicUrl } from "./public_url.ts";
 import { type ConnServer, listenService } from "./conn_server.ts";
 import { bodyLeftUnread } from "./limits.ts";
@@ -150,16 +150,10 @@ export async function startService(
     metrics,
     services,
   };
-  const app = createApp(deps);
-  // `/shards/<id>/…` to that shard's app (the log routes only), everything else to the root's.
-  const shardApp = serving.apps(deps);
-  resolveApp((req, clientAddr) =>
-    shardTarget(req.url)
-      ? dispatchToShard(req, (id) => shardApp(id, clientAddr)).then((r) =>
-        r ?? app.fetch(req, { clientAddr })
-      )
-      : app.fetch(req, { clientAddr })
-  );
+  // `/shards/<id>/…` to that shard's app (the log routes only), everything else to the root's:
+  // the first stage of the root app's front door (api/front_door.ts).
+  const app = createApp(deps).host([shardDispatchStage(serving.apps(deps))]);
+  resolveApp((req, clientAddr) => app.fetch(req, { clientAddr }));
   // A store written before agents' chain heads were kept is folded once, in the background from
   // the start (chunked: other requests are served meanwhile; readings wait for it).
   log.agentHead?.("", readingLink).catch((e) =>

@@ -53,3 +53,16 @@ Deno.test("createApp's front door: a tile lane answer and the router's carry the
   assert.equal(a.status, b.status);
   assert.equal(await a.text(), await b.text());
 });
+
+Deno.test("the host's stages run before the app's own, whichever is set first", async () => {
+  const seen: string[] = [];
+  const tag = (name: string): FrontStage => (req, env, ctx, next) => {
+    seen.push(name);
+    return next(req, env, ctx);
+  };
+  const app = new ServiceApp();
+  app.get("/r", (c) => c.text("routed"));
+  app.front([tag("own")]).host([tag("host")]);
+  assert.equal(await (await app.request("/r")).text(), "routed");
+  assert.deepEqual(seen, ["host", "own"]);
+});
