@@ -6,32 +6,19 @@
 // headers of every answer (api/security_headers.ts), and the one error handler deciding every
 // error's status (app.onError, as in Hono's src/hono-base.ts). Platform-neutral: the Deno entry
 // (api/main.ts) and the Worker entry (api/worker.ts) both call createApp.
-import { Hono } from "hono";
 import type { Context } from "hono";
 import { ApiError, problemResponse, retryAfterSeconds } from "./errors.ts";
-import { API_DOC_LINK } from "./hydra.ts";
 import { withDeadline } from "./limits.ts";
 import { TokenBuckets } from "./rate_limit.ts";
-import type { AppDeps, AppEnv, FastAnswer, RateClass, RouteDef } from "./route.ts";
+import type { AppDeps, AppEnv, RateClass, RouteDef } from "./route.ts";
 import { pathRegExp } from "./route.ts";
 import { rawPath } from "./raw_path.ts";
 import { badHost, validHost } from "./public_url.ts";
-import { NOSNIFF, secureHeaders } from "./security_headers.ts";
+import { secureHeaders } from "./security_headers.ts";
 import { refuseUnknownQuery } from "./params.ts";
 import { allRoutes } from "./routes.ts";
-
-/** Headers a cross-origin script may read from our answers. */
-const EXPOSED = "Link, Location, Retry-After, Content-Type";
-/** API.md: every response carries the ApiDocumentation link. */
-const LINK: [string, string] = ["link", API_DOC_LINK];
-/** What a public (CORS) route's answers carry. */
-const CORS: [string, string][] = [
-  ["access-control-allow-origin", "*"],
-  ["access-control-expose-headers", EXPOSED],
-];
-/** What a fast lane adds to its answer's own headers, built once (no per-request strings). */
-const LANE_TAIL: [string, string][] = [LINK, NOSNIFF];
-const LANE_TAIL_CORS: [string, string][] = [LINK, NOSNIFF, ...CORS];
+import { CORS, LINK, ServiceApp } from "./front_door.ts";
+import { fastLaneStage } from "./fast_lane.ts";
 
 /**
  * RFC 3986 §2.3, §6.2.2.2: a percent-encoded unreserved character (ALPHA, DIGIT, - . _ ~) names
@@ -67,8 +54,8 @@ function allowedMethods(routes: RouteDef[], matchers: RegExp[], path: string): s
  * const res = await app.request("/v1/log/tree-head");
  * ```
  */
-export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): ServiceApp {
+  const app = new ServiceApp();
   const now = deps.now ?? Date.now;
   const buckets = {
     read: new TokenBuckets(deps.config.rate.read),
@@ -167,55 +154,12 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Hono
     });
   }
 
-  // Fast lanes (RouteDef.fast; docs/PERFORMANCE.md "Serving tiles"): a hot GET answered before
-  // the router under the same rate limit, CORS, Link header and metrics; anything but its 200 (a
-  // refusal, a fault) is left to the router, which answers it as it answers every request. Not
-  // with a custom clientKey (that reads the router's context).
+  // Fast lanes (RouteDef.fast; docs/PERFORMANCE.md "Serving tiles"), ahead of the router in
+  // the front door (api/front_door.ts). Not with a custom clientKey (that reads the router's
+  // context).
   const lanes = routes.filter((r) => r.method === "GET" && r.fast);
   if (lanes.length > 0 && deps.clientKey === undefined) {
-    const routerFetch = app.fetch;
-    type Ctx = Parameters<typeof routerFetch>[2];
-    const lane = async (
-      r: RouteDef,
-      req: Request,
-      path: string,
-      env: AppEnv["Bindings"] | undefined,
-      ctx: Ctx,
-    ): Promise<Response> => {
-      const rateClass = r.rate ?? "read";
-      const key = String(env?.clientAddr ?? "unknown");
-      if (rateClass !== "none" && !buckets[rateClass].take(key, now()).ok) {
-        return await routerFetch(req, env, ctx); // the router refuses it (429) and counts it
-      }
-      let a: FastAnswer | undefined;
-      try {
-        a = await r.fast!.answer(deps, path);
-      } catch {
-        a = undefined; // a fault: the router answers it (and logs it) as any other
-      }
-      if (a === undefined) {
-        admitted.add(req);
-        return await routerFetch(req, env, ctx);
-      }
-      countStatus(200);
-      const headers = [...a.headers, ...(r.cors ? LANE_TAIL_CORS : LANE_TAIL)];
-      return new Response(a.body as Uint8Array<ArrayBuffer>, { status: 200, headers });
-    };
-    app.fetch = (req, env, ctx) => {
-      // a request with a query goes to the router, which checks it (no lane takes one)
-      if (req.method === "GET" && !req.url.includes("?")) {
-        // a malformed Host: the router refuses it (400), as it refuses it on every route
-        const host = req.headers.get("host");
-        if (host !== null && !validHost(host)) return routerFetch(req, env, ctx);
-        const path = rawPath(req.url);
-        for (const r of lanes) {
-          if (path.startsWith(r.fast!.prefix)) {
-            return lane(r, req, path, env as AppEnv["Bindings"] | undefined, ctx);
-          }
-        }
-      }
-      return routerFetch(req, env, ctx);
-    };
+    app.front([fastLaneStage({ lanes, deps, buckets, now, admitted, countStatus })]);
   }
 
   app.notFound((c) => {

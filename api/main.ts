@@ -3,6 +3,7 @@
 // (default ./data) and a log key generated on first start. SIGINT/SIGTERM shut down
 // gracefully: stop accepting, finish the requests in flight, drain the sequencer (nothing
 // accepted is dropped), close the store. Configuration: docs/CONFIG.md.
+import type { AppServices } from "./services.ts";
 import { readingLink } from "./reading_link.ts";
 import type { Log } from "../log/mod.ts";
 import { createApp, Metrics, verifierOptions } from "./mod.ts";
@@ -15,7 +16,7 @@ import { openWitnessing, type Witnessing } from "./witnessing.ts";
 import { RdfSyncJob } from "./rdf_sync_job.ts";
 import { ShardSet } from "./shard_set.ts";
 import { openShardServing, type ShardServing } from "./shard_serve.ts";
-import { dispatchToShard, shardTarget } from "./shard_dispatch.ts";
+import { shardDispatchStage } from "./shard_dispatch.ts";
 import { defaultPublicUrl } from "./public_url.ts";
 import { type ConnServer, listenService } from "./conn_server.ts";
 import { bodyLeftUnread } from "./limits.ts";
@@ -133,8 +134,8 @@ export async function startService(
   // SPARQL and validation off the event loop, under time limits (issue 15).
   const sparql = new EmbeddedSparqlProvider();
   const validator = config.validateWorkers > 0 ? new ValidatePool(config) : undefined;
-  const extra: Record<string, unknown> = {
-    ...witnessing.extra,
+  const services: AppServices = {
+    ...witnessing.services,
     sparql,
     shards,
     shardLogs: () => shards.listed(), // read paths over every shard (api/shard_logs.ts)
@@ -147,18 +148,12 @@ export async function startService(
     verify: pool?.verify,
     validate: validator?.validate,
     metrics,
-    extra,
+    services,
   };
-  const app = createApp(deps);
-  // `/shards/<id>/…` to that shard's app (the log routes only), everything else to the root's.
-  const shardApp = serving.apps(deps);
-  resolveApp((req, clientAddr) =>
-    shardTarget(req.url)
-      ? dispatchToShard(req, (id) => shardApp(id, clientAddr)).then((r) =>
-        r ?? app.fetch(req, { clientAddr })
-      )
-      : app.fetch(req, { clientAddr })
-  );
+  // `/shards/<id>/…` to that shard's app (the log routes only), everything else to the root's:
+  // the first stage of the root app's front door (api/front_door.ts).
+  const app = createApp(deps).host([shardDispatchStage(serving.apps(deps))]);
+  resolveApp((req, clientAddr) => app.fetch(req, { clientAddr }));
   // A store written before agents' chain heads were kept is folded once, in the background from
   // the start (chunked: other requests are served meanwhile; readings wait for it).
   log.agentHead?.("", readingLink).catch((e) =>
@@ -175,7 +170,7 @@ export async function startService(
       selfUrl: `http://${self}:${addr.port}`,
       metrics,
     });
-    extra.rdfSync = rdfSync;
+    services.rdfSync = rdfSync;
     rdfSync.start();
   }
   let stopping: Promise<void> | undefined;

@@ -64,7 +64,7 @@ export function defaultPublicUrl(host: string, port: number): string {
 /** What a handler knows that decides its public base (AppDeps' slice). */
 export interface PublicBaseDeps {
   config: { publicUrl?: string; host: string; port: number };
-  extra?: Record<string, unknown>;
+  services?: { shardPrefix?: string };
 }
 
 /**
@@ -73,8 +73,8 @@ export interface PublicBaseDeps {
  */
 export function publicBase(deps: PublicBaseDeps): string {
   const root = publicRoot(deps);
-  const prefix = deps.extra?.shardPrefix;
-  return typeof prefix === "string" && prefix !== "/" ? root + prefix : root;
+  const prefix = deps.services?.shardPrefix;
+  return prefix !== undefined && prefix !== "/" ? root + prefix : root;
 }
 
 /** The service root's public URL (no shard prefix): what `/`, the API documents and SPARQL use. */

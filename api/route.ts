@@ -2,6 +2,7 @@
 // (JouleClaw SPEC §14). The app (api/app.ts) and the ApiDocumentation (api/hydra.ts) are both
 // built from the same rows, so a route cannot exist undocumented or be documented without
 // existing. Platform-neutral: no Deno.* or node:* here.
+import type { AppServices } from "./services.ts";
 import type { Context } from "hono";
 import type { Log } from "../log/mod.ts";
 import type { VerificationReport, VerifierOptions } from "../verify/mod.ts";
@@ -69,8 +70,8 @@ export interface AppDeps {
   now?: () => number;
   /** Identifies the client for rate limiting; defaults to the `clientAddr` binding. */
   clientKey?: (c: Context<AppEnv>) => string;
-  /** Other folders' dependencies (RDF store, agent registry, ...), by name. */
-  extra?: Record<string, unknown>;
+  /** The optional services the platform entry provides (api/services.ts), each typed. */
+  services?: AppServices;
 }
 
 /** Hono environment of the app: bindings from the platform entry, variables per request. */

@@ -5,6 +5,7 @@
 // Platform-neutral.
 import { pathStart } from "./raw_path.ts";
 import { validHost } from "./public_url.ts";
+import type { FrontStage } from "./front_door.ts";
 
 /** The shard a request URL addresses and the path below its prefix (with the query), if any. */
 export function shardTarget(url: string): { id: string; path: string; at: number } | undefined {
@@ -38,4 +39,24 @@ export async function dispatchToShard(
   const headers = new Headers(res.headers);
   headers.set("location", `/shards/${t.id}${loc}`);
   return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+}
+
+/**
+ * The shard dispatch as a front stage (api/front_door.ts), ahead of the service's own app:
+ * `appOf(id, clientAddr)` is shard `id`'s app for that client; anything it does not take, the
+ * service's app answers.
+ */
+export function shardDispatchStage(
+  appOf: (
+    id: string,
+    clientAddr: string,
+  ) => ((req: Request) => Response | Promise<Response>) | undefined,
+): FrontStage {
+  return (req, env, ctx, next) => {
+    if (!shardTarget(req.url)) return next(req, env, ctx);
+    const clientAddr = String(env?.clientAddr ?? "unknown");
+    return dispatchToShard(req, (id) => appOf(id, clientAddr)).then((r) =>
+      r ?? next(req, env, ctx)
+    );
+  };
 }

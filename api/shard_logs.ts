@@ -1,7 +1,7 @@
 // Every listed shard's log, for the read paths that cover the whole service (docs/SHARDS.md
 // "Service-level routes follow the directory"): the default witness policy (one `log` line per
 // shard), `/healthz` and `/metrics` (every shard's size), SPARQL (one store over every shard,
-// graph IRIs shard-qualified). The deployment puts a `ShardLogs` in `deps.extra.shardLogs` (the
+// graph IRIs shard-qualified). The deployment puts a `ShardLogs` in `deps.services.shardLogs` (the
 // embedded ShardSet, the Worker's directory state); without one the service is its one log.
 // Platform-neutral.
 import type { Log } from "../log/mod.ts";
@@ -19,12 +19,12 @@ export type ShardLogs = () => Promise<ListedShard[]>;
 /** What a handler knows (AppDeps' slice). */
 export interface ShardLogsDeps {
   log: Log;
-  extra?: Record<string, unknown>;
+  services?: { shardLogs?: ShardLogs };
 }
 
 /** The listed shards of the app's service (one, `s0` at `/`, on a service without shards). */
 export function listedShards(deps: ShardLogsDeps): Promise<ListedShard[]> {
-  const f = deps.extra?.shardLogs as ShardLogs | undefined;
+  const f = deps.services?.shardLogs;
   return f ? f() : Promise.resolve([{ id: "s0", prefix: "/", log: deps.log }]);
 }
 

@@ -4,6 +4,7 @@
 // shard after the first (its own state in its folder: a frozen shard's final checkpoint is offered
 // until the witnesses cosigned it, like any other), and one app per shard serving only the log
 // routes below the shard's prefix.
+import type { AppServices } from "./services.ts";
 import type { Hono } from "hono";
 import { join } from "node:path";
 import { ed25519GenerateSecret } from "../verify/mod.ts";
@@ -116,13 +117,13 @@ export async function openShardServing(
         let app = built.get(h);
         if (!app) {
           const w = collectors.get(h);
-          const extra = {
+          const services: AppServices = {
             shards,
             shardLogs: () => shards.listed(),
             shardPrefix: h.prefix,
             ...(w ? { collector: w.c } : {}),
           };
-          app = createApp({ ...root, log: h.gate.log, extra }, routes);
+          app = createApp({ ...root, log: h.gate.log, services }, routes);
           built.set(h, app);
         }
         const a = app;

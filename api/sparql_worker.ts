@@ -368,7 +368,7 @@ export interface SparqlOpen {
 }
 
 /**
- * The provider api/main.ts passes as `deps.extra.sparql`: one EmbeddedSparql per log, opened on
+ * The provider api/main.ts passes as `deps.services.sparql`: one EmbeddedSparql per log, opened on
  * first use (graph IRIs are entry URLs under the public URL, api/public_url.ts — never a
  * request's Host), closed with the service.
  */

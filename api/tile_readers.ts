@@ -80,10 +80,10 @@ export async function headReader(log: LogReads, size: number): Promise<TileHashR
 export async function latestCheckpoint(
   log: LogReads,
   view: TreeView,
-  extra?: Record<string, unknown>,
+  services?: Parameters<typeof checkpointToServe>[0],
 ): Promise<{ note: string; size: number; reader: TileHashReader }> {
   // docs/WITNESS.md: with witnesses configured, the newest cosigned SHA-256 checkpoint.
-  const note = await checkpointToServe(extra, view, await log.checkpoint(view));
+  const note = await checkpointToServe(services, view, await log.checkpoint(view));
   const c = parseCheckpoint(parseNote(note).text);
   return { note, size: c.size, reader: tileReader(log, view, c.size, c.root) };
 }

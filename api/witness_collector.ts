@@ -344,10 +344,10 @@ export interface CosignedCheckpoints {
  * the latest as it is.
  */
 export async function checkpointToServe(
-  extra: Record<string, unknown> | undefined,
+  services: { collector?: CosignedCheckpoints } | undefined,
   view: string,
   latest: string,
 ): Promise<string> {
-  const collector = extra?.collector as CosignedCheckpoints | undefined;
+  const collector = services?.collector;
   return view === "sha256" && collector ? await collector.served(latest) : latest;
 }

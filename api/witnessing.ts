@@ -3,6 +3,7 @@
 // against the pin beside the key before it may cosign: api/witness_start.ts; memory with
 // JC_STORE=memory), and the collector of cosignatures for our own SHA-256 checkpoints from
 // `config.witnesses`.
+import type { AppServices } from "./services.ts";
 import { createWitness } from "../log/c2sp/mod.ts";
 import { memoryWitnessState, type WitnessStateStore } from "../log/c2sp/mod.ts";
 import type { Log } from "../log/mod.ts";
@@ -19,8 +20,8 @@ export { sha256Source };
 
 /** What api/main.ts runs for witnessing. */
 export interface Witnessing {
-  /** For `AppDeps.extra`: `witness` (the role) and `collector`, when configured. */
-  extra: Record<string, unknown>;
+  /** For `AppDeps.services`: `witness` (the role) and `collector`, when configured. */
+  services: Pick<AppServices, "witness" | "collector">;
   close(): Promise<void>;
 }
 
@@ -65,7 +66,7 @@ export async function openWitnessing(
     })
     : undefined;
   const state: WitnessStateStore = id?.raw ?? openState?.() ?? memoryWitnessState();
-  const extra: Record<string, unknown> = {};
+  const services: Pick<AppServices, "witness" | "collector"> = {};
   let collector: WitnessCollector | undefined;
   const close = async () => {
     await collector?.stop();
@@ -74,7 +75,7 @@ export async function openWitnessing(
   };
   try {
     if (role && id) {
-      extra.witness = createWitness({
+      services.witness = createWitness({
         name: role.name || defaultWitnessName(log.logName()),
         secret: id.secret,
         logs: role.logs,
@@ -97,9 +98,9 @@ export async function openWitnessing(
         metrics,
       });
       collector.start();
-      extra.collector = collector;
+      services.collector = collector;
     }
-    return { extra, close };
+    return { services, close };
   } catch (e) {
     await close();
     if (e instanceof ConfigError || e instanceof WitnessStartError) throw e;

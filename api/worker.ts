@@ -12,7 +12,6 @@ import {
   problemResponse,
   verifierOptions,
 } from "./mod.ts";
-import { readTextLimited } from "./limits.ts";
 import type { AppEnv } from "./mod.ts";
 import {
   type EdgeCache,
@@ -23,7 +22,6 @@ import {
   logKeyFromEnv,
   type Outcome,
   serveCached,
-  unwrap,
 } from "./edge/mod.ts";
 import {
   type EdgeFaults,
@@ -61,7 +59,7 @@ interface Namespace<T> {
   get(id: unknown): T;
 }
 
-interface BatcherStub {
+export interface BatcherStub {
   append(entry: Uint8Array, link?: AgentLink, shard?: number): Promise<Outcome<AppendResult>>;
   injectFaults(f: EdgeFaults): Promise<Outcome<void>>;
   stats(): Promise<Outcome<{ forwards: number; forwarded: number }>>;
@@ -81,7 +79,8 @@ interface ExecutionContext {
   waitUntil(p: Promise<unknown>): void;
 }
 
-interface Built {
+/** What one isolate builds from its bindings (once; kept while the isolate lives). */
+export interface Built {
   app: Hono<AppEnv>;
   settings: EdgeSettings;
   log: R2Log;
@@ -193,7 +192,7 @@ function build(env: WorkerEnv): Built {
           config,
           verifier: verifierOptions(config),
           metrics,
-          extra: {
+          services: {
             operatorVkey: shards!.operatorVkey(),
             shardLogs: listed,
             // its published URLs (policy, entry IRIs) are below its prefix (docs/SHARDS.md)
@@ -218,7 +217,7 @@ function build(env: WorkerEnv): Built {
     metrics,
     // SPARQL is refused at the edge (501 sparql-unavailable, docs/EDGE.md): its in-memory store
     // holds the whole log's RDF, which neither fits a Worker's 128 MB nor can be kept per isolate.
-    extra: {
+    services: {
       sparql: null,
       witness: edgeWitness(env, config, log, () => ns.get(id)),
       ...(config.witnesses.length ? { collector: rpcCollector(() => ns.get(id)) } : {}),
@@ -251,53 +250,6 @@ function edgeWitness(
   });
 }
 
-/**
- * Test-only routes (JC_EDGE_TEST_HOOKS=on, docs/EDGE.md "Faults"): stats of the objects and the
- * isolate, fault injection, a forced checkpoint. Undefined: not a hook path (or hooks off).
- */
-async function testHook(req: Request, b: Built): Promise<Response | undefined> {
-  const path = new URL(req.url).pathname;
-  if (!b.settings.testHooks || !path.startsWith("/__edge/")) return undefined;
-  const json = (v: unknown) =>
-    new Response(JSON.stringify(v), { headers: { "content-type": "application/json" } });
-  if (path === "/__edge/stats") {
-    const batchers = [];
-    for (let k = 0; k < b.settings.batchers; k++) batchers.push(unwrap(await b.batcher(k).stats()));
-    // Every listed shard's sequencer after the first (docs/SHARDS.md).
-    const shards = [];
-    const listed = (await b.shards.state(true)).shards.length;
-    for (let n = 1; n < listed; n++) shards.push(unwrap(await b.shardSequencer(n).stats()));
-    return json({
-      sequencer: unwrap(await b.sequencer().stats()),
-      shards,
-      batchers,
-      isolate: { r2Gets: b.log.r2Gets },
-    });
-  }
-  if (path === "/__edge/faults" && req.method === "POST") {
-    const f = JSON.parse(await readTextLimited(req, 64 * 1024)) as EdgeFaults & {
-      target?: string;
-      shard?: number;
-    };
-    if (f.target === "batchers") {
-      for (let k = 0; k < b.settings.batchers; k++) unwrap(await b.batcher(k).injectFaults(f));
-    } else unwrap(await b.shardSequencer(f.shard ?? 0).injectFaults(f));
-    return json({ ok: true });
-  }
-  if (path === "/__edge/append" && req.method === "POST") {
-    // Straight to shard n's sequencer, past the Worker's directory check (issue 27: a frozen or
-    // pinned shard's object refuses on its own).
-    const n = Number(new URL(req.url).searchParams.get("shard") ?? 0);
-    const o = await b.shardSequencer(n).append(new Uint8Array(await req.arrayBuffer()));
-    return json(o.ok ? { ok: true, index: o.value.index } : o);
-  }
-  if (path === "/__edge/flush" && req.method === "POST") {
-    unwrap(await b.sequencer().flushCheckpoint());
-    return json({ ok: true });
-  }
-  return undefined;
-}
-
 function clientAddrOf(req: Request): string {
   return req.headers.get("cf-connecting-ip") ?? "unknown";
 }
@@ -308,14 +260,33 @@ function defaultCache() {
   return c as EdgeCache | undefined;
 }
 
-export default {
-  async fetch(req: Request, env: WorkerEnv, ctx: ExecutionContext): Promise<Response> {
-    // Every answer carries the security headers, the ones made outside the app too (issue 27).
-    return secured(await answer(req, env, ctx));
-  },
-};
+/**
+ * A stage a Worker entry may put before the service's own (the test-only entry's `/__edge/`
+ * hooks, tests/edge/worker_test_entry.ts); undefined: not its request.
+ */
+export type WorkerStage = (req: Request, b: Built) => Promise<Response | undefined>;
 
-async function answer(req: Request, env: WorkerEnv, ctx: ExecutionContext): Promise<Response> {
+/**
+ * The Worker's fetch handler, with `before` ahead of the service's stages. The production entry
+ * (the default export) has none: test hooks and fault injection ship only in the test entry.
+ */
+export function workerEntry(before?: WorkerStage) {
+  return {
+    async fetch(req: Request, env: WorkerEnv, ctx: ExecutionContext): Promise<Response> {
+      // Every answer carries the security headers, the ones made outside the app too (issue 27).
+      return secured(await answer(req, env, ctx, before));
+    },
+  };
+}
+
+export default workerEntry();
+
+async function answer(
+  req: Request,
+  env: WorkerEnv,
+  ctx: ExecutionContext,
+  before: WorkerStage | undefined,
+): Promise<Response> {
   // A malformed Host is refused before anything reads the URL it makes (issue 27).
   const host = req.headers.get("host");
   if (host !== null && !validHost(host)) return problemResponse(badHost());
@@ -329,8 +300,8 @@ async function answer(req: Request, env: WorkerEnv, ctx: ExecutionContext): Prom
     }
     throw err;
   }
-  const hook = await testHook(req, b);
-  if (hook) return hook;
+  const early = before ? await before(req, b) : undefined;
+  if (early) return early;
   const cached = (r: Request, handle: () => Promise<Response>) =>
     serveCached(r, handle, {
       cache: b.settings.httpCache ? defaultCache() : undefined,

@@ -203,11 +203,11 @@ export const logReadRoutes: RouteGroup = {
       handler: (c) => {
         const log = c.get("deps").log;
         // docs/WITNESS.md: the witness role's own cosignature/v1 vkey, when configured.
-        const witness = (c.get("deps").extra?.witness as { vkey?: string } | undefined)?.vkey;
+        const witness = c.get("deps").services?.witness?.vkey;
         // docs/SHARDS.md: the operator key that signs the shard directory (GET /v1/logs): the
-        // embedded shard set's, or the one the Worker's shard front puts in `extra`.
+        // embedded shard set's, or the one the Worker's shard front puts in `services`.
         const operator = shardsOf(c.get("deps"))?.operatorVkey() ??
-          (c.get("deps").extra?.operatorVkey as string | undefined);
+          c.get("deps").services?.operatorVkey;
         return c.json({
           signer: log.signer(),
           public_key: toHex(log.publicKey()),

@@ -2,8 +2,6 @@
 // Prometheus text format. Exempt from rate limiting so probes and scrapers always get through.
 import { ApiError } from "../errors.ts";
 import type { RouteGroup } from "../route.ts";
-import type { CosignedCheckpoints } from "../witness_collector.ts";
-import type { RdfSyncStatus } from "../rdf_sync_job.ts";
 import type { Log } from "../../log/mod.ts";
 import type { AppDeps } from "../route.ts";
 import { shardsOf } from "./shards.ts";
@@ -22,7 +20,7 @@ async function shardSizes(deps: AppDeps): Promise<{ id: string; tree_size: numbe
 
 /** The logs whose stores this service reads: the root's, the active shard's, every shard's. */
 function servedLogs(deps: AppDeps): Log[] {
-  const active = deps.extra?.activeLog as Log | undefined;
+  const active = deps.services?.activeLog;
   return [...new Set([deps.log, ...(active ? [active] : []), ...(shardsOf(deps)?.logs?.() ?? [])])];
 }
 
@@ -78,17 +76,17 @@ export const opsRoutes: RouteGroup = {
         c.header("cache-control", "no-store");
         // docs/WITNESS.md: per witness of our checkpoints, its cosigned size, lag, failures and
         // any alarm (a 422: the witness holds a history of this log that this log does not).
-        const collector = c.get("deps").extra?.collector as CosignedCheckpoints | undefined;
+        const collector = c.get("deps").services?.collector;
         const size = sizes.reduce((n, s) => n + s.tree_size, 0);
         const body: Record<string, unknown> = { status: "ok", tree_size: size };
-        if (deps.extra?.shardLogs) body.shards = sizes;
+        if (deps.services?.shardLogs) body.shards = sizes;
         if (collector) {
           const witnesses = await collector.status();
           body.witness_alarm = witnesses.some((w) => w.alarm !== undefined);
           body.witnesses = witnesses;
         }
         // docs/RDF.md "As a job of the service": the RDF sync job's state, size synced, failures.
-        const rdfSync = c.get("deps").extra?.rdfSync as { status(): RdfSyncStatus } | undefined;
+        const rdfSync = c.get("deps").services?.rdfSync;
         if (rdfSync) body.rdf_sync = rdfSync.status();
         return c.json(body);
       },

@@ -137,7 +137,7 @@ export const publicationRoutes: RouteGroup = {
         const view = viewOf(c);
         const deps = c.get("deps");
         // docs/WITNESS.md: the SHA-256 view's newest cosigned checkpoint, with its cosignatures.
-        const note = await checkpointToServe(deps.extra, view, await deps.log.checkpoint(view));
+        const note = await checkpointToServe(deps.services, view, await deps.log.checkpoint(view));
         return c.body(note, 200, {
           "content-type": "text/plain; charset=utf-8",
           "cache-control": "no-cache",
@@ -216,7 +216,7 @@ export const publicationRoutes: RouteGroup = {
             "Cannot make a tlog-proof: give exactly one of index and leaf_hash",
           );
         }
-        const { note, size, reader } = await latestCheckpoint(log, rawView, c.get("deps").extra);
+        const { note, size, reader } = await latestCheckpoint(log, rawView, c.get("deps").services);
         let index: number;
         if (rawLeaf !== undefined) {
           const leaf = hashParam("leaf_hash", rawLeaf);

@@ -31,7 +31,7 @@ import { outcomeCode } from "./verify.ts";
  * active shard; agents' chain heads carry across rotations, api/shard_set.ts), else the one log.
  */
 function activeLog(deps: AppDeps): Log {
-  return (deps.extra?.activeLog as Log | undefined) ?? deps.log;
+  return deps.services?.activeLog ?? deps.log;
 }
 
 /** One lock per log: an agent's chain check and its append must not interleave. */

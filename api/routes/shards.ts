@@ -2,7 +2,7 @@
 // signed directory (JSON with the operator vkey, or the signed note alone as text/plain), and
 // `POST /v1/logs/rotate` behind the operator's bearer token (`admin_token`; none configured: 403
 // `admin-disabled`; a missing or wrong one: 401 `admin-unauthorized`, compared in constant time).
-// The deployment puts its ShardService (api/shard_set.ts) in `deps.extra.shards`.
+// The deployment puts its ShardService (api/shard_set.ts) in `deps.services.shards`.
 import { ApiError } from "../errors.ts";
 import { constantTimeEqual } from "../../verify/mod.ts";
 import { negotiateOr406 } from "../negotiate.ts";
@@ -11,7 +11,7 @@ import type { ShardService } from "../shard_set.ts";
 
 /** The deployment's shards, or a 404 when it has none. */
 export function shardsOf(deps: AppDeps): ShardService | undefined {
-  return deps.extra?.shards as ShardService | undefined;
+  return deps.services?.shards;
 }
 
 const must = (deps: AppDeps): ShardService => {

@@ -4,60 +4,33 @@
 // DESCRIBE); 400 for a malformed query or an update, 406 / 415 as the protocol says; with no query,
 // the SPARQL Service Description. The store (Oxigraph in a Worker under time, size and memory
 // limits, api/sparql_worker.ts) is imported only when the endpoint is first used; a platform entry
-// may pass its own provider as `deps.extra.sparql`, or `null` to refuse the endpoint with 501
+// may pass its own provider as `deps.services.sparql`, or `null` to refuse the endpoint with 501
 // `sparql-unavailable`.
 import type { Context } from "hono";
 import { ApiError } from "../errors.ts";
 import { readTextLimited } from "../limits.ts";
 import { negotiate } from "../negotiate.ts";
 import type { AppDeps, AppEnv, RouteDef, RouteGroup } from "../route.ts";
-import type { ServiceConfig } from "../config.ts";
-import type { Log } from "../../log/mod.ts";
-import type { Metrics } from "../metrics.ts";
+import type { SparqlProvider } from "../services.ts";
 import { publicBase, publicRoot } from "../public_url.ts";
 import { listedShards, shardBase } from "../shard_logs.ts";
 
-/** A store the route queries (api/sparql_worker.ts's EmbeddedSparql). */
-export interface SparqlStoreHandle {
-  form(q: string): string;
-  /** the answer's bytes and how many log entries it covers; errors are ApiErrors */
-  query(q: string, mediaType: string): Promise<{ body: Uint8Array | string; size: number }>;
-}
-
-/** What the platform entry provides as `deps.extra.sparql`. */
-export interface SparqlProvider {
-  /** opens the store over a log (once per log) */
-  open(
-    ctx: {
-      log: Log;
-      config: ServiceConfig;
-      origin: string;
-      /** every listed shard's log and the base of its entry IRIs (api/shard_logs.ts) */
-      sources?: () => Promise<{ log: Log; origin: string }[]>;
-      metrics?: Metrics;
-    },
-  ): SparqlStoreHandle;
-  /** the SPARQL Service Description (Turtle) of the endpoint */
-  describe(endpoint: string): string;
-  resultTypes: readonly string[];
-  graphTypes: readonly string[];
-}
+export type { SparqlProvider, SparqlStoreHandle } from "../services.ts";
 
 const defaults = new WeakMap<AppDeps, SparqlProvider>();
 
 async function provider(c: Context<AppEnv>): Promise<SparqlProvider> {
   const deps = c.get("deps");
-  const extra = deps.extra;
-  if (extra && "sparql" in extra) {
-    const p = extra.sparql as SparqlProvider | null | false;
-    if (!p) {
+  const given = deps.services?.sparql;
+  if (given !== undefined) {
+    if (given === null) {
       throw new ApiError(
         "sparql-unavailable",
         "Cannot answer SPARQL here: this deployment has no SPARQL store (docs/RDF.md)",
         { status: 501 },
       );
     }
-    return p;
+    return given;
   }
   // The embedded default: Oxigraph in a Worker, loaded only when the endpoint is first used.
   let p = defaults.get(deps);

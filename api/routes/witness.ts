@@ -2,7 +2,7 @@
 // the spec's status codes (200 cosignature lines; 400 malformed; 403 signature; 404 unknown
 // origin; 409 text/x.tlog.size; 422 proof or root mismatch), and the monitoring retrieval
 // `GET /witness/<sha256(origin) hex>/checkpoint`. The witness itself is log/c2sp/witness_role.ts,
-// built by the platform entry and passed as `deps.extra.witness`.
+// built by the platform entry and passed as `deps.services.witness`.
 import type { Context } from "hono";
 import type { Witness } from "../../log/c2sp/mod.ts";
 import { MAX_ADD_CHECKPOINT_BYTES, WitnessRefusal } from "../../log/c2sp/mod.ts";
@@ -14,7 +14,7 @@ import type { AppEnv, RouteGroup } from "../route.ts";
 
 /** The witness of `c`'s app, if the role is configured. */
 export function witnessOf(c: Context<AppEnv>): Witness | undefined {
-  return c.get("deps").extra?.witness as Witness | undefined;
+  return c.get("deps").services?.witness;
 }
 
 // tlog-witness "Monitor Retrieval Mechanism": "The origin hash is the SHA-256 hash of the log's

@@ -1,4 +1,5 @@
-// Test helper: the real Worker build (api/worker.ts bundled like `deno task edge:build`) under
+// Test helper: the real Worker build (api/worker.ts with the test-only `/__edge/` routes,
+// tests/edge/worker_test_entry.ts, bundled like `deno task edge:build`) under
 // local workerd with wrangler.toml's bindings, a fixed log key, rate limits off and durable state
 // in a temporary folder. One runtime per test file, reused across its steps (docs/EDGE.md).
 import { bundleWorker, type EdgeRuntime, freeLocalPort, startEdge } from "../../edge/mod.ts";
@@ -10,14 +11,14 @@ export const TEST_OPERATOR_KEY = "3b".repeat(32);
 
 let bundled: Promise<string> | undefined;
 
-/** Bundles api/worker.ts once per test process (into edge/dist/, kept apart from the task's). */
+/** Bundles the test entry once per test process (into edge/dist/, kept apart from the task's). */
 export function workerBundle(): Promise<string> {
   bundled ??= (async () => {
     await Deno.mkdir(new URL("../../edge/dist/", import.meta.url), {
       recursive: true,
     });
     const name = `edge/dist/worker-test-${Deno.pid}.js`;
-    await bundleWorker("api/worker.ts", name);
+    await bundleWorker("tests/edge/worker_test_entry.ts", name);
     return name;
   })();
   return bundled;
