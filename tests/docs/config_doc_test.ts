@@ -8,7 +8,17 @@ import { HTTP_CODES, OTHER_TITLES } from "../../api/errors.ts";
 import { ROOT } from "../e2e/_service.ts";
 
 /** Source folders of the service, the Worker and the command lines (not tests, not benches). */
-const SOURCES = ["api", "log", "verify", "vocab", "edge", "meter-agent/src", "cli", "examples"];
+const SOURCES = [
+  "api",
+  "client",
+  "log",
+  "verify",
+  "vocab",
+  "edge",
+  "meter-agent/src",
+  "cli",
+  "examples",
+];
 
 async function* sourceFiles(dir: string): AsyncGenerator<string> {
   for await (const e of Deno.readDir(dir)) {
