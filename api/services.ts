@@ -3,7 +3,7 @@
 // and by the tests' fixtures. A route reads `deps.services.<name>`; absent means the deployment
 // has no such service (a service without shards, without witnessing, ...). Platform-neutral.
 import type { Log } from "../log/mod.ts";
-import type { Witness } from "../log/c2sp/witness_role.ts";
+import type { Witness } from "../log/c2sp/mod.ts";
 import type { ServiceConfig } from "./config.ts";
 import type { Metrics } from "./metrics.ts";
 import type { CosignedCheckpoints } from "./witness_collector.ts";
