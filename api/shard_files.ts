@@ -59,7 +59,7 @@ export interface ShardFiles {
   /** Numbers (≥ 1) of the shard folders that exist. */
   folders(): number[];
   /** Whether unlisted shard n's folder holds entries (or cannot be told: a pin without a store). */
-  holdsEntries(n: number): boolean;
+  holdsEntries(n: number): Promise<boolean>;
   /** Moves aside every shard folder numbered `count` or above (not in the state). */
   discardFrom(count: number): string[];
   /** Shard n's folder, for its other state (the witness collector's); undefined in memory. */
@@ -200,21 +200,56 @@ export function sqliteShardFiles(
       // a pin in pin_dir is a shard too, folder or not (a data directory lost or rolled back)
       return [...new Set([...inDir, ...pinDirPins()])].sort((a, b) => a - b);
     },
-    holdsEntries(n) {
+    async holdsEntries(n) {
       const dir = dirOf(n);
       const db = join(dir, "log.sqlite");
-      const pins = (existsSync(dir) && readdirSync(dir).some((f) => f.endsWith(".pin"))) ||
-        (pinDir !== undefined && existsSync(pinIn(n)!));
-      if (!existsSync(db) || statSync(db).size === 0) return pins;
-      const d = new DatabaseSync(db, { readOnly: true });
-      try {
-        const r = d.prepare("SELECT max(size) AS n FROM heads").get() as { n: number | null };
-        return (r?.n ?? 0) > 0;
-      } catch {
-        return true; // cannot be told: kept, and the start stops
-      } finally {
-        d.close();
+      if (existsSync(db) && statSync(db).size > 0) {
+        const d = new DatabaseSync(db, { readOnly: true });
+        try {
+          const schema = d.prepare(
+            "SELECT 1 AS t FROM sqlite_master WHERE type = 'table' AND name = 'heads'",
+          ).get();
+          // a store whose schema was never written (a crash while it was created) holds nothing;
+          // else its heads say
+          if (schema) {
+            const r = d.prepare("SELECT max(size) AS n FROM heads").get() as { n: number | null };
+            return (r?.n ?? 0) > 0;
+          }
+        } catch {
+          return true; // cannot be told: kept, and the start stops
+        } finally {
+          d.close();
+        }
       }
+      // No store to ask (a crash after the key and pin, before the store): the pins say what the
+      // shard signed. A shard is created with a pin at size 0 (the empty tree), so a pin past 0,
+      // or one that cannot be read (no key, damaged), is a shard that signed entries.
+      const pins = [
+        ...(existsSync(dir)
+          ? readdirSync(dir).filter((f) => f.endsWith(".pin")).map((f) => join(dir, f))
+          : []),
+        ...(pinDir !== undefined && existsSync(pinIn(n)!) ? [pinIn(n)!] : []),
+      ];
+      if (pins.length === 0) return false;
+      const { openPinFile, readLogKey, KEY_FILE } = await import("../log/sqlite/mod.ts");
+      const { ed25519PublicKey } = await import("../verify/mod.ts");
+      let pub: Uint8Array;
+      try {
+        pub = ed25519PublicKey(readLogKey(join(dir, KEY_FILE)));
+      } catch {
+        return true;
+      }
+      for (const path of pins) {
+        const pin = openPinFile(path, pub, db);
+        try {
+          if (((await pin.read())?.size ?? 0) > 0) return true;
+        } catch {
+          return true;
+        } finally {
+          pin.close();
+        }
+      }
+      return false;
     },
     discardFrom(count) {
       const moved: string[] = [];
@@ -259,7 +294,7 @@ export function memoryShardFiles(o: ShardLogOptions): ShardFiles {
       return { get: (k) => m.get(k), set: (k, v) => Promise.resolve(void m.set(k, v)) };
     },
     folders: () => [],
-    holdsEntries: () => false,
+    holdsEntries: () => Promise.resolve(false),
     discardFrom: () => [],
     dirOf: () => undefined,
   };

@@ -134,7 +134,7 @@ export class ShardSet implements ShardService {
       }
     });
     for (const n of folders) {
-      if (n >= recs.length && f.holdsEntries(n)) {
+      if (n >= recs.length && await f.holdsEntries(n)) {
         // an older directory state (or a shard put back by hand): never moved aside, never lost
         throw new ShardStateError(
           "shard-unlisted",
