@@ -9,11 +9,11 @@ WORKDIR /app
 USER deno
 COPY --chown=deno:deno deno.json deno.lock ./
 COPY --chown=deno:deno . .
-RUN deno install --frozen && deno cache api/main.ts
+RUN deno install --frozen && deno cache api/deno/main.ts
 ENV HOST=0.0.0.0 PORT=8080 DATA_DIR=/data
 USER root
 RUN mkdir -p /data && chown deno:deno /data && chmod 0700 /data
 USER deno
 VOLUME /data
 EXPOSE 8080
-ENTRYPOINT ["deno", "run", "-A", "--quiet", "api/main.ts"]
+ENTRYPOINT ["deno", "run", "-A", "--quiet", "api/deno/main.ts"]

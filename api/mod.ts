@@ -1,8 +1,8 @@
 // Public surface of api/ (docs/CONTRACTS.md "api/"): the platform-neutral app factory, the route
 // table and its row type, the Hydra generators, errors, configuration and metrics. Platform
-// entries (api/main.ts for Deno, api/worker.ts for Cloudflare Workers) import from here.
-export { createApp } from "./app.ts";
-export { allRoutes, ROUTE_GROUPS } from "./routes.ts";
+// entries (api/deno/main.ts for Deno, edge/worker/worker.ts for Cloudflare Workers) import from here.
+export { createApp } from "./http/app.ts";
+export { allRoutes, ROUTE_GROUPS } from "./http/routes.ts";
 export type {
   AppDeps,
   AppEnv,
@@ -14,8 +14,8 @@ export type {
   RouteDef,
   RouteGroup,
   StatusDoc,
-} from "./route.ts";
-export { pathParams, pathRegExp, route, toUriTemplate } from "./route.ts";
+} from "./http/route.ts";
+export { pathParams, pathRegExp, route, toUriTemplate } from "./http/route.ts";
 export {
   API_DOC_LINK,
   API_DOC_PATH,
@@ -26,18 +26,42 @@ export {
   linkPropertyOf,
   NS,
   statusesOf,
-} from "./hydra.ts";
-export { ApiError, HTTP_CODES, problem, PROBLEM_TYPE_BASE, problemResponse } from "./errors.ts";
-export type { HttpCode } from "./errors.ts";
-export { ConfigError, defaultConfig, ENV_KEYS, resolveConfig } from "./config.ts";
-export type { RateSpec, ServiceConfig } from "./config.ts";
-export { Metrics } from "./metrics.ts";
-export { TokenBuckets } from "./rate_limit.ts";
-export { negotiate, negotiateOr406 } from "./negotiate.ts";
-export { ENTRY_FORMATS, entryJson } from "./entry_formats.ts";
-export type { EntryFormat, EntryView } from "./entry_formats.ts";
-export { MAX_ENTRY_BYTES, readEnvelope } from "./envelope_input.ts";
-export { readBodyLimited, readTextLimited, withDeadline, withTimeout } from "./limits.ts";
-export { hashParam, intParam, optIntParam } from "./params.ts";
-export { outcomeCode } from "./routes/verify.ts";
-export { verifierOptions, verifyWith } from "./verifier_options.ts";
+} from "./http/hydra.ts";
+export {
+  ApiError,
+  HTTP_CODES,
+  problem,
+  PROBLEM_TYPE_BASE,
+  problemResponse,
+} from "./http/errors.ts";
+export type { HttpCode } from "./http/errors.ts";
+export { ConfigError, defaultConfig, ENV_KEYS, resolveConfig } from "./services/config.ts";
+export type { RateSpec, ServiceConfig } from "./services/config.ts";
+export { Metrics } from "./http/metrics.ts";
+export { TokenBuckets } from "./http/rate_limit.ts";
+export { negotiate, negotiateOr406 } from "./http/negotiate.ts";
+export { ENTRY_FORMATS, entryJson } from "./http/entry_formats.ts";
+export type { EntryFormat, EntryView } from "./http/entry_formats.ts";
+export { MAX_ENTRY_BYTES, readEnvelope } from "./http/envelope_input.ts";
+export { readBodyLimited, readTextLimited, withDeadline, withTimeout } from "./http/limits.ts";
+export { hashParam, intParam, optIntParam } from "./http/params.ts";
+export { outcomeCode } from "./http/routes/verify.ts";
+export { verifierOptions, verifyWith } from "./http/verifier_options.ts";
+// The Worker host's view (edge/worker/): the shard routes, the request guards, the shard logs and
+// the witness collector it runs inside its Durable Objects.
+export { SHARD_ROUTE_GROUPS } from "./http/routes.ts";
+export { badHost, validHost } from "./http/public_url.ts";
+export { readingLink } from "./http/reading_link.ts";
+export { secured } from "./http/security_headers.ts";
+export { AsyncActiveShardLog } from "./services/shard_active.ts";
+export { parseDuration } from "./services/shard_config.ts";
+export type { ShardLogs } from "./services/shard_logs.ts";
+export { headReader } from "./services/tile_readers.ts";
+export { WitnessCollector } from "./services/witness_collector.ts";
+export type {
+  CheckpointSource,
+  CosignedCheckpoints,
+  WitnessStatus,
+} from "./services/witness_collector.ts";
+export { defaultWitnessName } from "./services/witness_name.ts";
+export { sha256Source } from "./services/witness_source.ts";

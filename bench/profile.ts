@@ -3,7 +3,7 @@
 //   verify: verifyEnvelope over the positive conformance mix, N receipts (default 200,000),
 //           CONCURRENCY in flight (default 32), profiled in this process (`--cpu-prof` is
 //           passed to a child run of this script).
-//   http:   the real service (api/main.ts, SQLite) under `--cpu-prof`, N verified durable appends
+//   http:   the real service (api/deno/main.ts, SQLite) under `--cpu-prof`, N verified durable appends
 //           (default 30,000) from this process over CONCURRENCY keep-alive connections (default
 //           64); prints the server's CPU µs per append (all threads, main thread, from /proc).
 //   tiles:  the real service over a log of N entries (default 10^6, filled first through the log),
@@ -50,7 +50,7 @@ async function top(dir: string, ops: number): Promise<void> {
 }
 
 /**
- * The real service (api/main.ts, SQLite in `data`, a fresh one by default) under `--cpu-prof`:
+ * The real service (api/deno/main.ts, SQLite in `data`, a fresh one by default) under `--cpu-prof`:
  * `reqs` sent over `c` keep-alive connections, the first `warm` before the clock, each answered
  * `status`; prints the rate and the server's CPU per request, then the profile's top entries.
  */
@@ -71,7 +71,7 @@ async function profileService(
       "--quiet",
       "--cpu-prof",
       `--cpu-prof-dir=${dir}`,
-      new URL("../api/main.ts", import.meta.url).pathname,
+      new URL("../api/deno/main.ts", import.meta.url).pathname,
     ],
     env: {
       PORT: "0",

@@ -16,7 +16,8 @@ import { freeLocalPort, startEdge } from "./runtime.ts";
  */
 export const EDGE_COMMAND: CommandSpec = {
   name: "deno task edge",
-  summary: "Bundles the Worker build of the service (api/worker.ts → edge/dist/worker.js) and " +
+  summary:
+    "Bundles the Worker build of the service (edge/worker/worker.ts → edge/dist/worker.js) and " +
     "runs it under local workerd (Miniflare), no Cloudflare account needed. Prints one JSON line " +
     'when it listens ({"listening": URL, "state": DIR}).',
   options: [
@@ -33,10 +34,10 @@ Exit status: 0 stopped (or built), 1 could not build or start, 2 usage.`,
 };
 
 /** Entry and output of the Worker build. */
-export const WORKER_ENTRY = "api/worker.ts";
+export const WORKER_ENTRY = "edge/worker/worker.ts";
 export const WORKER_BUNDLE = "edge/dist/worker.js";
 
-/** Bundles api/worker.ts to edge/dist/worker.js (what wrangler.toml's `main` names). */
+/** Bundles edge/worker/worker.ts to edge/dist/worker.js (what wrangler.toml's `main` names). */
 export async function buildWorker(): Promise<
   { path: string; bytes: number; ms: number }
 > {

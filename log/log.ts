@@ -1,7 +1,7 @@
 // The log's contracts (ARCHITECTURE "Storage and sequencing"; docs/CONTRACTS.md): what an append
 // resolves to, the append contract, the log api/ uses (the read contract of log/reader.ts and the
 // append contract), and the settings of `openLog` (log/open.ts). The embedded log is
-// log/embedded.ts; the Worker's is api/edge/r2_log.ts: both serve their reads from the one
+// log/embedded.ts; the Worker's is edge/worker/r2_log.ts: both serve their reads from the one
 // reader, over their own sources.
 import { toHex } from "./crypto.ts";
 import type { TreeHead } from "./head.ts";
@@ -99,7 +99,7 @@ export interface LogOptions extends SequencerOptions {
    */
   contentId?: ((entry: Uint8Array) => Uint8Array | undefined) | null;
   /**
-   * Optional: this thread's CPU time in ms (api/main.ts reads /proc/thread-self/schedstat); when
+   * Optional: this thread's CPU time in ms (api/deno/main.ts reads /proc/thread-self/schedstat); when
    * given, `phaseCpuMs()` reports the sequencer's CPU time by phase.
    */
   cpuClock?: () => number;

@@ -7,7 +7,7 @@
 // it is not). Only what lies beyond the signed size is absent. Faults are remembered, so health
 // reports `storage-read` while they last: each is re-read at most once a second by `check()`, and
 // cleared once the read answers again. Pure: the log's one reader (log/reader.ts) keeps it, for
-// the SQLite log and the Worker's R2 log (api/edge/r2_log.ts) alike.
+// the SQLite log and the Worker's R2 log (edge/worker/r2_log.ts) alike.
 import { LogInputError, LogStorageError } from "./errors.ts";
 
 /** Failing reads remembered for health (the oldest forgotten first; each is re-tried). */

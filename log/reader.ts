@@ -1,7 +1,7 @@
 // The log's read contract, implemented once (docs/CONTRACTS.md): heads, entries, leaf lookups,
 // RFC 6962 proofs (§2.1.1 inclusion, §2.1.2 consistency), checkpoints, C2SP tiles and bundles of
 // the signed tree. Pure: what is stored comes from a `LogSource` — the embedded log's store
-// (log/store_source.ts) or the Worker's R2 bucket (api/edge/r2_log.ts) — and every rule about
+// (log/store_source.ts) or the Worker's R2 bucket (edge/worker/r2_log.ts) — and every rule about
 // reading a signed log is kept here for both: bounds come from the latest signed head, only what
 // lies beyond it is absent, and a read inside it that fails or answers nothing is a `storage-read`
 // fault (log/read_faults.ts; issue 27), never absence.

@@ -1,7 +1,7 @@
 // Reading a stream with a byte budget: the read stops (and the stream is cancelled) the moment the
 // bytes read pass the budget, so nothing past it is ever buffered; optionally also at a signal (a
 // deadline) and below a least rate. The one body reader of the project: outbound answers (net/)
-// and every request body of the service (api/limits.ts, issue 27). Web streams only.
+// and every request body of the service (api/http/limits.ts, issue 27). Web streams only.
 
 /** Thrown by {@link readLimited} past the budget; `seen` is the byte count read so far. */
 export class BudgetExceeded extends Error {

@@ -3,7 +3,7 @@
 // limit and what was seen, under a stable code.
 
 /**
- * How the HTTP layer answers a coded error that escaped a route (api/errors.ts problemResponse),
+ * How the HTTP layer answers a coded error that escaped a route (api/http/errors.ts problemResponse),
  * decided by the error's class, never by its name: `input` → 400 with its code (malformed input);
  * `unavailable` → 503 `storage-unavailable` + Retry-After (an operational storage fault, safe to
  * retry); `internal` → 500 `internal` (the cause is logged, never echoed). Routes that mean

@@ -44,11 +44,11 @@ const KNOWN: readonly string[] = [
   // Dynamic and narrow on purpose: the Deno host loads the key file and the witness's SQLite state
   // only when it needs them, and the Worker bundle (which reaches these modules) does not carry
   // log/sqlite/'s storage. Fix with the Deno-host / Worker-host split of api/ (issue 22).
-  "mod-ts: api/witness_start.ts -> log/sqlite/key.ts: log/sqlite/ is entered from outside only through log/sqlite/mod.ts",
-  "mod-ts: api/witness_start.ts -> log/sqlite/witness_pin_file.ts: log/sqlite/ is entered from outside only through log/sqlite/mod.ts",
-  "mod-ts: api/shard_serve.ts -> log/sqlite/key.ts: log/sqlite/ is entered from outside only through log/sqlite/mod.ts",
-  "mod-ts: api/shard_serve.ts -> log/sqlite/witness_state.ts: log/sqlite/ is entered from outside only through log/sqlite/mod.ts",
-  "mod-ts: api/witnessing.ts -> log/sqlite/witness_state.ts: log/sqlite/ is entered from outside only through log/sqlite/mod.ts",
+  "mod-ts: api/deno/witness_start.ts -> log/sqlite/key.ts: log/sqlite/ is entered from outside only through log/sqlite/mod.ts",
+  "mod-ts: api/deno/witness_start.ts -> log/sqlite/witness_pin_file.ts: log/sqlite/ is entered from outside only through log/sqlite/mod.ts",
+  "mod-ts: api/deno/shard_serve.ts -> log/sqlite/key.ts: log/sqlite/ is entered from outside only through log/sqlite/mod.ts",
+  "mod-ts: api/deno/shard_serve.ts -> log/sqlite/witness_state.ts: log/sqlite/ is entered from outside only through log/sqlite/mod.ts",
+  "mod-ts: api/deno/witnessing.ts -> log/sqlite/witness_state.ts: log/sqlite/ is entered from outside only through log/sqlite/mod.ts",
   // bench/ still starts the service and builds fixtures through the tests' helpers. Fix: move
   // tests/e2e/_service.ts, tests/api/_fixtures.ts and the others into a shared non-test module.
   "test-fixture: bench/suites/witness.ts -> tests/e2e/_service.ts: code outside tests/ never imports tests/",
@@ -108,7 +108,7 @@ Deno.test("import rules: a clean house passes", () => {
     ["log/mod.ts", `import { x } from "../verify/mod.ts";`],
     ["log/sqlite/mod.ts", `import { x } from "../../verify/mod.ts";\nexport * from "./db.ts";`],
     ["log/sqlite/db.ts", `import { y } from "../mod.ts";`],
-    ["api/main.ts", `import { x } from "../log/sqlite/mod.ts";`],
+    ["api/deno/main.ts", `import { x } from "../log/sqlite/mod.ts";`],
     ["tests/verify/x_test.ts", `import { x } from "../../verify/x.ts";`],
   ]);
   assert.deepEqual(check(files), []);

@@ -294,7 +294,7 @@ export async function verifyEnvelope(
 /**
  * A report's `receipt` computed from the envelope alone: the same value verifyEnvelope reports (the
  * JSON projection of the decoded payload, or null when the envelope or its payload does not
- * decode). For a report moved between threads without its projection (api/verify_pool.ts).
+ * decode). For a report moved between threads without its projection (api/services/verify_pool.ts).
  */
 export function receiptOf(envelope: Uint8Array): unknown {
   let decoded: CborValue;

@@ -1,4 +1,4 @@
-// The Worker build under real local workerd (issues 7 and 12): api/worker.ts bundled as for
+// The Worker build under real local workerd (issues 7 and 12): edge/worker/worker.ts bundled as for
 // `wrangler deploy`, wrangler.toml's bindings (sequencer and batcher Durable Objects, a local R2
 // bucket), durable local state, rate limits off, driven over HTTP on 127.0.0.1 from this process.
 // NOT Cloudflare: client, Miniflare, workerd and the simulated R2 share this machine's cores, so
@@ -21,7 +21,7 @@ import { memoryBucket, sqliteDurableStorage } from "../../tests/edge/_sqlite_dur
 import { blake3Hasher, openLog, verifyInclusion, verifyTreeHead } from "../../log/mod.ts";
 import type { TreeHead } from "../../log/mod.ts";
 import { openDurableStorage } from "../../log/durable/mod.ts";
-import { R2PublishedStorage } from "../../api/edge/r2_storage.ts";
+import { R2PublishedStorage } from "../../log/r2/r2_storage.ts";
 import { ed25519GenerateSecret } from "../../log/crypto.ts";
 import { entryLeafHash, fromHex, toHex } from "../../verify/mod.ts";
 import { LogClient } from "../../client/mod.ts";

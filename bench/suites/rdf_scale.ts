@@ -7,8 +7,8 @@
 // synced log's length (default 2,000). Short mode (bench/suites/_short.ts): a twentieth of both.
 import { rawWebCryptoVerifiesPerSecond } from "./_limits.ts";
 import { count, ms } from "./_short.ts";
-import { resolveConfig } from "../../api/config.ts";
-import { EmbeddedSparql } from "../../api/sparql_worker.ts";
+import { resolveConfig } from "../../api/services/config.ts";
+import { EmbeddedSparql } from "../../api/services/sparql_worker.ts";
 import type { Log } from "../../log/mod.ts";
 import { entryInputFromEnvelope, entryNQuads } from "../../vocab/mod.ts";
 import { SparqlHttp, syncOnce } from "../../rdfsync/mod.ts";

@@ -8,9 +8,9 @@
 //  - rotations of an 8-shard SQLite set in a temporary data directory (ms each: create the next
 //    shard's store and key, drain, write the state), with appends running meanwhile.
 import { testApp } from "../../tests/api/_fixtures.ts";
-import { dispatchToShard, shardTarget } from "../../api/shard_dispatch.ts";
-import { sqliteShardFiles } from "../../api/shard_files.ts";
-import { ShardSet } from "../../api/shard_set.ts";
+import { dispatchToShard, shardTarget } from "../../api/http/shard_dispatch.ts";
+import { sqliteShardFiles } from "../../api/deno/shard_files.ts";
+import { ShardSet } from "../../api/services/shard_set.ts";
 import { count } from "./_short.ts";
 
 const URL_ROOT = "http://127.0.0.1:8080/v1/log/tree-head";

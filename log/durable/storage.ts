@@ -36,7 +36,7 @@ export interface DurableStorageOptions {
 }
 
 /**
- * What the R2-publishing sequencer (api/edge/r2_storage.ts, docs/EDGE.md "R2") adds to the
+ * What the R2-publishing sequencer (log/r2/r2_storage.ts, docs/EDGE.md "R2") adds to the
  * contract: a marker of how far the log is published, and pruning of what R2 now holds, so the
  * object keeps only the head, the right edge, the unpublished rounds and a dedup window.
  */

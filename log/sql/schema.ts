@@ -121,7 +121,7 @@ function addShaRoot(x: SqlExecutor, p: string): void {
  * schema: `entries` loses its full `leaf` column, whose 6-byte prefixes go to `leaves` (every
  * entry the object holds; `leaves_upto` = its size); the tiles, keyed (level, idx) there, are
  * re-keyed tileId(level, idx) and full groups made one row. The object holds a bounded window
- * (api/edge/r2_storage.ts prunes what R2 holds), so the copy is small.
+ * (log/r2/r2_storage.ts prunes what R2 holds), so the copy is small.
  */
 function fromDurable(x: SqlExecutor, p: string, from: string): void {
   if (from === "1") x.run(`ALTER TABLE ${p}heads ADD COLUMN sha_root BLOB`);

@@ -1,5 +1,5 @@
 // One store's online, consistent copy and its proof (docs/OPERATIONS.md "Backup"), the part of
-// `deno task backup` (api/backup.ts) that knows SQLite: the file is copied with `VACUUM INTO`
+// `deno task backup` (api/deno/backup.ts) that knows SQLite: the file is copied with `VACUUM INTO`
 // from its own read connection while the service goes on appending (in WAL mode a reader sees one
 // committed snapshot, so the copy is one consistent state: a whole number of batches, its latest
 // head among them), made durable (fsync, mode 0600) and only then renamed into place. A log

@@ -1,8 +1,8 @@
 // Configuration: defaults, file, environment precedence, and clear refusals (docs/CONFIG.md).
 import assert from "node:assert/strict";
-import { ConfigError, defaultConfig, ENV_KEYS, resolveConfig } from "../../api/config.ts";
-import { configPathFromArgs, loadConfig } from "../../api/config_load.ts";
-import { verifierOptions } from "../../api/verifier_options.ts";
+import { ConfigError, defaultConfig, ENV_KEYS, resolveConfig } from "../../api/services/config.ts";
+import { configPathFromArgs, loadConfig } from "../../api/deno/config_load.ts";
+import { verifierOptions } from "../../api/http/verifier_options.ts";
 
 Deno.test("config: embedded defaults", () => {
   const c = resolveConfig({});

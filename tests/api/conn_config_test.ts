@@ -1,10 +1,10 @@
-// The listener's limits (api/conn_config.ts, api/conn_server.ts; issue 27): the cap stays below the
+// The listener's limits (api/deno/conn_config.ts, api/deno/conn_server.ts; issue 27): the cap stays below the
 // descriptor limit, the settings parse, and this Deno has the per-connection HTTP server the
 // listener is built on (docs/DECISIONS.md "Connections": a Deno without it serves with no limits).
 import assert from "node:assert/strict";
-import { AUTO_CONN_MAX, CONN_DEFAULTS, connLimits, fdReserve } from "../../api/conn_config.ts";
-import { serveOnConnection } from "../../api/conn_server.ts";
-import { ConfigError, resolveConfig } from "../../api/config.ts";
+import { AUTO_CONN_MAX, CONN_DEFAULTS, connLimits, fdReserve } from "../../api/deno/conn_config.ts";
+import { serveOnConnection } from "../../api/deno/conn_server.ts";
+import { ConfigError, resolveConfig } from "../../api/services/config.ts";
 
 Deno.test("conn: this Deno has the runtime's per-connection HTTP server", () => {
   assert.equal(typeof serveOnConnection(), "function");

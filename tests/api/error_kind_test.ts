@@ -1,8 +1,8 @@
-// api/errors.ts maps an escaped error by its kind (net/error.ts CodedError), never by its class
+// api/http/errors.ts maps an escaped error by its kind (net/error.ts CodedError), never by its class
 // name (issue 22: it was a three-name allowlist): every coded error of the lower layers answers as
 // before, a new input error needs no entry anywhere, and a look-alike by name is not trusted.
 import assert from "node:assert/strict";
-import { problemResponse } from "../../api/errors.ts";
+import { problemResponse } from "../../api/http/errors.ts";
 import { CodedError } from "../../net/mod.ts";
 import { CborError, VerifyInputError } from "../../verify/mod.ts";
 import { LogInputError, LogStateError, LogStorageError } from "../../log/mod.ts";

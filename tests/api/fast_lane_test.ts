@@ -1,4 +1,4 @@
-// The tile route's fast lane (api/app.ts RouteDef.fast, api/routes/publication.ts): a request it
+// The tile route's fast lane (api/http/app.ts RouteDef.fast, api/http/routes/publication.ts): a request it
 // answers is answered exactly as the router answers it (status, every header, body), over random
 // valid, partial, beyond-the-tree and malformed paths of both views, GET and HEAD, on a SQLite
 // log whose full tile groups are one row; it keeps the rate limit (429 from the same bucket, one

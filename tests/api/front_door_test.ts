@@ -1,7 +1,7 @@
-// The front door (api/front_door.ts): stages ahead of the router, composed in one place; `fetch`
+// The front door (api/http/front_door.ts): stages ahead of the router, composed in one place; `fetch`
 // and `request` both run them; what a stage passes on the router answers as any request.
 import assert from "node:assert/strict";
-import { composeStages, type FrontStage, ServiceApp } from "../../api/front_door.ts";
+import { composeStages, type FrontStage, ServiceApp } from "../../api/http/front_door.ts";
 import { testApp } from "./_fixtures.ts";
 
 Deno.test("stages run first-outermost, each may answer or pass on", async () => {

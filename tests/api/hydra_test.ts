@@ -161,7 +161,7 @@ Deno.test("hydra: Alcaeus discovers every operation, and every operation is a ro
       .map((v) => `${v}=${sample[v]}`).join("&");
     const res = await app.request(concrete + (q ? `?${q}` : ""), { method: f.method });
     const text = await res.text();
-    // The router's own fallbacks (api/app.ts notFound) mean "no such route".
+    // The router's own fallbacks (api/http/app.ts notFound) mean "no such route".
     const routerMiss = res.status === 405 ||
       (res.status === 404 && /no such resource"/.test(text));
     // (The SPARQL store answers 503 sparql-loading while it loads in the background, issue 15.)

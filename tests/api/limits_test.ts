@@ -1,9 +1,9 @@
-// withTimeout (api/limits.ts): one shared timer serves every request's deadline; each request
+// withTimeout (api/http/limits.ts): one shared timer serves every request's deadline; each request
 // still gets its own answer, in time, with 503 `timeout` on expiry, and no timer outlives the
 // requests (Deno.test's sanitizers fail the test on a leaked timer).
 import assert from "node:assert/strict";
 import { withTimeout } from "../../api/mod.ts";
-import { ApiError } from "../../api/errors.ts";
+import { ApiError } from "../../api/http/errors.ts";
 
 const after = <T>(ms: number, v: T) => new Promise<T>((r) => setTimeout(() => r(v), ms));
 

@@ -1,6 +1,6 @@
 // Prometheus text exposition: counters with escaped labels, histograms, batch grouping.
 import assert from "node:assert/strict";
-import { Metrics } from "../../api/metrics.ts";
+import { Metrics } from "../../api/http/metrics.ts";
 
 Deno.test("metrics: renders counters, gauges and histograms", () => {
   const m = new Metrics();

@@ -1,7 +1,7 @@
 // Content negotiation (RFC 9110 §12.5.1): q-values, wildcards, specificity, server order.
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { negotiate, negotiateOr406 } from "../../api/negotiate.ts";
+import { negotiate, negotiateOr406 } from "../../api/http/negotiate.ts";
 
 const AV = ["application/json", "application/cose", "text/turtle"];
 

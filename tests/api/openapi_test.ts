@@ -4,10 +4,10 @@
 // is dropped from both.
 import assert from "node:assert/strict";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { allRoutes } from "../../api/routes.ts";
-import { apiDocumentation } from "../../api/hydra.ts";
-import { openApiDocument } from "../../api/openapi.ts";
-import { pathParams, type RouteDef, toUriTemplate } from "../../api/route.ts";
+import { allRoutes } from "../../api/http/routes.ts";
+import { apiDocumentation } from "../../api/http/hydra.ts";
+import { openApiDocument } from "../../api/http/openapi.ts";
+import { pathParams, type RouteDef, toUriTemplate } from "../../api/http/route.ts";
 import { testApp } from "./_fixtures.ts";
 
 // deno-lint-ignore no-explicit-any

@@ -1,7 +1,7 @@
 // Every problem+json has a meaningful title (never a bare "Error"), and a parameter error names
 // the parameter (issue 17: `null is not a non-negative decimal integer` said nothing of which).
 import assert from "node:assert/strict";
-import { HTTP_CODES, titleOf } from "../../api/errors.ts";
+import { HTTP_CODES, titleOf } from "../../api/http/errors.ts";
 import { REASON_CODES } from "../../verify/mod.ts";
 import { testApp, validEnvelope } from "./_fixtures.ts";
 

@@ -1,10 +1,10 @@
-// api/proof_cache.ts: the pre-joined proof JSON is byte-identical to JSON.stringify's; the LRU
+// api/http/proof_cache.ts: the pre-joined proof JSON is byte-identical to JSON.stringify's; the LRU
 // keeps at most `max` bodies and drops the least recently used; the route serves the same bytes
 // from the cache as from the log, per log, with the same headers.
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { toHex } from "../../verify/mod.ts";
-import { BodyLru, inclusionProofJson, proofCacheOf } from "../../api/proof_cache.ts";
+import { BodyLru, inclusionProofJson, proofCacheOf } from "../../api/http/proof_cache.ts";
 import { createApp, defaultConfig, Metrics } from "../../api/mod.ts";
 import { openMemoryLog } from "../../log/mod.ts";
 

@@ -4,7 +4,7 @@
 // parameter; the parameters each route declares (RouteDef.query, the list the OpenAPI and Hydra
 // documents publish) still work; the page's own parameters (`/?view=explore`) are the page's.
 import assert from "node:assert/strict";
-import { allRoutes } from "../../api/routes.ts";
+import { allRoutes } from "../../api/http/routes.ts";
 import { testApp } from "./_fixtures.ts";
 
 const SAMPLE: Record<string, string> = {

@@ -1,5 +1,5 @@
-// `deno task restore`'s rules (api/restore.ts; docs/OPERATIONS.md "Restore") on real files: a
-// data directory written by the real service, backed up (api/backup.ts), then restored under each
+// `deno task restore`'s rules (api/deno/restore.ts; docs/OPERATIONS.md "Restore") on real files: a
+// data directory written by the real service, backed up (api/deno/backup.ts), then restored under each
 // condition in process. A target still holding a store, a key in place that is another log's, a
 // backup without keys whose key is missing, and a file that is no proven backup are refused with
 // their codes and write nothing; a pin in place is kept when the backup's is older and advanced
@@ -8,9 +8,9 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { startService } from "../e2e/_service.ts";
 import { validEnvelope } from "./_fixtures.ts";
-import { backupDataDir } from "../../api/backup.ts";
-import { defaultPaths } from "../../api/backup_layout.ts";
-import { restoreDataDir } from "../../api/restore.ts";
+import { backupDataDir } from "../../api/deno/backup.ts";
+import { defaultPaths } from "../../api/deno/backup_layout.ts";
+import { restoreDataDir } from "../../api/deno/restore.ts";
 import { ed25519GenerateSecret, toHex } from "../../verify/mod.ts";
 
 async function appendN(url: string, k: number, from: number) {

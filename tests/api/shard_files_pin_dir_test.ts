@@ -1,10 +1,10 @@
-// Shards' pins in pin_dir (api/shard_files.ts, issue 27): a pin there counts as its shard even when
+// Shards' pins in pin_dir (api/deno/shard_files.ts, issue 27): a pin there counts as its shard even when
 // the shard's folder is gone (an older data directory restored: the start stops, never moves it
 // aside), and a shard cut short by a crash (an empty tree) has its pin moved aside with its folder,
 // so the next rotation can make that shard again under a new key. Real files.
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { sqliteShardFiles } from "../../api/shard_files.ts";
+import { sqliteShardFiles } from "../../api/deno/shard_files.ts";
 
 Deno.test("shard files: a shard's pin in pin_dir is a shard without its folder; an empty shard's pin goes aside with it", async () => {
   const tmp = await Deno.makeTempDir({ prefix: "jc-shard-pindir-" });

@@ -1,14 +1,14 @@
-// api/shard_set.ts and api/shard_gate.ts in memory (docs/SHARDS.md "Lifecycle"): appends racing a
+// api/services/shard_set.ts and api/services/shard_gate.ts in memory (docs/SHARDS.md "Lifecycle"): appends racing a
 // rotation are each either committed in the old shard before it froze (inside its final size) or
 // answered 409 naming the new active shard, never lost and never both; the directory opens and is
 // re-signed at most once a second and never issued earlier; the size rule rotates after the batch
 // that reaches it; the state a rotation writes; the dispatcher routes only /shards/<id>/.
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { ApiError } from "../../api/errors.ts";
-import { memoryShardFiles, type ShardFiles } from "../../api/shard_files.ts";
-import { type ShardRecord, ShardSet } from "../../api/shard_set.ts";
-import { dispatchToShard, shardTarget } from "../../api/shard_dispatch.ts";
+import { ApiError } from "../../api/http/errors.ts";
+import { memoryShardFiles, type ShardFiles } from "../../api/deno/shard_files.ts";
+import { type ShardRecord, ShardSet } from "../../api/services/shard_set.ts";
+import { dispatchToShard, shardTarget } from "../../api/http/shard_dispatch.ts";
 import { directorySuccession, openDirectory, operatorVkey } from "../../log/shards/mod.ts";
 import { ed25519PublicKey } from "../../verify/mod.ts";
 

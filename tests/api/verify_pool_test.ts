@@ -1,4 +1,4 @@
-// api/verify_pool.ts: the Worker pool answers every conformance vector with the report of the
+// api/services/verify_pool.ts: the Worker pool answers every conformance vector with the report of the
 // in-thread verifier (value for value and as serialized JSON), under the vectors' operator
 // config; errors and closing are answered, not hung; the service answers the same with and
 // without a pool.
@@ -6,10 +6,10 @@ import assert from "node:assert/strict";
 import { verifyEnvelope } from "../../verify/mod.ts";
 import type { VerificationReport } from "../../verify/mod.ts";
 import { fromHex } from "../../verify/mod.ts";
-import { resolveConfig } from "../../api/config.ts";
-import { verifierOptions } from "../../api/verifier_options.ts";
-import { VerifierPool } from "../../api/verify_pool.ts";
-import { verifyWorkerCount } from "../../api/main.ts";
+import { resolveConfig } from "../../api/services/config.ts";
+import { verifierOptions } from "../../api/http/verifier_options.ts";
+import { VerifierPool } from "../../api/services/verify_pool.ts";
+import { verifyWorkerCount } from "../../api/deno/main.ts";
 
 const VECTORS = new URL("../../conformance/vectors/", import.meta.url);
 

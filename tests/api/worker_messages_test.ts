@@ -1,12 +1,12 @@
-// Every Worker of the service (api/verify_pool_worker.ts, api/off_loop_worker.ts through its two
-// jobs api/validate_pool_worker.ts and api/sparql_worker_thread.ts), sent messages it does not
+// Every Worker of the service (api/services/verify_pool_worker.ts, api/services/off_loop_worker.ts through its two
+// jobs api/services/validate_pool_worker.ts and api/services/sparql_worker_thread.ts), sent messages it does not
 // expect — null, a string, an array, an object without its fields, fields of the wrong type —
 // answers each with the stable code `worker-message-unexpected` and stays up (no error event:
 // the verifier worker once threw `Cannot use 'in' operator to search for 'config' in null`);
 // then it still does its work. Real Workers, spawned as the pools spawn them.
 import assert from "node:assert/strict";
-import { resolveConfig } from "../../api/config.ts";
-import { UNEXPECTED_MESSAGE } from "../../api/worker_message.ts";
+import { resolveConfig } from "../../api/services/config.ts";
+import { UNEXPECTED_MESSAGE } from "../../api/services/worker_message.ts";
 
 const api = (f: string) => new URL(`../../api/${f}`, import.meta.url);
 

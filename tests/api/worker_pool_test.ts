@@ -1,4 +1,4 @@
-// api/pool/worker_pool.ts, each property once, on real Workers (tests/api/_pool_worker.ts):
+// api/services/pool/worker_pool.ts, each property once, on real Workers (tests/api/_pool_worker.ts):
 // the bounded queue, the time limit per job (queued: dropped; running: its Worker replaced), a
 // dead Worker replaced (thread failed, unexpected answer, silent for stallMs) with its jobs
 // retried or failed, a failed init, batching of one event-loop turn, least-loaded dispatch and
@@ -15,7 +15,7 @@ import {
   type WorkerPoolOptions,
   type WorkerProtocol,
   WorkerStartError,
-} from "../../api/pool/mod.ts";
+} from "../../api/services/pool/mod.ts";
 
 type Job = Record<string, unknown>;
 

@@ -3,8 +3,8 @@
 // (found in the sources, not in a list kept beside them), or an error code the service answers
 // is not on that page.
 import assert from "node:assert/strict";
-import { CONFIG_FILE_KEYS, ENV_KEYS } from "../../api/config.ts";
-import { HTTP_CODES, OTHER_TITLES } from "../../api/errors.ts";
+import { CONFIG_FILE_KEYS, ENV_KEYS } from "../../api/services/config.ts";
+import { HTTP_CODES, OTHER_TITLES } from "../../api/http/errors.ts";
 import { ROOT } from "../e2e/_service.ts";
 
 /** Source folders of the service, the Worker and the command lines (not tests, not benches). */
@@ -83,6 +83,6 @@ Deno.test("CONFIG.md lists every error code the service answers", async () => {
   assert.deepEqual(
     missing,
     [],
-    missing.map((c) => `${c} (${thrown.get(c) ?? "api/errors.ts"})`).join(", "),
+    missing.map((c) => `${c} (${thrown.get(c) ?? "api/http/errors.ts"})`).join(", "),
   );
 });

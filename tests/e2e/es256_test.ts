@@ -50,7 +50,7 @@ Deno.test({
       const i1 = await twinsAreOneEntry(svc.url, svc.signer, 1);
       const i2 = await twinsAreOneEntry(svc.url, svc.signer, 2);
       assert.deepEqual([i1, i2], [0, 1]);
-      // the sequencer's per-phase CPU clock (api/main.ts threadCpuClock) reads this thread's time
+      // the sequencer's per-phase CPU clock (api/deno/main.ts threadCpuClock) reads this thread's time
       const metrics = await (await fetch(svc.url + "/metrics")).text();
       const seq = /^jc_sequencer_cpu_seconds_total\{phase="sequence"\} ([\d.e+-]+)$/m.exec(metrics);
       assert.ok(seq && Number(seq[1]) > 0, metrics);

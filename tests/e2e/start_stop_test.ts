@@ -13,7 +13,7 @@
 //    (docs/DECISIONS.md "Stopping with the launcher").
 import assert from "node:assert/strict";
 import { ROOT, startService } from "./_service.ts";
-import { launcherChain, readProc } from "../../api/launcher_watch.ts";
+import { launcherChain, readProc } from "../../api/deno/launcher_watch.ts";
 
 const dec = new TextDecoder();
 

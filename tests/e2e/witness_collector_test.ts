@@ -1,4 +1,4 @@
-// The cosignature collector (api/witness_collector.ts) against two real witness processes (B, C)
+// The cosignature collector (api/services/witness_collector.ts) against two real witness processes (B, C)
 // over 127.0.0.1: a log in this process (the same Log the service runs) is cosigned to a 2-of-2
 // quorum; with C stopped the served checkpoint falls below quorum; a collector that forgot what
 // the witnesses cosigned learns it from their 409s; a forked log (same key, other entries) gets a
@@ -8,9 +8,9 @@ import { openMemoryLog } from "../../log/mod.ts";
 import { parsePolicy } from "../../log/c2sp/policy.ts";
 import { openCheckpointWithPolicy } from "../../log/c2sp/quorum.ts";
 import { memoryWitnessState } from "../../log/c2sp/witness_state.ts";
-import { WitnessCollector } from "../../api/witness_collector.ts";
-import { sha256Source } from "../../api/witnessing.ts";
-import { Metrics } from "../../api/metrics.ts";
+import { WitnessCollector } from "../../api/services/witness_collector.ts";
+import { sha256Source } from "../../api/deno/witnessing.ts";
+import { Metrics } from "../../api/http/metrics.ts";
 import { ed25519GenerateSecret } from "../../verify/mod.ts";
 import { type Service, startService } from "./_service.ts";
 

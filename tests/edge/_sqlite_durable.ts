@@ -1,11 +1,11 @@
 // Test and bench helper: the slice of a SQLite-backed Durable Object's storage API that
 // log/durable/ uses (`sql.exec`, `transactionSync`, `databaseSize`; log/durable/sql_types.ts),
 // over a real SQLite file through node:sqlite — the same engine the Durable Object runs, so the
-// sequencer's store (api/edge/r2_storage.ts) can be driven to 10^6 entries in Deno without
+// sequencer's store (log/r2/r2_storage.ts) can be driven to 10^6 entries in Deno without
 // workerd. BLOBs come back as ArrayBuffer as on Cloudflare. Plus an R2 bucket kept in memory.
 import { DatabaseSync } from "node:sqlite";
 import type { DurableSqlStorage, SqlBinding, SqlCursor, SqlValue } from "../../log/durable/mod.ts";
-import type { R2BucketLike, R2PutOptions } from "../../api/edge/r2.ts";
+import type { R2BucketLike, R2PutOptions } from "../../log/r2/r2.ts";
 
 /** A DurableSqlStorage over a SQLite file (or ":memory:"). */
 export function sqliteDurableStorage(path: string): DurableSqlStorage & { close(): void } {

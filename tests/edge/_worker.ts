@@ -1,4 +1,4 @@
-// Test helper: the real Worker build (api/worker.ts with the test-only `/__edge/` routes,
+// Test helper: the real Worker build (edge/worker/worker.ts with the test-only `/__edge/` routes,
 // tests/edge/worker_test_entry.ts, bundled like `deno task edge:build`) under
 // local workerd with wrangler.toml's bindings, a fixed log key, rate limits off and durable state
 // in a temporary folder. One runtime per test file, reused across its steps (docs/EDGE.md).

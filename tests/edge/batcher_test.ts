@@ -1,10 +1,10 @@
-// A batcher (api/edge/batcher.ts) in Deno: it forwards at `max` appends or after `ageMs`, in
+// A batcher (edge/worker/batcher.ts) in Deno: it forwards at `max` appends or after `ageMs`, in
 // order, one sequencer call per batch, hands each caller the sequencer's own answer, and when the
 // call fails every caller of that batch gets an error outcome (never an answer).
 import assert from "node:assert/strict";
-import { Batcher } from "../../api/edge/batcher.ts";
+import { Batcher } from "../../edge/worker/batcher.ts";
 import type { AppendResult } from "../../log/mod.ts";
-import type { Outcome } from "../../api/edge/wire.ts";
+import type { Outcome } from "../../edge/worker/wire.ts";
 
 const answer = (i: number): Outcome<AppendResult> => ({
   ok: true,

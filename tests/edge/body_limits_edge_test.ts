@@ -1,4 +1,4 @@
-// Issue 27, "Bodies", on the edge: the Worker shares the app's one body reader (api/limits.ts,
+// Issue 27, "Bodies", on the edge: the Worker shares the app's one body reader (api/http/limits.ts,
 // net/readLimited), so under real local workerd an oversize chunked body to POST /v1/validate is
 // 413 body-too-large once past body_limit, and an append body that trickles in slower than
 // body_min_rate is 408 body-too-slow. (The edge has no connection handling of ours: workerd and

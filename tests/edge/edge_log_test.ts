@@ -29,8 +29,8 @@ import {
   serveCached,
   toWire,
   unwrap,
-} from "../../api/edge/mod.ts";
-import { R2Log } from "../../api/edge/r2_log.ts";
+} from "../../edge/worker/mod.ts";
+import { R2Log } from "../../edge/worker/r2_log.ts";
 
 const SECRET = new Uint8Array(32).fill(42);
 
@@ -247,8 +247,8 @@ Deno.test("edge settings and log key: bad values are refused with the variable's
 });
 
 Deno.test("edge: the object's log name is bound; another JC_LOG_NAME is a configuration error", async () => {
-  const { openEdgeLog } = await import("../../api/edge/sequencer.ts");
-  const { EdgeConfigError } = await import("../../api/edge/errors.ts");
+  const { openEdgeLog } = await import("../../edge/worker/sequencer.ts");
+  const { EdgeConfigError } = await import("../../edge/worker/errors.ts");
   const store = createMemoryStore();
   const env = { JC_LOG_KEY: "2a".repeat(32), JC_LOG_NAME: "edge.example/jc" };
   const log = await openEdgeLog(store, env);

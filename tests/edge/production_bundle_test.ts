@@ -1,5 +1,5 @@
 // The production Worker carries no test hooks (issue 22): `deno task edge:build` bundles
-// api/worker.ts (WORKER_ENTRY), and the `/__edge/` routes (stats, fault injection, forced
+// edge/worker/worker.ts (WORKER_ENTRY), and the `/__edge/` routes (stats, fault injection, forced
 // checkpoints, appends past the directory) live only in the test entry the tests and the bench
 // bundle (tests/edge/worker_test_entry.ts). The same check over the test entry's bundle shows
 // the check sees them where they are.
@@ -21,7 +21,7 @@ async function bundled(entry: string, tag: string): Promise<string> {
 }
 
 Deno.test("the production Worker bundle has no test hooks; the test entry's has them", async () => {
-  assert.equal(WORKER_ENTRY, "api/worker.ts");
+  assert.equal(WORKER_ENTRY, "edge/worker/worker.ts");
   const prod = await bundled(WORKER_ENTRY, "prod");
   for (const mark of HOOK_MARKS) {
     assert.ok(!prod.includes(mark), `the production bundle contains ${mark}`);

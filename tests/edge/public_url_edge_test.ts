@@ -131,7 +131,7 @@ Deno.test({
       await t.step("a malformed Host never reaches the Worker's routes", async () => {
         // workerd refuses a Host that is no URL host before any Worker code runs ("invalid
         // hostname when stringifying URL": its own 500, locally; Cloudflare's front routes by
-        // Host and never forwards one). The Worker's own check (api/worker.ts, 400 bad-host) is
+        // Host and never forwards one). The Worker's own check (edge/worker/worker.ts, 400 bad-host) is
         // the embedded default's, for a runtime that would let one through. Nothing is served.
         for (const bad of ["a^b", "a|b", "x/v1", "a{b}", 'a"b', "a?b"]) {
           for (const [path, h, method] of FAMILIES) {

@@ -1,4 +1,4 @@
-// The edge's pin in Deno (api/edge/published_pin.ts, r2_storage.ts's round marker; issue 27): the
+// The edge's pin in Deno (log/r2/published_pin.ts, r2_storage.ts's round marker; issue 27): the
 // sequencer's store over node:sqlite files and an in-memory R2 with conditional puts. The checks
 // against what R2 published (empty, behind, another root, ahead and consistent, ahead and not),
 // a genuinely new log, and a second store publishing a round from a size R2 already holds a round
@@ -13,9 +13,9 @@ import {
   STORE_FORKS_SIGNED_HEAD,
 } from "../../log/mod.ts";
 import { openDurableStorage } from "../../log/durable/mod.ts";
-import { R2PublishedStorage } from "../../api/edge/r2_storage.ts";
-import { headKey } from "../../api/edge/r2.ts";
-import { checkAgainstPin, proveExtends, readPublishedPin } from "../../api/edge/published_pin.ts";
+import { R2PublishedStorage } from "../../log/r2/r2_storage.ts";
+import { headKey } from "../../log/r2/r2.ts";
+import { checkAgainstPin, proveExtends, readPublishedPin } from "../../log/r2/published_pin.ts";
 import { memoryBucket, sqliteDurableStorage } from "./_sqlite_durable.ts";
 
 type Bucket = ReturnType<typeof memoryBucket>;

@@ -1,4 +1,4 @@
-// The Worker's reader of R2 (api/edge/r2_log.ts) under the one read rule (issue 27,
+// The Worker's reader of R2 (edge/worker/r2_log.ts) under the one read rule (issue 27,
 // log/read_faults.ts): a log published to an in-memory R2 by the sequencer's own store
 // (R2PublishedStorage over node:sqlite), then objects deleted from the bucket or its reads made to
 // fail. Inside the published size every such read is `storage-read` (the API's 503
@@ -9,10 +9,10 @@ import { ed25519GenerateSecret, ed25519PublicKey } from "../../log/crypto.ts";
 import { defaultLogName, LogStorageError, openLog } from "../../log/mod.ts";
 import { openDurableStorage } from "../../log/durable/mod.ts";
 import { ENTRIES } from "../../log/c2sp/mod.ts";
-import { R2PublishedStorage } from "../../api/edge/r2_storage.ts";
-import { R2Log } from "../../api/edge/r2_log.ts";
-import { tileKey } from "../../api/edge/r2.ts";
-import { problemResponse } from "../../api/errors.ts";
+import { R2PublishedStorage } from "../../log/r2/r2_storage.ts";
+import { R2Log } from "../../edge/worker/r2_log.ts";
+import { tileKey } from "../../log/r2/r2.ts";
+import { problemResponse } from "../../api/http/errors.ts";
 import { memoryBucket, sqliteDurableStorage } from "./_sqlite_durable.ts";
 
 const N = 600;

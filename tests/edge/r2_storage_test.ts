@@ -1,4 +1,4 @@
-// The sequencer's store (api/edge/r2_storage.ts) in Deno, fast: its SQLite over node:sqlite (the
+// The sequencer's store (log/r2/r2_storage.ts) in Deno, fast: its SQLite over node:sqlite (the
 // engine Durable Objects run, through their API's shape) and an in-memory R2 with conditional puts.
 // A round failing after each of its steps (staged, uploaded, head, checkpoint, published), then a
 // restart (a new store over the same SQLite file and bucket): the staged round is replayed,
@@ -24,8 +24,8 @@ import {
   tileWidthAt,
 } from "../../log/c2sp/mod.ts";
 import { openDurableStorage } from "../../log/durable/mod.ts";
-import { R2PublishedStorage, type RoundStep } from "../../api/edge/r2_storage.ts";
-import { checkpointKey, tileKey } from "../../api/edge/r2.ts";
+import { R2PublishedStorage, type RoundStep } from "../../log/r2/r2_storage.ts";
+import { checkpointKey, tileKey } from "../../log/r2/r2.ts";
 import { memoryBucket, sqliteDurableStorage } from "./_sqlite_durable.ts";
 
 type Bucket = ReturnType<typeof memoryBucket>;

@@ -1,4 +1,4 @@
-// The edge's shard directory state (api/edge/shards.ts, docs/EDGE.md "Shards"), in Deno: every
+// The edge's shard directory state (log/r2/shards.ts, docs/EDGE.md "Shards"), in Deno: every
 // state a rotation can write yields a directory the contract's rules accept (log/shards'
 // checkDirectory, property test over rotation sequences) and each one succeeds the one before;
 // shard keys of the bucket and object names; the prefixed bucket.
@@ -15,9 +15,9 @@ import {
   sequencerName,
   shardKeyPrefix,
   shardNumber,
-} from "../../api/edge/shards.ts";
+} from "../../log/r2/shards.ts";
 import { ed25519PublicKey, toHex } from "../../verify/mod.ts";
-import type { R2BucketLike } from "../../api/edge/r2.ts";
+import type { R2BucketLike } from "../../log/r2/r2.ts";
 
 const pubHex = (n: number) => toHex(ed25519PublicKey(new Uint8Array(32).fill(n + 1)));
 const head = (size: number, timestamp: number) => ({

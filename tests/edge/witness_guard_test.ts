@@ -1,4 +1,4 @@
-// The edge witness's guard in Deno (api/edge/witness_guard.ts; issue 27): its state behind the log
+// The edge witness's guard in Deno (log/r2/witness_guard.ts; issue 27): its state behind the log
 // open's refusal, and its mark in an in-memory R2 (conditional puts as R2 does them); a lost object
 // storage is a new, empty state. The workerd runs, with the Durable Object's real SQLite files
 // wiped and rolled back, are tests/edge/pin_edge_test.ts.
@@ -9,8 +9,8 @@ import {
   guardedWitnessState,
   WITNESS_STATE_BEHIND,
   witnessMarkKey,
-} from "../../api/edge/witness_guard.ts";
-import type { R2BucketLike } from "../../api/edge/r2.ts";
+} from "../../log/r2/witness_guard.ts";
+import type { R2BucketLike } from "../../log/r2/r2.ts";
 import { ed25519PublicKey } from "../../verify/mod.ts";
 import { memoryBucket } from "./_sqlite_durable.ts";
 

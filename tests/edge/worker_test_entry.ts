@@ -1,14 +1,14 @@
-// The test-only Worker entry (docs/EDGE.md "Faults"): the production Worker (api/worker.ts) with
+// The test-only Worker entry (docs/EDGE.md "Faults"): the production Worker (edge/worker/worker.ts) with
 // the `/__edge/` routes ahead of it: stats of the objects and the isolate, fault injection, a
 // forced checkpoint, an append straight to a shard's sequencer. Bundled only by the tests' and the
-// bench's tooling (tests/edge/_worker.ts); `deno task edge:build` bundles api/worker.ts, which has
+// bench's tooling (tests/edge/_worker.ts); `deno task edge:build` bundles edge/worker/worker.ts, which has
 // none of them (tests/edge/production_bundle_test.ts checks the bundle).
-import { type Built, workerEntry } from "../../api/worker.ts";
-import { readTextLimited } from "../../api/limits.ts";
-import { unwrap } from "../../api/edge/mod.ts";
-import type { EdgeFaults } from "../../api/edge/durable_object.ts";
+import { type Built, workerEntry } from "../../edge/worker/worker.ts";
+import { readTextLimited } from "../../api/http/limits.ts";
+import { unwrap } from "../../edge/worker/mod.ts";
+import type { EdgeFaults } from "../../edge/worker/durable_object.ts";
 
-export { LogBatcher, LogSequencer, LogShardSequencer } from "../../api/worker.ts";
+export { LogBatcher, LogSequencer, LogShardSequencer } from "../../edge/worker/worker.ts";
 
 /**
  * Test-only routes (JC_EDGE_TEST_HOOKS=on, docs/EDGE.md "Faults"): stats of the objects and the

@@ -1,5 +1,5 @@
 // End to end (meter-agent issue, "Acceptance"): the bundled agent under real Node 20 (/usr/bin/node)
-// against the real service (api/main.ts, SQLite store) on 127.0.0.1, reading a fake sysfs RAPL
+// against the real service (api/deno/main.ts, SQLite store) on 127.0.0.1, reading a fake sysfs RAPL
 // tree kept live by this test. The service is killed mid-stream and restarted; the agent is
 // killed and restarted; at the end the log holds every reading exactly once, in seq order, with
 // the chain intact, and every reading the agent signed is in the log or still in its spool.
@@ -74,7 +74,7 @@ async function fixture() {
   };
   const startService = (over: Record<string, string> = {}) =>
     new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", `${root}api/main.ts`],
+      args: ["run", "-A", `${root}api/deno/main.ts`],
       env: { ...env, ...over },
       stdout: "null",
       stderr: "piped",

@@ -1,4 +1,4 @@
-// Issue 15, the RDF sync as a background job of the service (config `rdf_sync`, api/rdf_sync_job.ts)
+// Issue 15, the RDF sync as a background job of the service (config `rdf_sync`, api/services/rdf_sync_job.ts)
 // against a real Virtuoso (tests/rdf/_virtuoso.ts): the real service started with JC_RDF_SYNC_*,
 // receipts appended over HTTP while it runs, the store ends with every entry graph exactly once
 // and the sync-state graph at the log's size, and /healthz and /metrics report the job. Also
@@ -8,9 +8,9 @@
 // the store. Without a store: a failed round is counted, reported and retried.
 import assert from "node:assert/strict";
 import { cosignatureVkey } from "../../log/c2sp/note.ts";
-import { resolveConfig } from "../../api/config.ts";
-import { Metrics } from "../../api/metrics.ts";
-import { RdfSyncJob } from "../../api/rdf_sync_job.ts";
+import { resolveConfig } from "../../api/services/config.ts";
+import { Metrics } from "../../api/http/metrics.ts";
+import { RdfSyncJob } from "../../api/services/rdf_sync_job.ts";
 import { startService } from "../e2e/_service.ts";
 import { seedEnvelope, seedLog } from "./_seed.ts";
 import { startVirtuoso } from "./_virtuoso.ts";

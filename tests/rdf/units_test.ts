@@ -1,11 +1,11 @@
-// The small parts of issue 15 on their own: the WebAssembly memory cap (api/oxigraph_bounded.ts),
+// The small parts of issue 15 on their own: the WebAssembly memory cap (api/services/oxigraph_bounded.ts),
 // the retyping of integers too wide for Virtuoso (rdfsync/entry_graph.ts), the Graph Store URL,
-// and the off-loop Worker's time limit, replacement and queue bound (api/off_loop.ts).
+// and the off-loop Worker's time limit, replacement and queue bound (api/services/off_loop.ts).
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { capWasmMemory } from "../../api/oxigraph_bounded.ts";
+import { capWasmMemory } from "../../api/services/oxigraph_bounded.ts";
 import { gspUrl, narrowIntegers } from "../../rdfsync/mod.ts";
-import { JobQueueFullError, JobTimeoutError, OffLoopWorker } from "../../api/off_loop.ts";
+import { JobQueueFullError, JobTimeoutError, OffLoopWorker } from "../../api/services/off_loop.ts";
 
 // (module (memory (export "m") 1)) — a memory of 1 page, no maximum.
 const MODULE = new Uint8Array([
@@ -69,7 +69,7 @@ Deno.test("gspUrl: templated (Virtuoso) or ?graph= (Graph Store Protocol §4.2)"
 
 Deno.test("OffLoopWorker: past the limit the Worker is replaced; the queue is bounded", async () => {
   const w = new OffLoopWorker({
-    url: new URL("../../api/validate_pool_worker.ts", import.meta.url),
+    url: new URL("../../api/services/validate_pool_worker.ts", import.meta.url),
     init: { maxNodes: 1e9 },
     maxQueued: 2,
   });
@@ -99,7 +99,7 @@ Deno.test("validation Worker: first-use costs are paid before it is ready; under
   // job was ended in turn, and the service never validated again (tests/rdf/hostile_test.ts).
   const LIMIT = 100;
   const w = new OffLoopWorker({
-    url: new URL("../../api/validate_pool_worker.ts", import.meta.url),
+    url: new URL("../../api/services/validate_pool_worker.ts", import.meta.url),
     init: { maxNodes: 1e9 },
     maxQueued: 4,
   });

@@ -1,6 +1,6 @@
 // receiptOf (verify/report.ts): the `receipt` of a report computed from the envelope alone is the
 // report's own, for every conformance vector (valid and not), garbage, and arbitrary bytes — the
-// verifier pool (api/verify_pool.ts) sends reports without it and computes it where it is read.
+// verifier pool (api/services/verify_pool.ts) sends reports without it and computes it where it is read.
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { fromHex, receiptOf, verifyEnvelope } from "../../verify/mod.ts";

@@ -6,7 +6,7 @@
 // JSON. Also: entry content negotiation, the vocabulary files, /v1/validate, the SPARQL protocol.
 import assert from "node:assert/strict";
 import { SparqlEndpointFetcher } from "fetch-sparql-endpoint";
-import { startService } from "../../api/main.ts";
+import { startService } from "../../api/deno/main.ts";
 import {
   blake3,
   coseSign1,

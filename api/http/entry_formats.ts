@@ -1,0 +1,64 @@
+// Representations of a log entry (API.md `GET /v1/log/entries/{index}`), table-driven: each row
+// is a media type and how to produce it. Negotiation (api/http/negotiate.ts) picks a row in table
+// order; 406 when none is acceptable. Other folders add rows (the RDF types) by appending to
+// ENTRY_FORMATS. Platform-neutral.
+import type { Context } from "hono";
+import { toHex } from "../../verify/mod.ts";
+import type { VerificationReport } from "../../verify/mod.ts";
+import type { AppEnv } from "./route.ts";
+import type { EntryFormat, EntryView } from "./entry_format.ts";
+import { verifyWith } from "./verifier_options.ts";
+import { RDF_ENTRY_FORMATS } from "./routes/rdf.ts";
+import { publicBase } from "./public_url.ts";
+
+export type { EntryFormat, EntryView } from "./entry_format.ts";
+
+/** The JSON object of an entry (API.md): `{index, leaf_hash, schema, steward, envelope, receipt}`. */
+export async function entryJson(view: EntryView): Promise<Record<string, unknown>> {
+  const r = await view.report();
+  return {
+    index: view.index,
+    leaf_hash: view.leafHash,
+    schema: r.schema,
+    steward: r.steward,
+    envelope: toHex(view.envelope),
+    receipt: r.receipt,
+  };
+}
+
+/** Builds an EntryView whose report is computed at most once. */
+export function entryView(
+  c: Context<AppEnv>,
+  index: number,
+  leafHash: string,
+  envelope: Uint8Array,
+): EntryView {
+  let report: Promise<VerificationReport> | undefined;
+  // the public URL (a shard's prefix included), never the request's Host (issue 27)
+  const url = `${publicBase(c.get("deps"))}/v1/log/entries/${index}`;
+  return {
+    index,
+    leafHash,
+    envelope,
+    url,
+    report: () => report ??= verifyWith(c.get("deps"), envelope),
+  };
+}
+
+/** The representation table, in server preference order. */
+export const ENTRY_FORMATS: EntryFormat[] = [
+  {
+    mediaType: "application/json",
+    render: async (v, c) => c.json(await entryJson(v)),
+  },
+  {
+    // RFC 9052 §2: the raw COSE_Sign1 bytes exactly as submitted (the Merkle leaf's preimage).
+    mediaType: "application/cose",
+    render: (v) =>
+      new Response(v.envelope.slice(), {
+        headers: { "content-type": 'application/cose; cose-type="cose-sign1"' },
+      }),
+  },
+  // JouleClaw SPEC §13: JSON-LD, N-Quads and Turtle (api/http/routes/rdf.ts).
+  ...RDF_ENTRY_FORMATS,
+];

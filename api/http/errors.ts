@@ -1,0 +1,189 @@
+// RFC 9457 problem details (application/problem+json) with stable codes (ARCHITECTURE "Errors",
+// API.md). The HTTP status of every error is decided here, in one place: routes throw ApiError
+// (or let a typed error from verify/ or log/ escape) and `problemResponse` maps it, as Hono's
+// app.onError does in src/hono-base.ts. Platform-neutral.
+import { isPinnedHeadRefusal, PushbackError } from "../../log/mod.ts";
+import { CodedError } from "../../net/mod.ts";
+import { REASON_CODES } from "../../verify/mod.ts";
+import { WITNESS_CODES } from "../../log/c2sp/mod.ts";
+
+/** The service's own HTTP error codes (verification reason codes live in verify/codes.ts). */
+export const HTTP_CODES = {
+  "bad-request": { status: 400, title: "Bad request" },
+  "bad-parameter": { status: 400, title: "Bad parameter" },
+  // A query parameter the route does not take (api/http/params.ts refuseUnknownQuery): never ignored.
+  "unknown-query-parameter": { status: 400, title: "Unknown query parameter" },
+  "bad-envelope-encoding": { status: 400, title: "Bad envelope encoding" },
+  "empty-body": { status: 400, title: "Empty body" },
+  // A Host header that is not a host[:port] (RFC 3986 §3.2.2; api/http/public_url.ts), any route.
+  "bad-host": { status: 400, title: "Bad Host header" },
+  "steward-not-allowed": { status: 403, title: "Steward not allowed" },
+  // Admin routes (POST /v1/logs/rotate, docs/SHARDS.md): no token configured / a wrong token.
+  "admin-disabled": { status: 403, title: "Admin routes disabled" },
+  "admin-unauthorized": { status: 401, title: "Admin token missing or wrong" },
+  // An append to a frozen shard (docs/SHARDS.md "Lifecycle"): `active` names the active one.
+  "shard-frozen": { status: 409, title: "Shard frozen" },
+  "not-found": { status: 404, title: "Not found" },
+  // A proof asked for at a size that has no signed head (SPEC §22.2: only signed roots are proven to).
+  "head-not-found": { status: 404, title: "No signed head at that size" },
+  // The tiled publication (docs/PUBLICATION.md): paths that are not canonical tlog-tiles ones
+  // (log/c2sp/tile_path.ts) and tiles the tree does not have.
+  "unknown-view": { status: 404, title: "No such view" },
+  "tile-path-malformed": { status: 404, title: "Not a tile path" },
+  "tile-path-bad-level": { status: 404, title: "Not a tile path" },
+  "tile-path-bad-index": { status: 404, title: "Not a tile path" },
+  "tile-path-bad-width": { status: 404, title: "Not a tile path" },
+  "tile-beyond-tree": { status: 404, title: "Tile not in the tree" },
+  "tile-beyond-width": { status: 404, title: "Tile not in the tree" },
+  "method-not-allowed": { status: 405, title: "Method not allowed" },
+  "not-acceptable": { status: 406, title: "Not acceptable" },
+  // A request body slower than `body_min_rate` (issue 27): the read stops, the connection closes.
+  "body-too-slow": { status: 408, title: "Body too slow" },
+  "body-too-large": { status: 413, title: "Body too large" },
+  "unsupported-media-type": { status: 415, title: "Unsupported media type" },
+  "invalid-receipt": { status: 422, title: "Invalid receipt" },
+  "readings-route-only": { status: 422, title: "Meter readings are appended by /v1/readings" },
+  "rate-limited": { status: 429, title: "Too many requests" },
+  "internal": { status: 500, title: "Internal error" },
+  "sequencer-busy": { status: 503, title: "Sequencer busy" },
+  "timeout": { status: 503, title: "Request timed out" },
+  "storage-unavailable": { status: 503, title: "Storage unavailable" },
+  // Issue 27: the log's store is behind, missing or diverges from a head it already signed and
+  // published (log/errors.ts PINNED_HEAD_CODES); it signs nothing until an operator acts.
+  "store-behind-signed-head": { status: 503, title: "Store behind the signed head" },
+  "store-forks-signed-head": { status: 503, title: "Store diverges from the signed head" },
+  // Issue 27 at the edge: the witness state's Durable Object refuses its log's store (lost or
+  // rolled back with the witness state: log/r2/witness_guard.ts); it cosigns nothing.
+  "witness-state-behind": { status: 503, title: "Witness state behind" },
+} as const;
+
+/** A stable HTTP error code of this service. */
+export type HttpCode = keyof typeof HTTP_CODES;
+
+/** Base of the problem `type` URIs: `urn:jouleclaw:problem:<code>` (docs/DECISIONS.md). */
+export const PROBLEM_TYPE_BASE = "urn:jouleclaw:problem:";
+
+/**
+ * An error answer. `code` is the stable machine-readable code; for a 422 it is the verification
+ * reason code of the first failing step, and `extra.report` carries the whole report.
+ */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly headers: Record<string, string>;
+  readonly extra: Record<string, unknown>;
+  constructor(
+    code: HttpCode | string,
+    detail: string,
+    opts: {
+      status?: number;
+      headers?: Record<string, string>;
+      extra?: Record<string, unknown>;
+      cause?: unknown;
+    } = {},
+  ) {
+    super(detail, { cause: opts.cause });
+    this.name = "ApiError";
+    this.code = code;
+    this.status = opts.status ?? (HTTP_CODES as Record<string, { status: number }>)[code]?.status ??
+      500;
+    this.headers = opts.headers ?? {};
+    this.extra = opts.extra ?? {};
+  }
+}
+
+/** Titles of the codes other folders answer with (vocab/, SPARQL), beside HTTP_CODES. */
+export const OTHER_TITLES: Record<string, string> = {
+  "bad-json": "Body is not JSON",
+  "not-an-object": "Body is not a JSON object",
+  "invalid-jsonld": "Invalid JSON-LD",
+  "context-not-available": "JSON-LD context not available",
+  "unknown-document-type": "Unknown document type",
+  "sparql-bad-query": "Bad SPARQL query",
+  "sparql-update-refused": "SPARQL update refused",
+  "sparql-unavailable": "SPARQL unavailable",
+};
+
+/**
+ * The problem's title (RFC 9457 §3.1.3: the same for every occurrence of a type): the service's
+ * own, "Witness refusal: …" for the witness role's refusals, "Invalid receipt" for another 422, a verification reason code's meaning (docs/REASON-CODES.md)
+ * for malformed input, else the code in words — never a bare "Error".
+ */
+export function titleOf(code: string, status: number): string {
+  const known = (HTTP_CODES as Record<string, { title: string }>)[code];
+  if (known) return known.title;
+  if (OTHER_TITLES[code]) return OTHER_TITLES[code];
+  // tlog-witness refusals (POST /add-checkpoint): a witness's answer about a checkpoint, never a
+  // receipt's (its 422s are a bad proof or a root mismatch, not an invalid receipt).
+  if (code in WITNESS_CODES) return `Witness refusal: ${code.slice(8).replace(/-/g, " ")}`;
+  if (status === 422) return "Invalid receipt";
+  const meaning = (REASON_CODES as Record<string, string>)[code];
+  if (meaning) return `Malformed input: ${meaning}`;
+  const words = code.replace(/-/g, " ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** Retry-After (RFC 9110 §10.2.3) in whole seconds, at least 1. */
+export function retryAfterSeconds(ms: number): string {
+  return String(Math.max(1, Math.ceil(ms / 1000)));
+}
+
+/** Builds an application/problem+json response. */
+export function problem(
+  status: number,
+  code: string,
+  detail: string,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Response {
+  const body = {
+    type: PROBLEM_TYPE_BASE + code,
+    title: titleOf(code, status),
+    status,
+    detail,
+    code,
+    ...extra,
+  };
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/problem+json", ...headers },
+  });
+}
+
+/**
+ * Maps any thrown value to its problem response: ApiError as declared; PushbackError → 503 +
+ * Retry-After; anything else is an operational fault → 500 with a generic detail (the cause is
+ * logged by the caller, never echoed).
+ */
+export function problemResponse(err: unknown): Response {
+  if (err instanceof ApiError) {
+    return problem(err.status, err.code, err.message, err.extra, err.headers);
+  }
+  if (err instanceof PushbackError) {
+    return problem(503, "sequencer-busy", "Cannot append now: the sequencer is full", {}, {
+      "retry-after": retryAfterSeconds(err.retryAfterMs),
+    });
+  }
+  if (isPinnedHeadRefusal(err)) {
+    // Not transient (issue 27): no Retry-After; the code says which pin the store failed.
+    return problem(
+      503,
+      err.code,
+      "Cannot append: the log's store is behind or diverges from a head the log already signed; " +
+        "it signs nothing until an operator acts",
+    );
+  }
+  if (err instanceof CodedError && err.kind === "unavailable") {
+    // An operational storage fault: transient as far as the client can tell; retrying an append
+    // is safe (identical bytes are answered exactly once).
+    return problem(503, "storage-unavailable", "Cannot answer: the store failed", {}, {
+      "retry-after": "1",
+    });
+  }
+  // A typed input error (a CodedError of kind input: verify's, the log's) that escaped a route
+  // still gets its code, as a 400.
+  if (err instanceof CodedError && err.kind === "input" && err.code.length > 0) {
+    return problem(400, err.code, err.message);
+  }
+  return problem(500, "internal", "Cannot answer: internal error");
+}

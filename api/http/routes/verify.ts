@@ -1,0 +1,49 @@
+// POST /v1/verify (API.md "Verification"; JCR-1 §6): a verification outcome is data, not an
+// error, so any envelope that could be read is answered 200 with its report.
+import type { VerificationReport } from "../../../verify/mod.ts";
+import { readEnvelope } from "../envelope_input.ts";
+import type { RouteGroup } from "../route.ts";
+import { verifyWith } from "../verifier_options.ts";
+
+/** The outcome code of a report: "ok", or the reason code of its first failing step. */
+export function outcomeCode(report: VerificationReport): string {
+  if (report.valid) return "ok";
+  return report.steps.find((s) => s.status === "fail")?.code ?? "invalid";
+}
+
+/** The verification route group. */
+export const verifyRoutes: RouteGroup = {
+  name: "verify",
+  routes: [{
+    method: "POST",
+    path: "/v1/verify",
+    cors: true,
+    class: {
+      id: "jc:Verifier",
+      title: "Receipt verifier",
+      description: "Verifies a JCR-1 COSE_Sign1 envelope and reports every step (JCR-1 §6).",
+    },
+    operation: {
+      title: "Verify a receipt envelope",
+      description:
+        'Body: the envelope as application/cose bytes or JSON {"envelope": hex}. Answers the ' +
+        "verification report, valid or not.",
+      expects: "jc:Envelope",
+      returns: "jc:VerificationReport",
+      possibleStatus: [
+        { status: 200, description: "The verification report (valid or not)." },
+        { status: 400, description: "No body, bad JSON or bad hex." },
+        { status: 415, description: "Neither application/cose nor application/json." },
+      ],
+      toolId: "jouleclaw:verify",
+      mutating: false,
+    },
+    handler: async (c) => {
+      const deps = c.get("deps");
+      const envelope = await readEnvelope(c.req.raw, deps.config.bodyLimit);
+      const report = await verifyWith(deps, envelope);
+      deps.metrics.verification(outcomeCode(report));
+      return c.json(report, 200);
+    },
+  }],
+};

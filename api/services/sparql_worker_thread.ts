@@ -1,0 +1,108 @@
+// The Worker of api/services/sparql_worker.ts: holds the log's RDF in Oxigraph (vocab/sparql/mod.ts) and
+// runs one job at a time: `load` (entry envelopes → RDF, vocab/rdf.ts, each its own named graph)
+// or `query` (SPARQL 1.1 Query over what is loaded; the serialized answer is refused past
+// `maxBytes`, and moved to the main thread as UTF-8 bytes). Everything CPU-heavy of the endpoint
+// happens here; the main thread's time limit ends this Worker when a query runs too long. An init
+// or a job of another shape is refused with a stable code (api/services/worker_message.ts).
+/// <reference lib="deno.worker" />
+import { entryInputFromEnvelope } from "../../vocab/mod.ts";
+import { SparqlError, SparqlStore } from "../../vocab/sparql/mod.ts";
+import { serveJobs } from "./off_loop_worker.ts";
+import { boundedOxigraph, oxigraphMemoryBytes } from "./oxigraph_bounded.ts";
+import { isRecord, UnexpectedMessageError } from "./worker_message.ts";
+
+/** A job of this Worker. */
+export type SparqlJob =
+  | { load: { start: number; envelopes: Uint8Array[]; origin: string } }
+  | { query: string; mediaType: string; maxBytes: number };
+
+/** The answer of a query job. */
+export interface SparqlJobAnswer {
+  body: Uint8Array;
+  size: number;
+}
+
+/** The answer of a load job: entries loaded, and the store's linear memory in bytes. */
+export interface SparqlLoadAnswer {
+  size: number;
+  memory: number;
+}
+
+/** One Oxigraph store; one SparqlStore (a loaded prefix) per log origin, i.e. per shard. */
+let oxigraph: InstanceType<ReturnType<typeof boundedOxigraph>>;
+const stores = new Map<string, SparqlStore>();
+const enc = new TextEncoder();
+
+/** The loaded prefix of the shard whose entries' IRIs start with `origin`, in the one store. */
+function storeOf(origin: string): SparqlStore {
+  let s = stores.get(origin);
+  if (!s) {
+    s = new SparqlStore({
+      size: () => Promise.resolve(0),
+      read: () => Promise.reject(new Error("Cannot read the log from the SPARQL worker")),
+    }, oxigraph);
+    stores.set(origin, s);
+  }
+  return s;
+}
+
+/** Whether `m` is a job of this Worker (the fields of SparqlJob, with their types). */
+function isJob(m: unknown): m is SparqlJob {
+  if (!isRecord(m)) return false;
+  if (isRecord(m.load)) {
+    const { start, envelopes, origin } = m.load;
+    return Number.isSafeInteger(start) && typeof origin === "string" &&
+      Array.isArray(envelopes) && envelopes.every((e) => e instanceof Uint8Array);
+  }
+  return typeof m.query === "string" && typeof m.mediaType === "string" &&
+    typeof m.maxBytes === "number";
+}
+
+serveJobs((config) => {
+  if (!isRecord(config) || typeof config.maxMemoryBytes !== "number") {
+    throw new UnexpectedMessageError(config, "an init of {maxMemoryBytes}");
+  }
+  const { maxMemoryBytes } = config;
+  oxigraph = new (boundedOxigraph(maxMemoryBytes))();
+  stores.clear();
+}, async (msg) => {
+  if (!isJob(msg)) {
+    throw new UnexpectedMessageError(
+      msg,
+      "a job of {load: {start, envelopes, origin}} or " +
+        "{query, mediaType, maxBytes}",
+    );
+  }
+  const m = msg;
+  if ("load" in m) {
+    const { start, envelopes, origin } = m.load;
+    try {
+      const size = await storeOf(origin).append(
+        envelopes.map((e, k) =>
+          entryInputFromEnvelope(start + k, e, `${origin}/v1/log/entries/${start + k}`)
+        ),
+      );
+      const answer: SparqlLoadAnswer = { size, memory: oxigraphMemoryBytes() };
+      return { value: answer };
+    } catch (e) {
+      if (!(e instanceof WebAssembly.RuntimeError)) throw e;
+      throw new SparqlError(
+        "sparql-store-full",
+        `Cannot load entry ${start}: the store needs more than sparql_max_memory_mb`,
+      );
+    }
+  }
+  // every shard's graphs are in the one store: any of its SparqlStores queries them all
+  const a = storeOf(stores.keys().next().value ?? "").run(m.query, m.mediaType, m.maxBytes);
+  a.size = [...stores.values()].reduce((n, s) => n + s.size, 0);
+  const body = enc.encode(a.body);
+  if (body.byteLength > m.maxBytes) {
+    throw new SparqlError(
+      "sparql-result-too-large",
+      `Cannot send an answer of ${body.byteLength} bytes: at most ${m.maxBytes} ` +
+        "(sparql_max_result_bytes); add LIMIT or narrow the query",
+    );
+  }
+  const answer: SparqlJobAnswer = { body, size: a.size };
+  return { value: answer, transfer: [body.buffer] };
+});

@@ -1,0 +1,526 @@
+// The sequencer's store at internet scale (docs/EDGE.md "R2"; issue 12; Azul's order): the log
+// core's storage contract over two parts. The Durable Object's SQLite (log/durable/) holds only
+// the latest head, the right edge (stored tiles whose published height-8 tile is not full yet),
+// the rounds not yet in R2 (their entries, tiles and heads: the staged uploads) and a bounded
+// dedup window; R2 holds everything public. A round is committed to SQLite (staged, the head
+// swapped atomically), then its new full and partial tiles of both views, its bundles, its
+// write-once leaf-index objects and its signed head are put to R2 (at most 6 at a time), and
+// only then does `commitBatch` resolve — so the log core answers an append only once it is in R2
+// and covered by a signed head there. The mutable checkpoints follow at most once a second (R2:
+// one write per second per key). After a restart, and before any round, unpublished rounds are
+// uploaded again (deterministic bytes: a replay rewrites what is already there identically).
+// What SQLite no longer holds is read back from R2's immutable full tiles and bundles.
+import {
+  type AgentHead,
+  type AgentHeads,
+  type Batch,
+  blake3Hasher,
+  type ContentIndex,
+  type LeafLookupMany,
+  LogIntegrityError,
+  type LogStorage,
+  LogStorageError,
+  sha256Hasher,
+  type StorageCapabilities,
+  type StoredHead,
+  TREE_VIEWS,
+  type TreeView,
+  type ViewBackfill,
+  type ViewMigration,
+} from "../mod.ts";
+import type { DurableLogStorage } from "../durable/mod.ts";
+import {
+  encodeBundle,
+  ENTRIES,
+  newTiles,
+  parseBundle,
+  signCheckpoint,
+  TILE_WIDTH,
+} from "../c2sp/mod.ts";
+import { readPublishedTile } from "../mod.ts";
+import {
+  checkpointKey,
+  contentKey,
+  FIRST_TIME_KEY,
+  headFromJson,
+  headKey,
+  headToJson,
+  LATEST_HEAD_KEY,
+  leafKey,
+  limited,
+  type R2BucketLike,
+  roundKey,
+  tileKey,
+} from "./r2.ts";
+import { storeBehind } from "./published_pin.ts";
+
+/** Steps of a round, named for fault injection (tests restart the object between each pair). */
+export type RoundStep = "staged" | "uploaded" | "head" | "checkpoint" | "published";
+
+/** Options of `R2PublishedStorage`. */
+export interface R2StorageOptions {
+  /** The log key (checkpoints are signed when they are put). */
+  secretKey: Uint8Array;
+  /** Entries whose leaf hash stays in SQLite for dedup (>= 256); older ones are found in R2. */
+  window: number;
+  /** Least time between two writes of the checkpoints (R2: 1 write/s per key), ms. */
+  checkpointMs: number;
+  now?: () => number;
+  /** Called after each step of a round; a test throws or aborts the object from it. */
+  onStep?: (step: RoundStep, size: number) => void | Promise<void>;
+  /**
+   * Told when a checkpoint is held back (the once-a-second rule) and at what time (ms) it is due:
+   * the Durable Object arms an alarm then, so an evicted object still publishes it (a timer dies
+   * with the object).
+   */
+  onCheckpointDeferred?: (dueAt: number) => void;
+}
+
+const HASH = 32;
+const hashers = { blake3: blake3Hasher, sha256: sha256Hasher };
+/** Full published tiles the object keeps (8 KiB each): dedup and recovery read a few. */
+const FULL_TILE_CACHE = 64;
+
+/** An R2 call that failed: an operational fault (503, retry safe), never a bad answer. */
+function r2Failed(what: string, cause: unknown): LogStorageError {
+  return new LogStorageError("r2-unavailable", `Cannot ${what} in R2`, { cause });
+}
+
+/** What the sequencer's store did (Durable Object stats, bench). */
+export interface R2StorageStats {
+  r2Gets: number;
+  r2Puts: number;
+  checkpointPuts: number;
+  rounds: number;
+  replays: number;
+}
+
+/**
+ * The log core's store: SQLite in the object for what changes, R2 for what is published. Its
+ * extensions: the batched leaf lookup and the content index (SQLite's window, then R2), and the
+ * object's chain heads and view migration, forwarded.
+ */
+export class R2PublishedStorage
+  implements LogStorage, LeafLookupMany, ContentIndex, AgentHeads, ViewMigration {
+  readonly #hot: DurableLogStorage;
+  readonly #r2: R2BucketLike;
+  readonly #o: R2StorageOptions;
+  readonly #now: () => number;
+  #published: number | undefined;
+  #name: string | undefined;
+  readonly #full = new Map<string, Uint8Array>();
+  #cpAt = -Infinity;
+  #cpSize = -1;
+  #cpPending: StoredHead | undefined;
+  #cpTimer: ReturnType<typeof setTimeout> | undefined;
+  #replaying: Promise<void> | undefined;
+  readonly stats: R2StorageStats = {
+    r2Gets: 0,
+    r2Puts: 0,
+    checkpointPuts: 0,
+    rounds: 0,
+    replays: 0,
+  };
+
+  constructor(hot: DurableLogStorage, r2: R2BucketLike, o: R2StorageOptions) {
+    if (!Number.isSafeInteger(o.window) || o.window < TILE_WIDTH) {
+      throw new RangeError(`Cannot open the R2 store: dedup window ${o.window} < ${TILE_WIDTH}`);
+    }
+    this.#hot = hot;
+    this.#r2 = r2;
+    this.#o = o;
+    this.#now = o.now ?? Date.now;
+  }
+
+  /** Bytes of the object's SQLite database. */
+  databaseBytes(): number {
+    return this.#hot.databaseBytes();
+  }
+
+  async #get(key: string): Promise<Uint8Array | undefined> {
+    this.stats.r2Gets++;
+    try {
+      const o = await this.#r2.get(key);
+      return o ? new Uint8Array(await o.arrayBuffer()) : undefined;
+    } catch (e) {
+      throw r2Failed(`read ${key}`, e);
+    }
+  }
+
+  async #put(key: string, value: Uint8Array | string, contentType: string): Promise<void> {
+    this.stats.r2Puts++;
+    try {
+      await this.#r2.put(key, value, { httpMetadata: { contentType } });
+    } catch (e) {
+      throw r2Failed(`write ${key}`, e);
+    }
+  }
+
+  /**
+   * Uploads every round SQLite holds past the published size, oldest first, then records it
+   * published (pruning SQLite). Runs before any round and after a restart; one at a time.
+   */
+  replay(): Promise<void> {
+    this.#replaying ??= this.#replay().finally(() => this.#replaying = undefined);
+    return this.#replaying;
+  }
+
+  async #replay(): Promise<void> {
+    const pub = this.#published ?? await this.#hot.publishedSize();
+    this.#published = pub;
+    const latest = await this.#hot.latestHead();
+    if (!latest || latest.size <= pub) return;
+    this.stats.replays++;
+    let from = Math.max(pub, 0);
+    for (;;) {
+      const heads = await this.#hot.heads(pub < 0 ? 0 : pub + 1, 64);
+      const todo = heads.filter((h) => h.size > (this.#published ?? -1));
+      if (todo.length === 0) break;
+      for (const h of todo) {
+        await this.#publish(from, h);
+        from = h.size;
+      }
+    }
+  }
+
+  async #logName(): Promise<string> {
+    this.#name ??= await this.#hot.logName();
+    if (this.#name === undefined) {
+      throw new LogIntegrityError("Cannot publish: the log has no name");
+    }
+    return this.#name;
+  }
+
+  /** One round's uploads, from `from` leaves to `head`, in Azul's order. */
+  async #publish(from: number, head: StoredHead): Promise<void> {
+    const to = head.size;
+    const jobs: (() => Promise<void>)[] = [];
+    for (const t of newTiles(from, to)) {
+      if (t.level === ENTRIES) {
+        jobs.push(async () => {
+          const entries = await this.#hot.entries(t.index * TILE_WIDTH, t.width);
+          if (entries.length !== t.width) {
+            throw new LogIntegrityError(`Cannot publish bundle ${t.index}: entries missing`);
+          }
+          await this.#put(tileKey("blake3", t), encodeBundle(entries), "application/octet-stream");
+        });
+        continue;
+      }
+      for (const view of TREE_VIEWS) {
+        jobs.push(async () => {
+          const bytes = await readPublishedTile(
+            { range: (l, i, n) => this.tileRange(l, i, n, view) },
+            t.level,
+            t.index,
+            t.width,
+          );
+          if (!bytes) {
+            throw new LogIntegrityError(`Cannot publish ${view} tile ${t.level}/${t.index}`);
+          }
+          await this.#put(tileKey(view, t), bytes, "application/octet-stream");
+        });
+      }
+    }
+    // Write-once index objects (leaf hash → index, content identity → index): exactly-once
+    // beyond the dedup window.
+    if (to > from) {
+      const entries = await this.#hot.entries(from, to - from);
+      if (entries.length !== to - from) {
+        throw new LogIntegrityError(`Cannot publish entries ${from}..${to - 1}: missing`);
+      }
+      entries.forEach((e, k) =>
+        jobs.push(() => this.#writeOnce(leafKey(blake3Hasher.leaf(e)), String(from + k)))
+      );
+      for (const c of await this.#hot.contentIdsIn(from, to)) {
+        jobs.push(() => this.#writeOnce(contentKey(c.contentId), String(c.index)));
+      }
+      // Issue 27: the round's write-once marker, in the same wave (no added latency); it is in R2
+      // before the head is, so a store rolled back to `from` finds it on open (published_pin.ts).
+      // Another round already published from `from`: this store is behind R2 (code, no upload).
+      jobs.push(() =>
+        this.#writeOnce(roundKey(from), headToJson(head), (was) =>
+          storeBehind(
+            `Cannot publish the round from ${from}: R2 holds another round from there (${was})`,
+          ))
+      );
+      // docs/SHARDS.md: the directory's first_time, the time of the first round's head.
+      if (from === 0) {
+        jobs.push(() => this.#writeOnce(FIRST_TIME_KEY, new Date(head.timestamp).toISOString()));
+      }
+    }
+    await limited(jobs);
+    await this.#o.onStep?.("uploaded", to);
+    await this.#put(headKey(to), headToJson(head), "application/json");
+    await this.#o.onStep?.("head", to);
+    await this.#checkpoint(head);
+    await this.#o.onStep?.("checkpoint", to);
+    await this.#hot.markPublished(to, this.#o.window);
+    this.#published = to;
+    this.stats.rounds++;
+    await this.#o.onStep?.("published", to);
+  }
+
+  /**
+   * Puts `key` → `value` unless it exists; an existing one must hold the same value, else
+   * `conflict` (default log-integrity) is thrown.
+   */
+  async #writeOnce(
+    key: string,
+    value: string,
+    conflict = (was: string | undefined): Error =>
+      new LogIntegrityError(`Cannot publish ${key} at ${value}: R2 holds it at ${was}`),
+  ): Promise<void> {
+    this.stats.r2Puts++;
+    const put = await this.#r2.put(key, value, {
+      onlyIf: { etagDoesNotMatch: "*" },
+      httpMetadata: { contentType: "text/plain" },
+    }).catch((e) => {
+      throw r2Failed(`write ${key}`, e);
+    });
+    if (put === null) {
+      const old = await this.#get(key);
+      const was = old && new TextDecoder().decode(old);
+      if (was !== value) throw conflict(was);
+    }
+  }
+
+  /**
+   * Puts both views' checkpoints and the latest head, unless the last put was under
+   * `checkpointMs` ago: then the newest head waits for a timer (R2: 1 write/s per key).
+   */
+  async #checkpoint(head: StoredHead): Promise<void> {
+    if (head.size < this.#cpSize) return;
+    const wait = this.#cpAt + this.#o.checkpointMs - this.#now();
+    if (wait > 0) {
+      if (!this.#cpPending || this.#cpPending.size < head.size) this.#cpPending = head;
+      this.#o.onCheckpointDeferred?.(this.#now() + wait);
+      this.#cpTimer ??= setTimeout(() => {
+        this.#cpTimer = undefined;
+        const h = this.#cpPending;
+        this.#cpPending = undefined;
+        if (h) this.#checkpoint(h).catch(() => {}); // else the next round or start retries
+      }, wait);
+      return;
+    }
+    this.#cpAt = this.#now(); // reserve the slot before the put: no two puts in one second
+    const name = await this.#logName();
+    const cp = (view: TreeView) =>
+      signCheckpoint(
+        {
+          origin: `${name}/${view}`,
+          size: head.size,
+          root: view === "blake3" ? head.root : head.sha256Root!,
+        },
+        this.#o.secretKey,
+      );
+    this.stats.checkpointPuts++;
+    await limited([
+      () => this.#put(checkpointKey("blake3"), cp("blake3"), "text/plain; charset=utf-8"),
+      () => this.#put(checkpointKey("sha256"), cp("sha256"), "text/plain; charset=utf-8"),
+      () => this.#put(LATEST_HEAD_KEY, headToJson(head), "application/json"),
+    ]);
+    this.#cpSize = Math.max(this.#cpSize, head.size);
+    if (this.#cpPending && this.#cpPending.size <= head.size) this.#cpPending = undefined;
+  }
+
+  /**
+   * Puts the checkpoints of the latest published head now, or as soon as the once-a-second rule
+   * allows (on start: a checkpoint held back when the object stopped is not lost).
+   */
+  async flushCheckpoint(): Promise<void> {
+    const h = this.#cpPending ?? await this.#hot.latestHead();
+    if (h && (this.#published ?? await this.#hot.publishedSize()) >= h.size) {
+      await this.#checkpoint(h);
+    }
+  }
+
+  /**
+   * Waits until the checkpoints in R2 name at least `size` (a frozen shard's final ones,
+   * docs/SHARDS.md), writing them as soon as the once-a-second rule allows.
+   */
+  async checkpointAt(size: number): Promise<void> {
+    await this.replay();
+    for (let k = 0; k < 8 && this.#cpSize < size; k++) {
+      await this.flushCheckpoint();
+      if (this.#cpSize >= size) return;
+      const wait = Math.max(1, this.#cpAt + this.#o.checkpointMs - this.#now());
+      await new Promise((r) => setTimeout(r, wait));
+    }
+    if (this.#cpSize < size) {
+      throw new LogStorageError("r2-unavailable", `Cannot publish the checkpoint at ${size}`);
+    }
+  }
+
+  /** A full published tile of a view from R2 (kept in a small LRU), or undefined. */
+  async #fullTile(view: TreeView, level: number, index: number): Promise<Uint8Array | undefined> {
+    const key = `${view}/${level}/${index}`;
+    const hit = this.#full.get(key);
+    if (hit) {
+      this.#full.delete(key);
+      this.#full.set(key, hit);
+      return hit;
+    }
+    const b = await this.#get(tileKey(view, { level, index, width: TILE_WIDTH }));
+    if (!b || b.length !== TILE_WIDTH * HASH) return undefined;
+    this.#full.set(key, b);
+    if (this.#full.size > FULL_TILE_CACHE) this.#full.delete(this.#full.keys().next().value!);
+    return b;
+  }
+
+  /**
+   * A stored (height-4) tile that SQLite pruned, from its full published tile in R2: stored level
+   * 2L is a 16-hash slice of published tile L; stored level 2L+1 is published tile L folded 4
+   * levels up (log/published_tiles.ts's layout).
+   */
+  async #derive(level: number, index: number, view: TreeView): Promise<Uint8Array | undefined> {
+    const L = level >> 1;
+    const even = level % 2 === 0;
+    const bytes = await this.#fullTile(view, L, even ? Math.floor(index / 16) : index);
+    if (!bytes) return undefined;
+    if (even) return bytes.slice((index % 16) * 16 * HASH, (index % 16 + 1) * 16 * HASH);
+    const h = hashers[view];
+    let row = bytes;
+    for (let s = 0; s < 4; s++) {
+      const n = row.length / HASH / 2;
+      const next = new Uint8Array(n * HASH);
+      for (let k = 0; k < n; k++) {
+        next.set(
+          h.node(
+            row.subarray(2 * k * HASH, (2 * k + 1) * HASH),
+            row.subarray((2 * k + 1) * HASH, (2 * k + 2) * HASH),
+          ),
+          k * HASH,
+        );
+      }
+      row = next;
+    }
+    return row;
+  }
+
+  latestHead(): Promise<StoredHead | undefined> {
+    return this.#hot.latestHead();
+  }
+  async head(size: number): Promise<StoredHead | undefined> {
+    const h = await this.#hot.head(size);
+    if (h) return h;
+    const b = await this.#get(headKey(size));
+    return b && headFromJson(new TextDecoder().decode(b));
+  }
+  heads(fromSize: number, limit: number): Promise<StoredHead[]> {
+    return this.#hot.heads(fromSize, limit); // the unpublished ones and the latest
+  }
+  async entry(index: number): Promise<Uint8Array | undefined> {
+    const e = await this.#hot.entry(index);
+    if (e) return e;
+    const n = Math.floor(index / TILE_WIDTH);
+    const b = await this.#get(tileKey("blake3", { level: ENTRIES, index: n, width: TILE_WIDTH }));
+    return b && parseBundle(b, TILE_WIDTH)[index % TILE_WIDTH];
+  }
+  async entries(start: number, limit: number): Promise<Uint8Array[]> {
+    const hot = await this.#hot.entries(start, limit);
+    if (hot.length > 0 && (await this.#hot.entry(start)) !== undefined) return hot;
+    const out: Uint8Array[] = [];
+    for (let i = start; i < start + limit; i++) {
+      const e = await this.entry(i);
+      if (!e) break;
+      out.push(e);
+    }
+    return out;
+  }
+  async tile(level: number, index: number, view?: TreeView): Promise<Uint8Array | undefined> {
+    return (await this.#hot.tile(level, index, view)) ??
+      await this.#derive(level, index, view ?? "blake3");
+  }
+  async tileRange(
+    level: number,
+    start: number,
+    count: number,
+    view?: TreeView,
+  ): Promise<(Uint8Array | undefined)[]> {
+    const hot = await this.#hot.tileRange(level, start, count, view);
+    return await Promise.all(
+      hot.map((t, k) => t ?? this.#derive(level, start + k, view ?? "blake3")),
+    );
+  }
+
+  /** Candidates from the SQLite window, else the write-once leaf object in R2. */
+  async leafCandidates(leafHash: Uint8Array): Promise<number[]> {
+    const hot = await this.#hot.leafCandidates(leafHash);
+    if (hot.length) return hot;
+    const b = await this.#get(leafKey(leafHash));
+    return b ? [Number(new TextDecoder().decode(b))] : [];
+  }
+  async leafCandidatesMany(leafHashes: Uint8Array[]): Promise<number[][]> {
+    await this.replay(); // a round after a failed one publishes the failed one first
+    const out: number[][] = await Promise.all(leafHashes.map((h) => this.#hot.leafCandidates(h)));
+    const misses = out.flatMap((c, k) => (c.length ? [] : [k]));
+    await limited(
+      misses.map((k) => async () => {
+        const b = await this.#get(leafKey(leafHashes[k]));
+        if (b) out[k] = [Number(new TextDecoder().decode(b))];
+      }),
+    );
+    return out;
+  }
+
+  /** Content identities: the SQLite window first, else their write-once objects in R2. */
+  async contentIndex(ids: Uint8Array[]): Promise<(number | undefined)[]> {
+    const out = await this.#hot.contentIndex(ids);
+    await limited(
+      out.flatMap((v, k) => (v === undefined ? [k] : [])).map((k) => async () => {
+        const b = await this.#get(contentKey(ids[k]));
+        if (b) out[k] = Number(new TextDecoder().decode(b));
+      }),
+    );
+    return out;
+  }
+  contentIndexReach(): Promise<number | "all"> {
+    return this.#hot.contentIndexReach();
+  }
+  backfillContentIndex(
+    rows: { index: number; contentId: Uint8Array }[],
+    reach: number | "all",
+  ): Promise<void> {
+    return this.#hot.backfillContentIndex(rows, reach);
+  }
+
+  async commitBatch(batch: Batch): Promise<void> {
+    await this.replay();
+    const from = (await this.#hot.latestHead())?.size ?? 0;
+    await this.#hot.commitBatch(batch); // staged: SQLite holds the round, the head is swapped
+    await this.#o.onStep?.("staged", batch.head.size);
+    await this.#publish(from, batch.head);
+  }
+  // Agents' chain heads (issue 16) stay in SQLite, one row per agent (bounded by the registered
+  // agents, never pruned): `commitBatch` writes them with the round's rows, in one transaction.
+  agentHead(did: string): Promise<AgentHead | undefined> {
+    return this.#hot.agentHead(did);
+  }
+  agentHeadsComplete(): Promise<boolean> {
+    return this.#hot.agentHeadsComplete();
+  }
+  putAgentHeads(heads: AgentHead[], complete: boolean): Promise<void> {
+    return this.#hot.putAgentHeads(heads, complete);
+  }
+  commitViewBackfill(b: ViewBackfill): Promise<void> {
+    return this.#hot.commitViewBackfill(b);
+  }
+  logName(): Promise<string | undefined> {
+    return this.#hot.logName();
+  }
+  setLogName(name: string): Promise<void> {
+    return this.#hot.setLogName(name);
+  }
+  /**
+   * No tile groups (published tiles the object pruned are in R2), no staged commit (a round
+   * resolves once in R2) and no write probe.
+   */
+  capabilities(): StorageCapabilities {
+    return { leafLookupMany: this, contentIndex: this, agentHeads: this, viewMigration: this };
+  }
+  close(): Promise<void> {
+    if (this.#cpTimer !== undefined) clearTimeout(this.#cpTimer);
+    this.#cpTimer = undefined;
+    return this.#hot.close();
+  }
+}
