@@ -1,5 +1,6 @@
 // `deno task verify [options] <file|->` — verifies one JouleClaw receipt envelope offline (JCR-1 §6)
-// and prints the verification report (API.md). Exit status: 0 valid, 1 invalid, 2 unusable input
+// and prints the verification report (API.md). Exit status: 0 for a verdict other than invalid
+// (valid, joule-unverified, alert: verify/verdict_class.ts), 1 invalid, 2 unusable input
 // (unreadable file, not an envelope encoding, bad flags or operator config).
 //
 // This entry point is the one file of verify/ that touches Deno I/O; the verifier itself is pure.
@@ -49,7 +50,8 @@ Other:
   --compact              print the report on one line
   -h, --help             this text
 
-Exit status: 0 valid, 1 invalid (the report says why), 2 unusable input.
+Exit status: 0 valid, joule-unverified or alert (the report's verdict), 1 invalid (the report
+says why), 2 unusable input.
 `;
 
 /** The I/O the CLI needs (injected, so tests run it in-process). */
@@ -170,8 +172,8 @@ function jsonReplacer(_k: string, v: unknown): unknown {
 }
 
 /**
- * Runs the CLI with the given arguments and I/O; resolves the exit status (0 valid, 1 invalid,
- * 2 unusable input).
+ * Runs the CLI with the given arguments and I/O; resolves the exit status (0 any verdict but
+ * invalid, 1 invalid, 2 unusable input).
  *
  * @example
  * ```ts

@@ -174,8 +174,20 @@ Deno.test("cli: operator flags do what the config file does", async () => {
     "within-band",
   );
   const out = await run(["--reference", `${h}=1000000`, "f"], f5);
-  assert.equal(out.code, 1);
+  // SPEC §6: out of band is an alert, not a refusal (exit 0, verdict alert, the figures)
+  assert.equal(out.code, 0);
   assert.equal(out.report().steps[5].code, "out-of-band");
+  assert.equal(out.report().verdict, "alert");
+  assert.deepEqual(out.report().drift_alert, {
+    input_hash: h,
+    provenance: "ModelBased",
+    joules_uj: 3_500_000,
+    reference_uj: 1_000_000,
+    band_percent: 35,
+    low_uj: 650_000,
+    high_uj: 1_350_000,
+  });
+  assert.equal((await run(["f"], f5)).report().verdict, "joule-unverified");
   // a flag overrides the config file's entry for the same input_hash
   const drift = await run(["--config", CONFIG, "--reference", `${h}=1000000`, "f"], f5);
   assert.equal(drift.report().steps[5].code, "out-of-band");

@@ -131,7 +131,7 @@ export const REASON_CODES = {
   "within-band":
     "[joules] pass: joules_uj is within the JCR-1 §7.1 drift band of the operator's reference vector",
   "out-of-band":
-    "[joules] joules_uj is outside the JCR-1 §7.1 drift band of the operator's reference vector",
+    "[joules] joules_uj is outside the JCR-1 §7.1 drift band of the operator's reference vector (verdict alert: SPEC §6 DriftAlert, appended)",
   "joule-unverified": "[joules] skipped: no reference vector for this input_hash (JCR-1 §6 step 6)",
   // --- policy/1 (SPEC §10; verify/profiles/policy.ts)
   "policy-bound":
@@ -234,3 +234,10 @@ export const INFORMATIONAL_CODES: ReadonlySet<ReasonCode> = new Set<ReasonCode>(
   "policy-unbound",
   "policy-unchecked",
 ]);
+
+/**
+ * Codes of a failing step that does not make the receipt invalid: step 6 out of band is SPEC §6's
+ * DriftAlert, "a non-conformance signal, not a hard failure" (verdict `alert`, verify/verdict_class.ts).
+ * A receipt carrying one is appended; conformance/ publishes an alert vector for each.
+ */
+export const ALERT_CODES: ReadonlySet<ReasonCode> = new Set<ReasonCode>(["out-of-band"]);

@@ -75,16 +75,25 @@ export {
 } from "./report.ts";
 export type { VerificationReport, VerificationStep, VerifierOptions } from "./report.ts";
 export {
+  driftAlert,
+  isVerdict,
+  loggedVerdict,
+  VERDICT_MEANINGS,
+  verdictOf,
+  VERDICTS,
+} from "./verdict_class.ts";
+export type { DriftAlert, Verdict } from "./verdict_class.ts";
+export {
   assertMintable,
   dispatch,
   DRIFT_BAND_PERCENT,
   REGISTRY,
   withinDriftBand,
 } from "./profiles/mod.ts";
-export type { Profile, ProfileOptions, StepOutcome } from "./profiles/mod.ts";
+export type { DriftFigures, Profile, ProfileOptions, StepOutcome } from "./profiles/mod.ts";
 export { parsePolicy, policyDigest, policyDigestPreimage, PolicyError } from "./policy_digest.ts";
 export type { Policy, PolicyAction, PolicyAgents, PolicyRule } from "./policy_digest.ts";
-export { INFORMATIONAL_CODES, NOT_VERIFICATION_OUTCOMES } from "./codes.ts";
+export { ALERT_CODES, INFORMATIONAL_CODES, NOT_VERIFICATION_OUTCOMES } from "./codes.ts";
 export { mergeOptions, optionsFromConfig } from "./operator_config.ts";
 export {
   es256Backend,

@@ -2,7 +2,9 @@
 // `deno task docs:codes` rewrites the file; verify/reason_codes_doc_test.ts fails when it is stale.
 
 import { CANONICAL_FORM_CODES } from "./report.ts";
+import { VERDICT_MEANINGS, VERDICTS } from "./verdict_class.ts";
 import {
+  ALERT_CODES,
   INFORMATIONAL_CODES,
   NOT_VERIFICATION_OUTCOMES,
   REASON_CODES,
@@ -46,9 +48,20 @@ export function renderReasonCodes(): string {
     "",
     "- **refusal** — a step of a verification report fails with this code; `conformance/vectors/`",
     "  publishes at least one negative vector for each (a test enforces it).",
+    "- **alert** — step 6 fails with this code, yet the receipt is not invalid: its verdict is",
+    "  `alert` (SPEC §6 DriftAlert) and it is appended; `conformance/vectors/` publishes an alert vector.",
     "- **informational** — carried by a passing or skipped step of a report; never a refusal.",
     "- **not an outcome** — no envelope given to `verifyEnvelope` can produce it (input, configuration,",
     "  encoder or service-side errors, or a guard an earlier check pre-empts); the reason is given.",
+    "",
+    "## Verdicts",
+    "",
+    "Every report and append answer carries `verdict`, one of four classes (JCR-1 §6, SPEC §6;",
+    "`valid` is true exactly when the verdict is not `invalid`; docs/DECISIONS.md \"Verdict classes\"):",
+    "",
+    ...VERDICTS.map((v) => `- \`${v}\` — ${VERDICT_MEANINGS[v]}`),
+    "",
+    "## Codes",
     "",
     "Each line: `code` — report step — kind — meaning.",
     "",
@@ -62,6 +75,8 @@ export function renderReasonCodes(): string {
       ? `not an outcome: ${not}`
       : INFORMATIONAL_CODES.has(code)
       ? "informational"
+      : ALERT_CODES.has(code)
+      ? "alert"
       : "refusal";
     lines.push(`- \`${code}\` — ${step} — ${kind} — ${text}`);
   }

@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { renderReasonCodes } from "./reason_codes_doc.ts";
-import { INFORMATIONAL_CODES, NOT_VERIFICATION_OUTCOMES, REASON_CODES } from "./codes.ts";
+import {
+  ALERT_CODES,
+  INFORMATIONAL_CODES,
+  NOT_VERIFICATION_OUTCOMES,
+  REASON_CODES,
+} from "./codes.ts";
 
 Deno.test("docs/REASON-CODES.md is generated from verify/codes.ts and up to date", async () => {
   const onDisk = await Deno.readTextFile(new URL("../docs/REASON-CODES.md", import.meta.url));
@@ -23,6 +28,10 @@ Deno.test("reason codes: the marks name only codes of the table, and no code is 
       !Object.hasOwn(NOT_VERIFICATION_OUTCOMES, c),
       `${c} marked both informational and not an outcome`,
     );
+  }
+  for (const c of ALERT_CODES) {
+    assert.ok(Object.hasOwn(REASON_CODES, c), c);
+    assert.ok(!INFORMATIONAL_CODES.has(c) && !Object.hasOwn(NOT_VERIFICATION_OUTCOMES, c), c);
   }
   for (const code of Object.keys(REASON_CODES)) {
     assert.match(code, /^[a-z0-9]+(-[a-z0-9]+)*$/, code);

@@ -6,7 +6,9 @@
 // sibling schema (SPEC §10, §16.7, JCP §8); the profile dispatched on the core's schema tag
 // (verify/profiles/) answers the rest. A step runs whenever its inputs exist, so a report names
 // every independent failure; a step whose inputs a failed step did not produce is skipped with
-// `not-reached`. The receipt is valid only when no step failed.
+// `not-reached`. The report's `verdict` classes the steps (verify/verdict_class.ts): `invalid` when
+// any of steps 1-5 failed, else `alert` (step 6 out of band: SPEC §6 DriftAlert, with
+// `drift_alert`), `joule-unverified` (no reference vector) or `valid`; `valid` is verdict ≠ invalid.
 
 import { entryLeafHash, toHex } from "./bytes.ts";
 import { type CborMap, type CborValue, decodeCbor, encodeCbor, toJson } from "./cbor.ts";
@@ -19,6 +21,7 @@ import { resolveDidKey, type TypedPublicKey } from "./did_key.ts";
 import { es256SignatureForm, es256Verify, es256VerifyPure } from "./p256.ts";
 import { didKeyTypedCached, dispatch, type Profile, type StepOutcome } from "./profiles/mod.ts";
 import { bytesEqual } from "./bytes.ts";
+import { type DriftAlert, driftAlert, type Verdict, verdictOf } from "./verdict_class.ts";
 
 /** Operator configuration of a verification (docs/CONTRACTS.md). */
 export interface VerifierOptions {
@@ -46,7 +49,12 @@ export interface VerificationStep {
 
 /** The verification report (API.md). */
 export interface VerificationReport {
+  /** verdict ≠ "invalid": steps 1-5 passed. */
   valid: boolean;
+  /** The verdict class (JCR-1 §6, SPEC §6; verify/verdict_class.ts). */
+  verdict: Verdict;
+  /** Present exactly when verdict is "alert": the figure, the reference and the band. */
+  drift_alert?: DriftAlert;
   schema: string | null;
   leaf_hash: string;
   steward: string | null;
@@ -281,8 +289,12 @@ export async function verifyEnvelope(
 
   const steps = STEP_NAMES.map((n) => step(n, out.get(n)!));
   const steward = core?.get("steward");
+  const verdict = verdictOf(steps);
+  const drift = out.get("joules")!.drift;
   return {
-    valid: steps.every((s) => s.status !== "fail"),
+    valid: verdict !== "invalid",
+    verdict,
+    ...(verdict === "alert" && drift ? { drift_alert: driftAlert(drift) } : {}),
     schema,
     leaf_hash,
     steward: typeof steward === "string" ? steward : null,

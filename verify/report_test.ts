@@ -19,7 +19,10 @@ function wellFormed(r: Awaited<ReturnType<typeof verifyEnvelope>>) {
     if (s.code) assert.ok(isReasonCode(s.code), s.code);
   }
   assert.match(r.leaf_hash, /^[0-9a-f]{64}$/);
-  assert.equal(r.valid, r.steps.every((s) => s.status !== "fail"));
+  // valid ⇔ verdict ≠ invalid ⇔ no failure in steps 1-5 (a failing step 6 is an alert)
+  assert.equal(r.valid, r.verdict !== "invalid");
+  assert.equal(r.valid, r.steps.slice(0, 5).every((s) => s.status !== "fail"));
+  assert.equal(r.drift_alert !== undefined, r.verdict === "alert");
   JSON.stringify(r); // serialisable (no bigint, no Map)
 }
 
@@ -65,5 +68,14 @@ Deno.test("report: a valid receipt's report shape (API.md)", async () => {
   assert.equal(r.schema, "1");
   assert.match(r.steward!, /^did:key:z/);
   assert.equal((r.receipt as Record<string, unknown>).jc_receipt, "1");
-  assert.deepEqual(Object.keys(r), ["valid", "schema", "leaf_hash", "steward", "steps", "receipt"]);
+  assert.equal(r.verdict, "joule-unverified"); // no reference vectors given
+  assert.deepEqual(Object.keys(r), [
+    "valid",
+    "verdict",
+    "schema",
+    "leaf_hash",
+    "steward",
+    "steps",
+    "receipt",
+  ]);
 });

@@ -121,7 +121,9 @@ function toolReceipts(core: CborMap, opts: ProfileOptions): StepOutcome {
       ? opts.gatewayKeys[gw]
       : undefined;
     if (!key) {
-      // An attestation nobody here can check is not passed silently (docs/DECISIONS.md).
+      // JCR-1 §6 step 4 / §5: no key, no check; an attestation nobody here can check is not passed
+      // silently, so the receipt is invalid (docs/DECISIONS.md "A tool receipt naming an unknown
+      // gateway is invalid").
       return {
         status: "fail",
         code: "unknown-gateway",
@@ -248,9 +250,18 @@ function joules(core: CborMap, opts: ProfileOptions): StepOutcome {
   const band = DRIFT_BAND_PERCENT[prov as (typeof PROVENANCES)[number]];
   const detail =
     `joules_uj ${claimed} vs reference ${reference} (±${band}% for ${prov}, JCR-1 §7.1)`;
+  const drift = {
+    input_hash: input,
+    provenance: prov,
+    joules_uj: claimed,
+    reference_uj: reference,
+    band_percent: band,
+  };
+  // SPEC §6: drift beyond the band is "a non-conformance signal, not a hard failure": the step
+  // fails, and the report's verdict is `alert` (verify/verdict_class.ts), not `invalid`.
   return withinDriftBand(claimed, reference, prov)
-    ? { status: "pass", code: "within-band", detail }
-    : { status: "fail", code: "out-of-band", detail };
+    ? { status: "pass", code: "within-band", detail, drift }
+    : { status: "fail", code: "out-of-band", detail, drift };
 }
 
 /** The cascade receipt profile, schema tag `jc_receipt: "1"`. */

@@ -11,7 +11,7 @@ import { policyProfile } from "./policy.ts";
 import type { Profile } from "./types.ts";
 import { verdictProfile } from "./verdict.ts";
 
-export type { Profile, ProfileOptions, StepOutcome } from "./types.ts";
+export type { DriftFigures, Profile, ProfileOptions, StepOutcome } from "./types.ts";
 export type { Finding } from "./fields.ts";
 export { didKeyPublicKeyCached, didKeyTypedCached } from "./fields.ts";
 export {

@@ -17,11 +17,27 @@ export interface ProfileOptions {
   policies?: Record<string, unknown>;
 }
 
+/**
+ * The figures of a joule re-validation (JCR-1 §6 step 6, §7.1): what the receipt claims, the
+ * operator's reference for its input class and the band they were compared under. A joules step
+ * that compared carries them; the report publishes them as its `drift_alert` when they disagree
+ * (JouleClaw SPEC §6 DriftAlert).
+ */
+export interface DriftFigures {
+  input_hash: string;
+  provenance: string;
+  joules_uj: bigint;
+  reference_uj: bigint;
+  band_percent: bigint;
+}
+
 /** The outcome of one report step, as a profile answers it. */
 export interface StepOutcome {
   status: "pass" | "fail" | "skipped";
   code?: string;
   detail?: string;
+  /** Step 6 only: the figures compared (never copied into the report's steps). */
+  drift?: DriftFigures;
 }
 
 /** One receipt profile, dispatched on the core's schema tag. */
