@@ -1,15 +1,18 @@
 // The published vectors, checked: regeneration is byte-identical; every positive is valid and every
 // negative refused with exactly its expected codes, on both signature paths (WebCrypto and pure,
 // Ed25519 and ES256) with identical reports;
-// every refusal code of verify/codes.ts has a negative vector; any single-bit flip of a valid
+// every vector names its verdict class (valid, joule-unverified, alert, invalid) and each class
+// has vectors; every refusal code of verify/codes.ts has a negative vector; any single-bit flip of a valid
 // envelope makes it invalid (fast-check over vectors × bit positions).
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
+  ALERT_CODES,
   failureCodes,
   fromHex,
   INFORMATIONAL_CODES,
+  isVerdict,
   NOT_VERIFICATION_OUTCOMES,
   optionsFromConfig,
   REASON_CODES,
@@ -51,15 +54,21 @@ Deno.test("conformance: names are unique and each vector's hex fields are consis
     assert.ok(!names.has(v.name), `duplicate vector name ${v.name}`);
     names.add(v.name);
     assert.match(v.cose_sign1_hex, /^([0-9a-f]{2})+$/);
+    assert.ok(isVerdict(v.expected.verdict), `${v.name}: verdict ${v.expected.verdict}`);
+    assert.ok(v.expected.valid === (v.expected.verdict !== "invalid"), `${v.name}: valid`);
     assert.ok(
-      v.expected.valid === (v.expected.codes.length === 0),
-      `${v.name}: valid iff no codes`,
+      (v.expected.codes.length === 0) ===
+        (v.expected.verdict === "valid" || v.expected.verdict === "joule-unverified"),
+      `${v.name}: codes iff invalid or alert`,
     );
+    if (v.expected.verdict === "alert") {
+      assert.ok(v.expected.codes.every((c) => ALERT_CODES.has(c as never)), v.name);
+    }
   }
 });
 
 function summary(r: VerificationReport) {
-  return { valid: r.valid, codes: failureCodes(r) };
+  return { valid: r.valid, verdict: r.verdict, codes: failureCodes(r) };
 }
 
 Deno.test("conformance: every vector verifies to its expected outcome (WebCrypto and pure paths alike, Ed25519 and ES256)", async () => {
@@ -71,7 +80,7 @@ Deno.test("conformance: every vector verifies to its expected outcome (WebCrypto
     assert.deepEqual(pure, fast, `${v.name}: the two signature paths give different reports`);
     assert.deepEqual(
       summary(fast),
-      { valid: v.expected.valid, codes: v.expected.codes },
+      { valid: v.expected.valid, verdict: v.expected.verdict, codes: v.expected.codes },
       `${v.name}: ${JSON.stringify(fast.steps)}`,
     );
     for (const [step, code] of Object.entries(v.expected.steps ?? {})) {
@@ -89,6 +98,12 @@ Deno.test("conformance: every vector verifies to its expected outcome (WebCrypto
   assert.ok(negatives >= 50, `only ${negatives} negative vectors`);
 });
 
+Deno.test("conformance: every verdict class has vectors (JCR-1 §6, SPEC §6)", () => {
+  for (const verdict of ["valid", "joule-unverified", "alert", "invalid"]) {
+    assert.ok(vectors.some((v) => v.expected.verdict === verdict), `no ${verdict} vector`);
+  }
+});
+
 Deno.test("conformance: every refusal reason code has a negative vector", () => {
   const covered = new Set(
     vectors.filter((v) => !v.expected.valid).flatMap((v) => v.expected.codes),
@@ -97,7 +112,16 @@ Deno.test("conformance: every refusal reason code has a negative vector", () => 
     !covered.has(c) && !Object.hasOwn(NOT_VERIFICATION_OUTCOMES, c) &&
     !INFORMATIONAL_CODES.has(c as never)
   );
-  assert.deepEqual(missing, [], `reason codes with no negative vector: ${missing.join(", ")}`);
+  assert.deepEqual(
+    missing.filter((c) => !ALERT_CODES.has(c as never)),
+    [],
+    `reason codes with no negative vector: ${missing.join(", ")}`,
+  );
+  // SPEC §6: an alert code is published by an alert vector (appended, not refused)
+  const alerts = new Set(
+    vectors.filter((v) => v.expected.verdict === "alert").flatMap((v) => v.expected.codes),
+  );
+  for (const c of ALERT_CODES) assert.ok(alerts.has(c), `no alert vector for ${c}`);
   for (const v of vectors) {
     for (const c of v.expected.codes) {
       assert.ok(Object.hasOwn(REASON_CODES, c), `${v.name}: ${c} is not in verify/codes.ts`);

@@ -88,7 +88,10 @@ Deno.test("python: jcverify notices a vector whose expectation is wrong (it can 
     const v = neg.vectors.find((x: { name: string }) => x.name === "neg-provenance-not-worst");
     v.expected.codes = ["joules-below-tools"]; // a wrong code
     const pos = JSON.parse(await Deno.readTextFile(`${tmp}/jcr1.json`));
-    pos.vectors[0].expected = { valid: false, codes: ["bad-signature"] }; // a valid one claimed refused
+    pos.vectors[0].expected = { valid: false, verdict: "invalid", codes: ["bad-signature"] }; // a valid one claimed refused
+    // the alert vector claimed plain valid: the verdict class is compared too (SPEC §6)
+    const al = pos.vectors.find((x: { name: string }) => x.name === "jcr1-13-alert-out-of-band");
+    al.expected = { valid: true, verdict: "valid", codes: [] };
     // ES256: a valid high-s envelope with one signature bit flipped still claimed valid, and an
     // r-range refusal claimed as an s-range one (so ES256 verification itself is exercised)
     const es = JSON.parse(await Deno.readTextFile(`${tmp}/es256.json`));
@@ -102,7 +105,8 @@ Deno.test("python: jcverify notices a vector whose expectation is wrong (it can 
     await Deno.writeTextFile(`${tmp}/jcr1.json`, JSON.stringify(pos));
     const r = await sh(PY, ["-m", "jcverify", tmp], `${here}python`);
     assert.equal(r.code, 1, r.out + r.err);
-    assert.match(r.out, /4 disagreements/);
+    assert.match(r.out, /5 disagreements/);
+    assert.match(r.err, /jcr1-13-alert-out-of-band: expected valid \[\], got alert/);
     assert.match(r.err, /neg-provenance-not-worst/);
     assert.match(r.err, /es256-high-s/);
     assert.match(r.err, /neg-es256-r-zero/);

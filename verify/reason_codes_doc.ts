@@ -57,7 +57,7 @@ export function renderReasonCodes(): string {
     "## Verdicts",
     "",
     "Every report and append answer carries `verdict`, one of four classes (JCR-1 §6, SPEC §6;",
-    "`valid` is true exactly when the verdict is not `invalid`; docs/DECISIONS.md \"Verdict classes\"):",
+    '`valid` is true exactly when the verdict is not `invalid`; docs/DECISIONS.md "Verdict classes"):',
     "",
     ...VERDICTS.map((v) => `- \`${v}\` — ${VERDICT_MEANINGS[v]}`),
     "",

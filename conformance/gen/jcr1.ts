@@ -4,7 +4,7 @@
 import { computeToolReceiptHmac } from "../../verify/mod.ts";
 import { seal } from "./build.ts";
 import { b3, GATEWAY_KEYS, INPUT, KERI, STEWARD, T } from "./config.ts";
-import { valid, type Vector, vector } from "./vector.ts";
+import { alert, valid, type Vector, vector } from "./vector.ts";
 
 type Core = Record<string, unknown>;
 
@@ -288,5 +288,21 @@ export async function jcr1Vectors(): Promise<Vector[]> {
     signer: STEWARD.kid,
     expected: valid({ tool_receipts: "no-tool-receipts", joules: "joule-unverified" }),
   }, seal(unknown, STEWARD)));
+  // SPEC §6: drift beyond the band is "a non-conformance signal, not a hard failure" — the
+  // receipt is sound (steps 1-5 pass) and classed alert, with the figures in drift_alert.
+  out.push(vector(
+    {
+      name: "jcr1-13-alert-out-of-band",
+      description:
+        "HwShunt 2.1 J against a 1.5 J reference: outside ±10%, verdict alert (SPEC §6 DriftAlert), appended",
+      schema: "1",
+      signer: STEWARD.kid,
+      expected: alert(),
+    },
+    seal(
+      { ...cores["jcr1-06-l3-with-citations"], id: "rcpt-000013", input_hash: INPUT.drift },
+      STEWARD,
+    ),
+  ));
   return out;
 }

@@ -522,11 +522,8 @@ async function profileNegatives(): Promise<Vector[]> {
         claims: (c["jcr1-04-l2-retrieval-grounded"].claims as Core[]).slice(0, 1),
       },
     ),
-    // joules (JCR-1 §6 step 6, §7.1)
-    r("out-of-band", "out-of-band", "HwShunt 2.1 J against a 1.5 J reference: outside ±10%", {
-      ...c["jcr1-06-l3-with-citations"],
-      input_hash: INPUT.drift,
-    }),
+    // joules (JCR-1 §6 step 6, §7.1): out of band is an alert, not a refusal (SPEC §6), so its
+    // vector is jcr1.json's jcr1-13-alert-out-of-band
     // several independent failures are all reported
     neg(
       "multiple-failures",

@@ -1,13 +1,18 @@
 // The published shape of one conformance vector, and the helper that fills it from an envelope.
 
-import { toHex } from "../../verify/mod.ts";
+import { toHex, type Verdict } from "../../verify/mod.ts";
 import { payloadOf, projectionOf } from "./build.ts";
 
 /** What verifying the vector must answer. */
 export interface Expected {
-  /** The report's `valid`. */
+  /** The report's `valid`: verdict ≠ invalid. */
   valid: boolean;
-  /** The codes of the failing steps, in step order (structural … joules). Empty when valid. */
+  /** The report's verdict class (JCR-1 §6, SPEC §6; verify/verdict_class.ts). */
+  verdict: Verdict;
+  /**
+   * The codes of the failing steps, in step order (structural … joules). Empty for valid and
+   * joule-unverified; the step 6 code (out-of-band) alone for alert.
+   */
   codes: string[];
   /** Codes a passing or skipped step must carry, by step name (e.g. {"joules": "within-band"}). */
   steps?: Record<string, string>;
@@ -59,12 +64,18 @@ export function vector(
   };
 }
 
-/** A valid receipt's expectation. */
+/** A receipt's expectation when steps 1-5 pass: valid, or joule-unverified when step 6 says so. */
 export function valid(steps?: Record<string, string>): Expected {
-  return steps ? { valid: true, codes: [], steps } : { valid: true, codes: [] };
+  const verdict: Verdict = steps?.joules === "joule-unverified" ? "joule-unverified" : "valid";
+  return steps ? { valid: true, verdict, codes: [], steps } : { valid: true, verdict, codes: [] };
+}
+
+/** A receipt whose step 6 is out of band: appended with verdict alert (SPEC §6 DriftAlert). */
+export function alert(): Expected {
+  return { valid: true, verdict: "alert", codes: ["out-of-band"] };
 }
 
 /** An invalid receipt's expectation. */
 export function refused(...codes: string[]): Expected {
-  return { valid: false, codes };
+  return { valid: false, verdict: "invalid", codes };
 }

@@ -65,11 +65,26 @@ Deno.test("python3 -m jcverify: a receipt in every form, usage, and unusable inp
         assert.equal(r.code, want, `${f}: ${r.out}${r.err}`);
         const report = JSON.parse(r.out);
         assert.equal(report.valid, valid);
+        // JCR-1 §6: no reference vectors given, so a cascade receipt is joule-unverified
+        const verdict = !valid ? "invalid" : name === "receipt.cose" ? "joule-unverified" : "valid";
+        assert.equal(report.verdict, verdict, `${f}: ${r.out}`);
         if (!valid) assert.deepEqual(report.codes, ["joules-below-tools"]);
       }
       const piped = await jcverify(["-"], bytes);
       assert.equal(piped.code, want, piped.err);
     }
+
+    // SPEC §6: out of band under the operator's reference vector is an alert, exit 0, as verify/'s
+    const vectors = `${ROOT}conformance/vectors/`;
+    const alertHex = JSON.parse(await Deno.readTextFile(`${vectors}jcr1.json`)).vectors
+      .find((v: { name: string }) => v.name === "jcr1-13-alert-out-of-band").cose_sign1_hex;
+    await Deno.writeTextFile(`${tmp}/alert.hex`, alertHex);
+    const al = await jcverify([`${tmp}/alert.hex`, "--config", `${vectors}operator-config.json`]);
+    assert.equal(al.code, 0, al.out + al.err);
+    assert.deepEqual(
+      (({ valid, verdict, codes }) => ({ valid, verdict, codes }))(JSON.parse(al.out)),
+      { valid: true, verdict: "alert", codes: ["out-of-band"] },
+    );
 
     // unusable: a missing file, garbage, bad JSON, an unknown option, two receipts
     await Deno.writeTextFile(`${tmp}/garbage.txt`, "hello, not a receipt\n");

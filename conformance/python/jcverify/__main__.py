@@ -3,7 +3,8 @@
   python3 -m jcverify RECEIPT [--config OPERATOR-CONFIG.json] [--compact]
       verifies one receipt (JCR-1 §6): a COSE_Sign1 file as raw bytes, hex, or {"envelope": hex}
       ("-" reads stdin), the three forms `deno task verify` reads; prints a JSON report.
-      Exit 0 valid, 1 invalid, 2 unusable (unreadable input, a missing dependency, a usage error,
+      The report carries the verdict class (valid, joule-unverified, alert, invalid: JCR-1 §6,
+      SPEC §6). Exit 0 for any verdict but invalid, 1 invalid, 2 unusable (unreadable input, a missing dependency, a usage error,
       or a schema this verifier does not implement: it cannot judge those).
   python3 -m jcverify VECTORS-DIR [...]
       re-verifies every vector file in the given folders (operator-config.json beside them).
@@ -35,7 +36,8 @@ def _parser():
         description="The independent Python verifier of JouleClaw receipts (JCR-1 §6) and of the "
                     "conformance vectors. Given one receipt file, verifies it; given folders, "
                     "re-verifies every vector file in them.",
-        epilog="Exit status: 0 valid (every vector agrees), 1 invalid (a vector disagrees), "
+        epilog="Exit status: 0 valid, joule-unverified or alert (the report's verdict; every "
+               "vector agrees), 1 invalid (a vector disagrees), "
                "2 unusable: unreadable input, usage, a missing dependency, or a schema not "
                "implemented here (meter-reading/1). Details: conformance/python/README.md.",
     )
@@ -100,8 +102,8 @@ def verify_receipt(path: str, config_path, compact: bool) -> int:
                 cfg = Config(json.load(f))
         except (OSError, ValueError, TypeError, AttributeError) as e:
             raise Unusable(f"Cannot read the operator config {config_path}: {e}")
-    valid, codes = receipts.verify(envelope, cfg)
-    report = {"valid": valid, "codes": codes, "verifier": "jcverify (Python)"}
+    valid, codes, verdict = receipts.verify(envelope, cfg)
+    report = {"valid": valid, "verdict": verdict, "codes": codes, "verifier": "jcverify (Python)"}
     schema = _schema(envelope)
     if schema is not None:
         report["schema"] = schema

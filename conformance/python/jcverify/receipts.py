@@ -1,5 +1,11 @@
 """JCR-1 §6 over one envelope: six steps in the project's order, every step that can run is run,
-and the result is (valid, failing codes in step order). Also the checker of a receipt-vector file."""
+and the result is (valid, failing codes in step order, verdict class). Also the checker of a
+receipt-vector file.
+
+Verdict classes (JCR-1 §6, JouleClaw SPEC §6), decided here again from the steps: "invalid" when any
+of steps 1-5 fails; else "alert" when step 6 is out of band (SPEC §6: "a non-conformance signal, not
+a hard failure"); else "joule-unverified" when there is no reference vector for the input class;
+else "valid". valid is verdict != "invalid"."""
 
 import cbor2
 
@@ -100,15 +106,31 @@ def verify(envelope: bytes, cfg):
                 raise Refusal("bad-signature")
         except Refusal as e:
             fails["signature"] = e.code
+    joule_class = None
     if schema is not None and "structural" not in fails:
-        for step, f in (("tool_receipts", profiles.tool_receipts), ("honesty", profiles.honesty),
-                        ("joules", profiles.joules)):
+        for step, f in (("tool_receipts", profiles.tool_receipts), ("honesty", profiles.honesty)):
             c = _run(f, schema, core, cfg)
             if c:
                 fails[step] = c
+        try:
+            joule_class = profiles.joules(schema, core, cfg)
+        except Refusal as e:
+            fails["joules"] = e.code
     order = ["structural", "canonical", "signature", "tool_receipts", "honesty", "joules"]
     codes = [fails[s] for s in order if s in fails]
-    return (not codes, codes)
+    valid, verdict = _classify(fails, joule_class)
+    return (valid, codes, verdict)
+
+
+def _classify(fails, joule_class):
+    """(valid, verdict) of the failing steps and step 6's answer (JCR-1 §6, SPEC §6)."""
+    if any(s in fails for s in ("structural", "canonical", "signature", "tool_receipts", "honesty")):
+        return (False, "invalid")
+    if "joules" in fails:
+        return (True, "alert")  # out of band: SPEC §6 DriftAlert, not a hard failure
+    if joule_class == "joule-unverified":
+        return (True, "joule-unverified")
+    return (True, "valid")
 
 
 def handles(doc) -> bool:
@@ -120,18 +142,19 @@ def check_file(doc, cfg, name):
     schema this verifier does not implement is checked envelope-only: its refusal must be exactly
     unsupported-schema (structure, canonical form and signature all sound); message "envelope-only"."""
     for v in doc["vectors"]:
-        valid, codes = verify(bytes.fromhex(v["cose_sign1_hex"]), cfg)
+        valid, codes, verdict = verify(bytes.fromhex(v["cose_sign1_hex"]), cfg)
         exp = v["expected"]
         if v.get("schema") not in SCHEMAS and v.get("schema") is not None and not (set(exp["codes"]) & IMPLEMENTED):
             ok = codes == ["unsupported-schema"]
             yield (v["name"], ok, "envelope-only" if ok else f"envelope of a {v['schema']} vector: {codes}")
             continue
-        if exp["valid"]:
-            ok = valid
-            msg = "valid" if ok else f"expected valid, refused with {codes}"
+        if exp.get("verdict") != "invalid" and exp["valid"]:
+            ok = valid and verdict == exp.get("verdict") and codes == exp["codes"]
+            msg = verdict if ok else f"expected {exp.get('verdict')} {exp['codes']}, got {verdict} {codes}"
         else:
             want = set(exp["codes"])
             comparable = [c for c in codes if c in IMPLEMENTED]
-            ok = not valid and set(comparable) <= want and (want & IMPLEMENTED) <= set(codes)
+            ok = (not valid and verdict == "invalid" and set(comparable) <= want
+                  and (want & IMPLEMENTED) <= set(codes))
             msg = f"refused {codes}" if ok else f"expected refusal {sorted(want)}, got valid={valid} {codes}"
         yield (v["name"], ok, msg)
