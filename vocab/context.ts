@@ -171,6 +171,7 @@ export function buildContext(): { "@context": Record<string, TermDef> } {
   // API.md `GET /v1/log/export`: the log's own facts about an entry.
   ctx["log_index"] = { "@id": "jc:logIndex", "@type": "xsd:nonNegativeInteger" };
   ctx["leaf_hash"] = "jc:leafHash";
+  ctx["verification_verdict"] = "jc:verificationVerdict";
   return { "@context": ctx };
 }
 

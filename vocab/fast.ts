@@ -130,11 +130,11 @@ function node(
       });
       continue;
     }
-    if (root && k === "leaf_hash") {
+    if (root && (k === "leaf_hash" || k === "verification_verdict")) {
       if (typeof v !== "string") throw new Bail();
       out.push({
         subject: s,
-        predicate: nn(JC + "leafHash"),
+        predicate: nn(JC + (k === "leaf_hash" ? "leafHash" : "verificationVerdict")),
         object: lit(v, XSD + "string"),
         graph: GRAPH,
       });
@@ -175,7 +175,7 @@ function node(
 
 /**
  * The quads of a document as `toJsonLd` produced it (plain JSON with `@context`, `@type`, maybe
- * `@id`, `log_index`, `leaf_hash`), or undefined when the document needs the full JSON-LD
+ * `@id`, `log_index`, `leaf_hash`, `verification_verdict`), or undefined when the document needs the full JSON-LD
  * processor. Blank nodes are `_:f0`, `_:f1`, …
  */
 export function fastQuads(doc: Record<string, unknown>): Quad[] | undefined {

@@ -2,8 +2,9 @@
 // entries as RDF, and the RDF 1.1 N-Quads / Turtle serializations.
 //
 // An entry's node is the entry's URL (`@id`), carries the receipt's triples (through the v1
-// context) and two facts of the log: `jc:logIndex` and `jc:leafHash`, so an RDF store can tie each
-// receipt to its inclusion proof. In the export every entry is one named graph whose name is the
+// context) and the facts of the log: `jc:logIndex` and `jc:leafHash`, so an RDF store can tie each
+// receipt to its inclusion proof, and `jc:verificationVerdict`, the entry's verdict class (JCR-1 §6,
+// SPEC §6) where the caller knows it. In the export every entry is one named graph whose name is the
 // entry's URL, and its blank nodes are relabelled per entry so two graphs never share one.
 
 import {
@@ -15,7 +16,15 @@ import {
 import { type Quad, type Term, toJsonLd, toQuads, VocabError } from "./jsonld.ts";
 import { CONTEXT_URL, JC } from "./schema.ts";
 import { fastQuads } from "./fast.ts";
-import { decodeCbor, entryLeafHash, parseCoseSign1, toHex, toJson } from "../verify/mod.ts";
+import {
+  decodeCbor,
+  entryLeafHash,
+  loggedVerdict,
+  parseCoseSign1,
+  type ProfileOptions,
+  toHex,
+  toJson,
+} from "../verify/mod.ts";
 
 const XSD_STRING = "http://www.w3.org/2001/XMLSchema#string";
 
@@ -23,6 +32,8 @@ const XSD_STRING = "http://www.w3.org/2001/XMLSchema#string";
 export interface EntryInput {
   index: number;
   leafHash: string;
+  /** the entry's verdict class (verify/'s loggedVerdict), when known */
+  verdict?: string;
   /** the receipt's JSON projection (verify/'s report `receipt`), or null when it could not be read */
   receipt: unknown;
   /** the entry's absolute URL: the node's IRI and, in the export, the graph's name */
@@ -98,14 +109,24 @@ export function toTurtle(quads: Quad[]): Promise<string> {
   return new Promise((resolve, reject) => w.end((err, text) => err ? reject(err) : resolve(text)));
 }
 
+function logOpts(e: EntryInput) {
+  return { id: e.url, logIndex: e.index, leafHash: e.leafHash, verdict: e.verdict };
+}
+
 /** The entry's JSON-LD document (SPEC §13): the receipt with `@context`, `@id` = its URL, and the log facts. */
 export function entryJsonLd(e: EntryInput): Record<string, unknown> {
   try {
-    return toJsonLd(e.receipt, { id: e.url, logIndex: e.index, leafHash: e.leafHash });
+    return toJsonLd(e.receipt, logOpts(e));
   } catch (err) {
     if (!(err instanceof VocabError)) throw err;
     // A receipt of a schema the vocabulary does not know: the log's facts are still RDF.
-    return { "@context": CONTEXT_URL, "@id": e.url, log_index: e.index, leaf_hash: e.leafHash };
+    return {
+      "@context": CONTEXT_URL,
+      "@id": e.url,
+      log_index: e.index,
+      leaf_hash: e.leafHash,
+      ...(e.verdict !== undefined ? { verification_verdict: e.verdict } : {}),
+    };
   }
 }
 
@@ -113,7 +134,7 @@ export function entryJsonLd(e: EntryInput): Record<string, unknown> {
 export function entryQuads(e: EntryInput): Promise<Quad[]> {
   let doc: Record<string, unknown>;
   try {
-    doc = toJsonLd(e.receipt, { id: e.url, logIndex: e.index, leafHash: e.leafHash });
+    doc = toJsonLd(e.receipt, logOpts(e));
   } catch (err) {
     if (!(err instanceof VocabError)) throw err;
     return Promise.resolve(logFacts(e));
@@ -122,11 +143,22 @@ export function entryQuads(e: EntryInput): Promise<Quad[]> {
   return fast ? Promise.resolve(fast) : toQuads(doc);
 }
 
-/** `jc:logIndex` and `jc:leafHash` of an entry whose receipt has no RDF form. */
+/** `jc:logIndex`, `jc:leafHash` (and the verdict) of an entry whose receipt has no RDF form. */
 function logFacts(e: EntryInput): Quad[] {
   const s: Term = { termType: "NamedNode", value: e.url };
   const g: Term = { termType: "DefaultGraph", value: "" };
+  const verdict: Quad[] = e.verdict === undefined ? [] : [{
+    subject: s,
+    predicate: { termType: "NamedNode", value: JC + "verificationVerdict" },
+    object: {
+      termType: "Literal",
+      value: e.verdict,
+      datatype: { termType: "NamedNode", value: XSD_STRING },
+    },
+    graph: g,
+  }];
   return [
+    ...verdict,
     {
       subject: s,
       predicate: { termType: "NamedNode", value: JC + "leafHash" },
@@ -187,16 +219,19 @@ export async function* exportNQuads(
 /**
  * An entry's RDF input from its stored envelope bytes: the signed core's JSON projection (verify/'s
  * `toJson`), without re-verifying the signature (the log verified it before appending). A payload
- * that cannot be decoded gives `receipt: null`, whose RDF is the log facts only.
+ * that cannot be decoded gives `receipt: null`, whose RDF is the log facts only. Given the
+ * verifier's options, the entry carries its verdict class (loggedVerdict: step 6 under them).
  */
 export function entryInputFromEnvelope(
   index: number,
   envelope: Uint8Array,
   url: string,
+  verifier?: ProfileOptions,
 ): EntryInput {
   let receipt: unknown = null;
   try {
     receipt = toJson(decodeCbor(parseCoseSign1(envelope).payload));
   } catch { /* not decodable: the log facts alone */ }
-  return { index, leafHash: toHex(entryLeafHash(envelope)), receipt, url };
+  const verdict = verifier ? loggedVerdict(envelope, verifier) : undefined;
+  return { index, leafHash: toHex(entryLeafHash(envelope)), verdict, receipt, url };
 }

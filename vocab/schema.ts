@@ -860,6 +860,8 @@ function jcpFields(tag: "jcp/2" | "jcp/1"): Field[] {
 export const LOG_PROPS = {
   logIndex: "Position of the entry in the transparency log (0-based).",
   leafHash: "BLAKE3(0x00 || entry): the leaf hash an inclusion proof starts from (SPEC §22.1).",
+  verificationVerdict:
+    "The entry's verdict class (JCR-1 §6, SPEC §6): valid, joule-unverified or alert (joules outside the drift band, a DriftAlert); invalid receipts are never logged.",
 } as const;
 
 /** Classes by name. */

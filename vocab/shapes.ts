@@ -20,6 +20,7 @@ import {
   U64_MAX,
 } from "./schema.ts";
 import { decimalAtMost, en, list, str } from "./turtle.ts";
+import { VERDICTS } from "../verify/mod.ts";
 
 /** sh:pattern bounding u64 exactly (JS validators compare sh:maxInclusive as doubles). */
 export const U64_PATTERN = decimalAtMost(U64_MAX);
@@ -88,6 +89,15 @@ function block(lines: string[]): string {
   return `[\n    ${lines.join(" ;\n    ")}\n  ]`;
 }
 
+/** JCR-1 §6, SPEC §6: at most one verdict class, one of the four (verify/verdict_class.ts). */
+const VERDICT_SHAPE = block([
+  "sh:path jc:verificationVerdict",
+  `sh:name "verification_verdict"`,
+  "sh:maxCount 1",
+  "sh:datatype xsd:string",
+  `sh:in ${list(VERDICTS.map((v) => str(v)))}`,
+]);
+
 /** Builds `v1.shapes.ttl`. Deterministic. */
 export function buildShapes(): string {
   const out: string[] = [PREFIXES];
@@ -116,6 +126,8 @@ export function buildShapes(): string {
       );
     }
     for (const f of c.fields) for (const p of propertyShape(f)) lines.push(`sh:property ${p}`);
+    // A log entry's node (a top-level receipt) carries its verdict class (LOG_PROPS).
+    if (c.discriminator) lines.push(`sh:property ${VERDICT_SHAPE}`);
     out.push(`jc:${c.name}Shape ${lines.join(" ;\n  ")} .\n`);
   }
   return out.join("\n");

@@ -1,7 +1,7 @@
 // The shape of one entry representation (api/http/entry_formats.ts holds the table; api/http/routes/rdf.ts
 // adds the RDF rows). Types only, apart from both, so that neither imports the other's table.
 import type { Context } from "hono";
-import type { VerificationReport } from "../../verify/mod.ts";
+import type { Verdict, VerificationReport } from "../../verify/mod.ts";
 import type { AppEnv } from "./route.ts";
 
 /** What a representation is produced from. */
@@ -11,6 +11,11 @@ export interface EntryView {
   envelope: Uint8Array;
   /** The verification report of the envelope under the service's options (computed once). */
   report(): Promise<VerificationReport>;
+  /**
+   * The entry's verdict class (JCR-1 §6, SPEC §6): it passed steps 1-5 when appended, so step 6
+   * under the service's reference vectors decides (verify/'s loggedVerdict), in every view alike.
+   */
+  verdict(): Verdict;
   /** Absolute URL of the entry. */
   url: string;
 }

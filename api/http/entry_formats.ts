@@ -3,7 +3,7 @@
 // order; 406 when none is acceptable. Other folders add rows (the RDF types) by appending to
 // ENTRY_FORMATS. Platform-neutral.
 import type { Context } from "hono";
-import { toHex } from "../../verify/mod.ts";
+import { loggedVerdict, toHex, type Verdict } from "../../verify/mod.ts";
 import type { VerificationReport } from "../../verify/mod.ts";
 import type { AppEnv } from "./route.ts";
 import type { EntryFormat, EntryView } from "./entry_format.ts";
@@ -13,12 +13,16 @@ import { publicBase } from "./public_url.ts";
 
 export type { EntryFormat, EntryView } from "./entry_format.ts";
 
-/** The JSON object of an entry (API.md): `{index, leaf_hash, schema, steward, envelope, receipt}`. */
+/**
+ * The JSON object of an entry (API.md): `{index, leaf_hash, verdict, schema, steward, envelope,
+ * receipt}`.
+ */
 export async function entryJson(view: EntryView): Promise<Record<string, unknown>> {
   const r = await view.report();
   return {
     index: view.index,
     leaf_hash: view.leafHash,
+    verdict: view.verdict(),
     schema: r.schema,
     steward: r.steward,
     envelope: toHex(view.envelope),
@@ -34,6 +38,7 @@ export function entryView(
   envelope: Uint8Array,
 ): EntryView {
   let report: Promise<VerificationReport> | undefined;
+  let verdict: Verdict | undefined;
   // the public URL (a shard's prefix included), never the request's Host (issue 27)
   const url = `${publicBase(c.get("deps"))}/v1/log/entries/${index}`;
   return {
@@ -42,6 +47,7 @@ export function entryView(
     envelope,
     url,
     report: () => report ??= verifyWith(c.get("deps"), envelope),
+    verdict: () => verdict ??= loggedVerdict(envelope, c.get("deps").verifier),
   };
 }
 

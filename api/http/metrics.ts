@@ -71,6 +71,11 @@ export class Metrics {
       "counter",
       "Envelopes verified, by outcome code (ok or the first failing step's reason code).",
     );
+    this.#describe(
+      "jc_verdicts_total",
+      "counter",
+      "Envelopes verified, by verdict class (valid, joule-unverified, alert, invalid).",
+    );
     this.#describe("jc_http_responses_total", "counter", "HTTP responses, by status code.");
     this.#describe("jc_rate_limited_total", "counter", "Requests refused by the rate limiter.");
     this.#describe("jc_pushback_total", "counter", "Appends refused by sequencer pushback.");
@@ -131,6 +136,19 @@ export class Metrics {
     let labels = this.#codeLabels.get(key);
     if (!labels) this.#codeLabels.set(key, labels = source ? { code, source } : { code });
     this.inc("jc_verifications_total", labels);
+  }
+
+  /**
+   * Records one verdict class (JCR-1 §6, SPEC §6): `jc_verdicts_total{verdict}`, and
+   * `source="readings"` for POST /v1/readings (see MetricSource).
+   */
+  verdict(verdict: string, source?: MetricSource) {
+    const key = `v\0${source ?? ""}\0${verdict}`;
+    let labels = this.#codeLabels.get(key);
+    if (!labels) {
+      this.#codeLabels.set(key, labels = source ? { verdict, source } : { verdict });
+    }
+    this.inc("jc_verdicts_total", labels);
   }
 
   /**

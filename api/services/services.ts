@@ -29,6 +29,8 @@ export interface SparqlProvider {
       /** every listed shard's log and the base of its entry IRIs (api/services/shard_logs.ts) */
       sources?: () => Promise<{ log: Log; origin: string }[]>;
       metrics?: Metrics;
+      /** JCR-1 §6 step 6: what each entry's verdict class (jc:verificationVerdict) is decided under */
+      referenceVectors?: Record<string, { joules_uj: number | bigint }>;
     },
   ): SparqlStoreHandle;
   /** the SPARQL Service Description (Turtle) of the endpoint */

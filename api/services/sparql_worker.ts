@@ -25,6 +25,7 @@ import {
   serviceDescription,
 } from "../../vocab/sparql/mod.ts";
 import type { ServiceConfig } from "./config.ts";
+import type { ProfileOptions } from "../../verify/mod.ts";
 import type { Metrics } from "../http/metrics.ts";
 import { ApiError, retryAfterSeconds } from "../http/errors.ts";
 import {
@@ -102,13 +103,14 @@ export class EmbeddedSparql implements SparqlHandle {
     sources: () => Promise<SparqlSource[]>,
     config: ServiceConfig,
     metrics?: Metrics,
+    referenceVectors: ProfileOptions["referenceVectors"] = {},
   ) {
     this.#metrics = metrics;
     this.#sources = sources;
     this.#config = config;
     this.#worker = new OffLoopWorker({
       url: new URL("./sparql_worker_thread.ts", import.meta.url),
-      init: { maxMemoryBytes: config.sparqlMaxMemoryMb * 1024 * 1024 },
+      init: { maxMemoryBytes: config.sparqlMaxMemoryMb * 1024 * 1024, referenceVectors },
       maxQueued: config.sparqlMaxQueued + 1, // + the one load job
       onRestart: () => this.#restarted(),
     });
@@ -370,6 +372,8 @@ export interface SparqlOpen {
   /** every listed shard's log and IRI base, s0 first (default: `log` at `origin` alone) */
   sources?: () => Promise<SparqlSource[]>;
   metrics?: Metrics;
+  /** JCR-1 §6 step 6: the reference vectors each entry's verdict class is decided under */
+  referenceVectors?: ProfileOptions["referenceVectors"];
 }
 
 /**
@@ -388,7 +392,7 @@ export class EmbeddedSparqlProvider {
     if (!s) {
       const sources = ctx.sources ??
         (() => Promise.resolve([{ log: ctx.log, origin: ctx.origin }]));
-      s = new EmbeddedSparql(sources, ctx.config, ctx.metrics);
+      s = new EmbeddedSparql(sources, ctx.config, ctx.metrics, ctx.referenceVectors);
       this.#open.set(ctx.log, s);
     }
     return s;

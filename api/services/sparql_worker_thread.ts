@@ -6,6 +6,7 @@
 // or a job of another shape is refused with a stable code (api/services/worker_message.ts).
 /// <reference lib="deno.worker" />
 import { entryInputFromEnvelope } from "../../vocab/mod.ts";
+import type { ProfileOptions } from "../../verify/mod.ts";
 import { SparqlError, SparqlStore } from "../../vocab/sparql/mod.ts";
 import { serveJobs } from "./off_loop_worker.ts";
 import { boundedOxigraph, oxigraphMemoryBytes } from "./oxigraph_bounded.ts";
@@ -28,6 +29,8 @@ export interface SparqlLoadAnswer {
   memory: number;
 }
 
+/** JCR-1 §6 step 6: what each entry's verdict class (jc:verificationVerdict) is decided under. */
+let verifier: ProfileOptions = {};
 /** One Oxigraph store; one SparqlStore (a loaded prefix) per log origin, i.e. per shard. */
 let oxigraph: InstanceType<ReturnType<typeof boundedOxigraph>>;
 const stores = new Map<string, SparqlStore>();
@@ -63,6 +66,9 @@ serveJobs((config) => {
     throw new UnexpectedMessageError(config, "an init of {maxMemoryBytes}");
   }
   const { maxMemoryBytes } = config;
+  verifier = {
+    referenceVectors: isRecord(config.referenceVectors) ? config.referenceVectors : {},
+  } as ProfileOptions;
   oxigraph = new (boundedOxigraph(maxMemoryBytes))();
   stores.clear();
 }, async (msg) => {
@@ -79,7 +85,7 @@ serveJobs((config) => {
     try {
       const size = await storeOf(origin).append(
         envelopes.map((e, k) =>
-          entryInputFromEnvelope(start + k, e, `${origin}/v1/log/entries/${start + k}`)
+          entryInputFromEnvelope(start + k, e, `${origin}/v1/log/entries/${start + k}`, verifier)
         ),
       );
       const answer: SparqlLoadAnswer = { size, memory: oxigraphMemoryBytes() };

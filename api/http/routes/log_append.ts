@@ -3,7 +3,10 @@
 // (Log.append's contract), and carries the index, the head and the inclusion proof; identical
 // bytes, or another envelope of the same signed content, resubmitted get the existing entry (200,
 // exactly once: docs/DECISIONS.md "One entry per signed content"). An invalid envelope never
-// reaches the log (422 with the report).
+// reaches the log (422 with the report). Every other verdict class is appended and named in the
+// answer (JCR-1 §6, SPEC §6; verify/verdict_class.ts): valid, joule-unverified, and alert — drift
+// beyond the band is "a non-conformance signal, not a hard failure", so the log holds the evidence
+// and the answer carries the DriftAlert (`drift_alert`: the band, the reference and the figure).
 import { PushbackError } from "../../../log/mod.ts";
 import { failureCodes } from "../../../verify/mod.ts";
 import { readEnvelope } from "../envelope_input.ts";
@@ -26,13 +29,19 @@ export const logAppendRoutes: RouteGroup = {
     operation: {
       title: "Append a receipt envelope",
       description:
-        "Verifies the envelope (as POST /v1/verify) and appends it. Answered after the entry is " +
-        "durable and covered by a signed tree head, with {index, leaf_hash, tree_head, " +
+        "Verifies the envelope (as POST /v1/verify) and appends it unless its verdict is invalid: " +
+        "valid, joule-unverified and alert (joules outside the drift band, SPEC §6 DriftAlert) " +
+        "receipts are appended. Answered after the entry is durable and covered by a signed tree " +
+        "head, with {index, leaf_hash, verdict, drift_alert (alert only), tree_head, " +
         "inclusion_proof}.",
       expects: "jc:Envelope",
       returns: "jc:AppendResult",
       possibleStatus: [
-        { status: 201, description: "Appended; Location names the entry." },
+        {
+          status: 201,
+          description:
+            "Appended; Location names the entry; `verdict` is valid, joule-unverified or alert.",
+        },
         {
           status: 200,
           description:
@@ -50,7 +59,8 @@ export const logAppendRoutes: RouteGroup = {
         {
           status: 422,
           description:
-            "The envelope does not verify (the report says why), or it is a meter reading, which " +
+            "The envelope's verdict is invalid: one of JCR-1 §6 steps 1-5 fails (the report says " +
+            "why; never an out-of-band figure, which is an alert), or it is a meter reading, which " +
             "only POST /v1/readings appends (readings-route-only).",
         },
         { status: 503, description: "The sequencer is full; Retry-After says when to retry." },
@@ -65,8 +75,10 @@ export const logAppendRoutes: RouteGroup = {
       const report = await verifyWith(deps, envelope);
       const outcome = outcomeCode(report);
       deps.metrics.verification(outcome);
+      deps.metrics.verdict(report.verdict);
       if (!report.valid) {
-        // JCR-1 §6: failure at steps 1-4 makes the receipt invalid; it is never logged.
+        // JCR-1 §6: failure at steps 1-5 makes the receipt invalid; it is never logged. Step 6 out
+        // of band is an alert (SPEC §6), appended below with its DriftAlert.
         throw new ApiError(outcome, `Cannot append the envelope: it does not verify (${outcome})`, {
           status: 422,
           extra: { codes: failureCodes(report), report },
@@ -105,6 +117,8 @@ export const logAppendRoutes: RouteGroup = {
       const body = {
         index: res.index,
         leaf_hash: res.leaf_hash,
+        verdict: report.verdict,
+        ...(report.drift_alert ? { drift_alert: report.drift_alert } : {}),
         tree_head: res.tree_head,
         inclusion_proof: res.inclusion_proof,
       };

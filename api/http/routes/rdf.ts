@@ -18,7 +18,8 @@ import type { AppEnv, RouteGroup } from "../route.ts";
 import { publicBase } from "../public_url.ts";
 
 async function input(v: EntryView) {
-  return { index: v.index, leafHash: v.leafHash, receipt: (await v.report()).receipt, url: v.url };
+  const receipt = (await v.report()).receipt;
+  return { index: v.index, leafHash: v.leafHash, verdict: v.verdict(), receipt, url: v.url };
 }
 
 /** RDF representations of an entry (rows appended to api/http/entry_formats.ts's table). */
@@ -67,10 +68,12 @@ async function exportHandler(c: Context<AppEnv>): Promise<Response> {
     );
   }
   const base = publicBase(c.get("deps"));
+  const verifier = c.get("deps").verifier;
   const read = async (i: number) => {
     const bytes = await log.entry(i);
     if (!bytes) throw new Error(`Cannot export entry ${i}: the log no longer has it`);
-    return entryInputFromEnvelope(i, bytes, `${base}/v1/log/entries/${i}`);
+    // each entry's verdict class, as its own views show it (verify/'s loggedVerdict: step 6)
+    return entryInputFromEnvelope(i, bytes, `${base}/v1/log/entries/${i}`, verifier);
   };
   const gen = exportNQuads(start, end, read);
   // The first entry before the answer: a store fault there is a 503 (storage-unavailable), not a
@@ -125,7 +128,8 @@ export const rdfRoutes: RouteGroup = {
         title: "Export entries as N-Quads",
         description:
           "Entries start..end-1 (default: from 0 to the latest tree head's size, at most 100,000) streamed as N-Quads; " +
-          "each entry is a named graph whose IRI is the entry's URL, with jc:logIndex and jc:leafHash.",
+          "each entry is a named graph whose IRI is the entry's URL, with jc:logIndex, jc:leafHash " +
+          "and jc:verificationVerdict.",
         expects: "owl:Nothing",
         returns: "jc:LogExport",
         possibleStatus: [{ status: 200, description: "The N-Quads stream." }, {

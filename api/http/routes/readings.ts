@@ -93,6 +93,7 @@ async function accept(deps: AppDeps, envelope: Uint8Array, started: number): Pro
   const report = await verifyWith(deps, envelope);
   // the same metrics as receipts' (api/http/metrics.ts), labelled source="readings"
   deps.metrics.verification(outcomeCode(report), "readings");
+  deps.metrics.verdict(report.verdict, "readings");
   if (!report.valid) {
     const codes = failureCodes(report);
     const step = report.steps.find((s) => s.status === "fail");

@@ -53,6 +53,8 @@ function store(c: Context<AppEnv>, p: SparqlProvider) {
     sources: async () =>
       (await listedShards(deps)).map((s) => ({ log: s.log, origin: root + shardBase(s.prefix) })),
     metrics: deps.metrics,
+    // each entry's verdict class (jc:verificationVerdict), as its own views show it
+    referenceVectors: deps.verifier.referenceVectors,
   });
 }
 

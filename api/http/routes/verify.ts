@@ -5,7 +5,10 @@ import { readEnvelope } from "../envelope_input.ts";
 import type { RouteGroup } from "../route.ts";
 import { verifyWith } from "../verifier_options.ts";
 
-/** The outcome code of a report: "ok", or the reason code of its first failing step. */
+/**
+ * The outcome code of a report: "ok" for any verdict but invalid (an alert's out-of-band step is
+ * counted by its verdict, jc_verdicts_total), or the reason code of its first failing step.
+ */
 export function outcomeCode(report: VerificationReport): string {
   if (report.valid) return "ok";
   return report.steps.find((s) => s.status === "fail")?.code ?? "invalid";
@@ -27,7 +30,8 @@ export const verifyRoutes: RouteGroup = {
       title: "Verify a receipt envelope",
       description:
         'Body: the envelope as application/cose bytes or JSON {"envelope": hex}. Answers the ' +
-        "verification report, valid or not.",
+        "verification report, valid or not, with its verdict (valid, joule-unverified, alert, " +
+        "invalid: JCR-1 §6, SPEC §6).",
       expects: "jc:Envelope",
       returns: "jc:VerificationReport",
       possibleStatus: [
@@ -43,6 +47,7 @@ export const verifyRoutes: RouteGroup = {
       const envelope = await readEnvelope(c.req.raw, deps.config.bodyLimit);
       const report = await verifyWith(deps, envelope);
       deps.metrics.verification(outcomeCode(report));
+      deps.metrics.verdict(report.verdict);
       return c.json(report, 200);
     },
   }],
