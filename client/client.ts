@@ -58,6 +58,13 @@ export class EntryNotFound extends Error {
 export interface CheckedAppend {
   index: number;
   leaf_hash: string;
+  /**
+   * The verdict class the log appended the envelope with (JCR-1 §6, SPEC §6): valid,
+   * joule-unverified or alert (absent from a log that predates verdicts).
+   */
+  verdict?: string;
+  /** An alert's figures: the band, the reference and the receipt's joules (SPEC §6 DriftAlert). */
+  drift_alert?: Record<string, unknown>;
   created: boolean;
   tree_head: TreeHead;
   inclusion_proof: string[];

@@ -244,12 +244,14 @@ async function saveState(file: string, state: MonitorState) {
 
 const COMMANDS: Record<string, Command> = {
   submit: {
-    brief: "append an envelope; prints its index (proof and head checked)",
+    brief: "append an envelope; prints its index and verdict (proof and head checked)",
     spec: {
       name: "deno task client submit",
       args: "FILE",
       summary: 'Appends a COSE_Sign1 envelope (raw bytes, hex, or {"envelope": hex}) to the log; ' +
-        "prints its index, after checking the leaf hash, the signed head and the inclusion proof. " +
+        "prints its index and its verdict (valid, joule-unverified, or alert with drift_alert: " +
+        "all appended, exit 0), after checking the leaf hash, the signed head and the inclusion " +
+        "proof. " +
         'Of a sharded service (GET /v1/logs, docs/CLIENTS.md "Shards"): to the active shard; a ' +
         "409 shard-frozen re-reads the directory and retries once on the shard it names.",
       options: [...URL_OPTS, OPERATOR_OPT],
@@ -267,6 +269,9 @@ const COMMANDS: Record<string, Command> = {
       out({
         index: a.index,
         leaf_hash: a.leaf_hash,
+        // JCR-1 §6, SPEC §6: an appended receipt is valid, joule-unverified or alert (exit 0)
+        ...(a.verdict !== undefined ? { verdict: a.verdict } : {}),
+        ...(a.drift_alert !== undefined ? { drift_alert: a.drift_alert } : {}),
         created: a.created,
         tree_size: a.tree_head.size,
         ...(shard ? { shard } : {}),
