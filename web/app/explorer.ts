@@ -9,6 +9,8 @@ import { getBytes, getJson } from "./net.ts";
 interface EntrySummary {
   index: number;
   leaf_hash: string;
+  /** the entry's verdict class (JCR-1 §6, SPEC §6): valid, joule-unverified or alert */
+  verdict?: string;
   schema: string | null;
   steward: string | null;
 }
@@ -193,6 +195,7 @@ async function showNewest(list: HTMLElement, shards: ShardRow[], sharded: boolea
                 sharded ? el("th", { scope: "col" }, "Shard") : null,
                 el("th", { scope: "col" }, "Index"),
                 el("th", { scope: "col" }, "Schema"),
+                el("th", { scope: "col" }, "Verdict"),
                 el("th", { scope: "col" }, "Steward"),
                 el("th", { scope: "col" }, "Leaf hash"),
               ),
@@ -207,6 +210,7 @@ async function showNewest(list: HTMLElement, shards: ShardRow[], sharded: boolea
                   sharded ? el("td", {}, r.shard) : null,
                   el("td", {}, el("a", { href: entryLink(r.shard, r.index) }, String(r.index))),
                   el("td", {}, el("code", {}, r.schema ?? "")),
+                  el("td", { "data-field": "verdict" }, r.verdict ?? ""),
                   el("td", {}, el("code", { class: "wrap" }, r.steward ?? "")),
                   el("td", {}, el("code", { class: "wrap" }, r.leaf_hash)),
                 )

@@ -1,13 +1,17 @@
 // Renders a verification report (API.md `POST /v1/verify`, computed in this page by verify/) for a
 // person: the verdict in words (never by colour alone), every step with its status, stable reason
 // code and the code table's one-line explanation, the signer, and the decoded receipt with what each
-// field means. Stable hooks for tests and scripts: `data-verdict` on the result region,
-// `data-step` (and `data-code` when it fails) on each step.
+// field means, and the report's verdict class (JCR-1 §6, SPEC §6: valid, joule-unverified, alert,
+// invalid) with its meaning and, for an alert, the DriftAlert's figures. Stable hooks for tests and
+// scripts: `data-verdict` on the result region (valid | invalid | unusable: the CLI's exit
+// statuses), `data-verdict-class` (the report's verdict), `data-step` (and `data-code` when it
+// fails) on each step.
 /// <reference lib="dom" />
 import {
   publicKeyFromDidKey,
   REASON_CODES,
   toHex,
+  VERDICT_MEANINGS,
   type VerificationReport,
 } from "../../verify/mod.ts";
 import { sha256 } from "../../verify/mod.ts";
@@ -62,6 +66,22 @@ function verdictHeading(v: Verdict): Child[] {
     ),
     el("p", { class: "verdict-sub" }, words[2]),
   ];
+}
+
+/** The report's verdict class in words (JCR-1 §6, SPEC §6), with an alert's DriftAlert figures. */
+function verdictClass(report: VerificationReport): HTMLElement {
+  const d = report.drift_alert;
+  return el(
+    "p",
+    { class: "verdict-class", "data-field": "verdict" },
+    "Verdict ",
+    el("code", {}, report.verdict),
+    ` — ${VERDICT_MEANINGS[report.verdict]}`,
+    d
+      ? ` (joules_uj ${d.joules_uj} against the reference ${d.reference_uj}, band ±${d.band_percent}% ` +
+        `for ${d.provenance}: ${d.low_uj}..${d.high_uj})`
+      : "",
+  );
 }
 
 function signerBlock(kid: string | null): HTMLElement | null {
@@ -144,10 +164,12 @@ function receiptTable(receipt: unknown): HTMLElement | null {
 export function renderReport(region: HTMLElement, report: VerificationReport): Verdict {
   const verdict: Verdict = report.valid ? "valid" : "invalid";
   region.setAttribute("data-verdict", verdict);
+  region.setAttribute("data-verdict-class", report.verdict);
   const schema = report.schema ?? "(unknown)";
   replace(
     region,
     ...verdictHeading(verdict),
+    verdictClass(report),
     el(
       "p",
       { class: "schema" },
