@@ -34,7 +34,9 @@ function hexOf(v: Vector): string {
 const CONFIG = `${ROOT}conformance/vectors/operator-config.json`;
 
 /** The CLI's verdict and steps for one envelope, in-process. */
-async function cliSays(envelope: Uint8Array): Promise<{ verdict: string; steps: string[] }> {
+async function cliSays(
+  envelope: Uint8Array,
+): Promise<{ verdict: string; verdictClass?: string; steps: string[] }> {
   let out = "";
   const io: CliIo = {
     readFile: (p) => p === "input" ? Promise.resolve(envelope) : Deno.readFile(p),
@@ -44,9 +46,14 @@ async function cliSays(envelope: Uint8Array): Promise<{ verdict: string; steps: 
   };
   const code = await runCli(["--config", CONFIG, "--compact", "input"], io);
   if (code === 2) return { verdict: "unusable", steps: [] };
-  const r = JSON.parse(out) as { steps: { step: string; status: string; code?: string }[] };
+  const r = JSON.parse(out) as {
+    verdict: string;
+    steps: { step: string; status: string; code?: string }[];
+  };
   return {
     verdict: code === 0 ? "valid" : "invalid",
+    // JCR-1 §6, SPEC §6: the report's class (valid, joule-unverified, alert, invalid)
+    verdictClass: r.verdict,
     steps: r.steps.map((s) => `${s.step}:${s.status}:${s.status === "fail" ? s.code : ""}`),
   };
 }
@@ -72,6 +79,7 @@ Deno.test("page: every conformance vector gets the CLI's verdict and codes in Ch
     assert.ok(all.length >= 90, `expected the full vector set, got ${all.length}`);
     let compared = 0;
     const seen = { valid: 0, invalid: 0, unusable: 0 } as Record<string, number>;
+    const classes: Record<string, number> = {};
     for (const v of all) {
       const env = fromHex(hexOf(v));
       const want = await cliSays(env);
@@ -86,6 +94,7 @@ Deno.test("page: every conformance vector gets the CLI's verdict and codes in Ch
         const r = document.getElementById("result")!;
         return {
           verdict: r.getAttribute("data-verdict")!,
+          verdictClass: r.getAttribute("data-verdict-class") ?? undefined,
           steps: [...r.querySelectorAll("[data-step]")].map((s) =>
             `${s.getAttribute("data-step")}:${s.getAttribute("data-status")}:${
               s.getAttribute("data-code") ?? ""
@@ -95,11 +104,17 @@ Deno.test("page: every conformance vector gets the CLI's verdict and codes in Ch
       });
       assert.deepEqual(got, want, `vector ${v.name}`);
       seen[got.verdict]++;
+      if (got.verdictClass) classes[got.verdictClass] = (classes[got.verdictClass] ?? 0) + 1;
       compared++;
     }
     assert.equal(compared, all.length);
     // Both outcomes really occur (the vectors hold 24+ positives and 71 negatives).
     assert.ok(seen.valid >= 20 && seen.invalid >= 60, JSON.stringify(seen));
+    // every verdict class occurs, shown as the CLI's report has it
+    assert.ok(
+      classes.alert >= 1 && classes["joule-unverified"] >= 1 && classes.valid >= 1,
+      JSON.stringify(classes),
+    );
     assert.deepEqual(errors, []);
 
     await t.step("paste path and drop path give the same verdict", async () => {
