@@ -11,6 +11,7 @@
 // Pure.
 import type { RouteDef, StatusDoc } from "./route.ts";
 import { pathParams, toUriTemplate } from "./route.ts";
+import { verdictHydraClasses } from "./verdict_doc.ts";
 
 /** Vocabulary namespaces used in the generated documents. */
 export const NS = {
@@ -188,6 +189,12 @@ export function apiDocumentation(routes: RouteDef[], base: string): Record<strin
       supportedProperty: entryProps,
       supportedOperation: [],
     });
+  }
+  // the classes the verify and append operations return, with the verdict (JCR-1 §6, SPEC §6)
+  for (const c of verdictHydraClasses()) {
+    if (!supportedClass.some((x) => (x as { "@id": string })["@id"] === c["@id"])) {
+      supportedClass.push(c);
+    }
   }
   return {
     "@context": HYDRA_CONTEXT,

@@ -7,6 +7,7 @@
 // not listed there is refused, so a new body type cannot go undocumented). Pure.
 import { statusesOf } from "./hydra.ts";
 import { pathParams, type RouteDef, toUriTemplate } from "./route.ts";
+import { DRIFT_ALERT_SCHEMA, RESULT_SCHEMAS, VERDICT_SCHEMA } from "./verdict_doc.ts";
 
 /** Path of the OpenAPI document. */
 export const OPENAPI_PATH = "/v1/openapi.json";
@@ -125,6 +126,11 @@ function operation(r: RouteDef): Record<string, unknown> {
           "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } },
         },
       }
+      : RESULT_SCHEMAS[r.operation.returns] && (s.status === 200 || s.status === 201)
+      ? {
+        description: s.description,
+        content: { "application/json": { schema: RESULT_SCHEMAS[r.operation.returns] } },
+      }
       : { description: s.description };
   }
   const op: Record<string, unknown> = {
@@ -175,6 +181,9 @@ export function openApiDocument(routes: RouteDef[], base: string): Record<string
     },
     servers: [{ url: base }],
     paths,
-    components: { schemas: { Problem: PROBLEM } },
+    // JCR-1 §6, SPEC §6: the verdict classes reports and append answers carry (verdict_doc.ts)
+    components: {
+      schemas: { Problem: PROBLEM, Verdict: VERDICT_SCHEMA, DriftAlert: DRIFT_ALERT_SCHEMA },
+    },
   };
 }

@@ -69,6 +69,9 @@ const expand = (curie: string) => {
   return p in NS ? (NS as Record<string, string>)[p] + l : curie;
 };
 
+/** Classes operations return that live at no path (api/http/verdict_doc.ts). */
+const RESULT_CLASSES = new Set([NS.jc + "VerificationReport", NS.jc + "AppendResult"]);
+
 Deno.test("hydra: Alcaeus discovers every operation, and every operation is a route", async () => {
   const { fetchFn, app } = await testApp();
   // one entry, so that every templated GET has something to find
@@ -101,6 +104,11 @@ Deno.test("hydra: Alcaeus discovers every operation, and every operation is a ro
       where.set(id, { url: root.id.value, vars: [] });
       continue;
     }
+    if (RESULT_CLASSES.has(id)) {
+      // a class operations return (the report, the append answer) lives at no path of its own
+      assert.equal([...cls.supportedOperation].length, 0, id);
+      continue;
+    }
     const link = doc.supportedClass.find((c: Any) => c.id.value === NS.jc + "EntryPoint")
       .supportedProperty.find((sp: Any) =>
         sp.property.pointer.out(env.namedNode(NS.rdfs + "range")).value === id
@@ -115,6 +123,14 @@ Deno.test("hydra: Alcaeus discovers every operation, and every operation is a ro
         vars: value.mapping.map((m: Any) => m.variable),
       });
     } else where.set(id, { url: value.id.value, vars: [] });
+  }
+
+  // JCR-1 §6, SPEC §6: the result classes document the verdict classes
+  for (const id of RESULT_CLASSES) {
+    const cls = doc.supportedClass.find((c: Any) => c.id.value === id);
+    assert.ok(cls, `${id} is documented`);
+    const props = [...cls.supportedProperty].map((sp: Any) => sp.property.id.value);
+    assert.ok(props.includes(NS.jc + "verificationVerdict"), `${id}: ${props}`);
   }
 
   const found: { cls: string; method: string; path: string; op: Any }[] = [];

@@ -85,3 +85,23 @@ Deno.test("openapi: one operation per route-table row, the same rows as the Hydr
   };
   assert.throws(() => openApiDocument([odd], "http://x"), /BODIES does not describe/);
 });
+
+Deno.test("openapi: reports and append answers carry the verdict classes (JCR-1 §6, SPEC §6)", () => {
+  const doc = openApiDocument(allRoutes(), "http://x") as Any;
+  assert.deepEqual(doc.components.schemas.Verdict.enum, [
+    "valid",
+    "joule-unverified",
+    "alert",
+    "invalid",
+  ]);
+  const append = doc.paths["/v1/log/entries"].post.responses;
+  for (const status of ["200", "201"]) {
+    const s = append[status].content["application/json"].schema;
+    assert.ok(s.required.includes("verdict"), status);
+    assert.equal(s.properties.verdict.$ref, "#/components/schemas/Verdict");
+    assert.equal(s.properties.drift_alert.$ref, "#/components/schemas/DriftAlert");
+  }
+  const report = doc.paths["/v1/verify"].post.responses["200"].content["application/json"].schema;
+  assert.ok(report.required.includes("verdict"));
+  assert.match(append["422"].description, /verdict is invalid/);
+});

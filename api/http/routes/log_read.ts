@@ -39,7 +39,8 @@ export const logReadRoutes: RouteGroup = {
       class: { id: "jc:LogEntry", title: "Log entry", description: "One entry of the log." },
       operation: {
         title: "Get an entry",
-        description: "The entry as JSON {index, leaf_hash, verdict, schema, steward, envelope, receipt}; " +
+        description:
+          "The entry as JSON {index, leaf_hash, verdict, schema, steward, envelope, receipt}; " +
           "Accept: application/cose gives the raw envelope bytes.",
         expects: "owl:Nothing",
         returns: "jc:LogEntry",
