@@ -262,7 +262,7 @@ function defaultCache() {
 
 /**
  * A stage a Worker entry may put before the service's own (the test-only entry's `/__edge/`
- * hooks, tests/edge/worker_test_entry.ts); undefined: not its request.
+ * hooks, fixtures/worker_test_entry.ts); undefined: not its request.
  */
 export type WorkerStage = (req: Request, b: Built) => Promise<Response | undefined>;
 
