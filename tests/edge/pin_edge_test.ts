@@ -10,7 +10,13 @@
 // (503 `witness-state-behind`) rather than cosign a fork; every cosignature it gave is audited.
 import assert from "node:assert/strict";
 import { validEnvelope } from "../../fixtures/app.ts";
-import { type AppendAnswer, hook, postEntry, removeBundle, startWorker } from "../../fixtures/worker.ts";
+import {
+  type AppendAnswer,
+  hook,
+  postEntry,
+  removeBundle,
+  startWorker,
+} from "../../fixtures/worker.ts";
 import { checkPublished } from "./_published_check.ts";
 import type { EdgeRuntime } from "../../edge/mod.ts";
 import { parseCheckpoint, parseNote } from "../../log/c2sp/mod.ts";

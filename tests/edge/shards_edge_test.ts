@@ -9,7 +9,13 @@
 // Durable Object calls on a read-only run across shards and the directory.
 import assert from "node:assert/strict";
 import { validEnvelope } from "../../fixtures/app.ts";
-import { type AppendAnswer, hook, postEntry, removeBundle, startWorker } from "../../fixtures/worker.ts";
+import {
+  type AppendAnswer,
+  hook,
+  postEntry,
+  removeBundle,
+  startWorker,
+} from "../../fixtures/worker.ts";
 import { checkPublished } from "./_published_check.ts";
 import type { EdgeRuntime } from "../../edge/mod.ts";
 import {
