@@ -88,7 +88,7 @@ export async function resolveLogKey(
 
 /**
  * `prove` from tiles: the entry at index `target` (a number), or the entry whose leaf hash is
- * `target` (64 lowercase hex; main.ts's `proveTarget` decides which, so 64 digits are a leaf hash),
+ * `target` (64 lowercase hex; commands/log.ts's `proveTarget` decides which, so 64 digits are a leaf hash),
  * proven in both views against their signed checkpoints (a leaf hash is looked up by the service's
  * index, then proven from tiles);
  * `--tlog-proof FILE` also writes a c2sp.org/tlog-proof@v1 for `--view` (default blake3); `extra`

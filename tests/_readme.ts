@@ -6,7 +6,7 @@
 // and the service's port is a free one instead of 8080 (other tests run at the same time) — the
 // start line says which, and JC_URL tells the client.
 import assert from "node:assert/strict";
-import { ROOT } from "./e2e/_service.ts";
+import { ROOT } from "../fixtures/service.ts";
 
 export const NPX_DENO = "npx -y deno@2.9.6 task";
 

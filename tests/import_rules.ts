@@ -9,11 +9,11 @@
 // 2. a folder is entered from outside only through its mod.ts: an import of `d/x.ts` from a file
 //    that is not inside `d/` must name `d/mod.ts` (a sub-folder's mod.ts is that sub-folder's face,
 //    so `log/sqlite/mod.ts` may be imported from api/); within one room sub-folders wire to each
-//    other freely. Tests and harness rooms (bench, conformance, examples) are exempt: they import
-//    the internal module they test, measure or generate from;
+//    other freely. Tests and harness rooms (fixtures, bench, conformance, examples) are exempt: they
+//    import the internal module they test, measure or generate from;
 // 3. lower rooms (net, cli, verify, log, vocab) never import upper ones (api, client, web, rdfsync,
-//    edge, bench, meter-agent);
-// 4. nothing outside tests/ imports tests/ (bench brings its own fixtures).
+//    edge, fixtures, bench, meter-agent);
+// 4. nothing outside tests/ imports tests/ (what tests and bench share lives in fixtures/).
 
 /** A relative import found in one file. */
 export interface ImportEdge {
@@ -29,16 +29,24 @@ export interface Violation {
 
 export const LOWER_ROOMS = ["net", "cli", "verify", "log", "vocab"] as const;
 /**
- * Rooms that test, measure or generate from the code (bench/, conformance/'s generators,
- * examples/gen.ts): like tests, they may import the internal module they exercise.
+ * Rooms that test, measure or generate from the code (fixtures/: what tests and bench share, such
+ * as starting the real service or Worker; bench/, conformance/'s generators, examples/gen.ts):
+ * like tests, they may import the internal module they exercise.
  */
-export const HARNESS_ROOMS: readonly string[] = ["tests", "bench", "conformance", "examples"];
+export const HARNESS_ROOMS: readonly string[] = [
+  "tests",
+  "fixtures",
+  "bench",
+  "conformance",
+  "examples",
+];
 export const UPPER_ROOMS = [
   "api",
   "client",
   "web",
   "rdfsync",
   "edge",
+  "fixtures",
   "bench",
   "meter-agent",
 ] as const;

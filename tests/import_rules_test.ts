@@ -37,33 +37,7 @@ async function repoFiles(): Promise<Map<string, string>> {
 
 // Known violations not yet fixed, each `rule: message`. This list may only shrink: an entry that no
 // longer occurs fails the test too, so that it is removed when its violation is fixed.
-const KNOWN: readonly string[] = [
-  // The page bundle takes the vocabulary's field tables only: vocab/mod.ts would pull jsonld, n3 and
-  // the SHACL validator into web/assets_gen.ts. Fix: give the tables a face of their own.
-  "mod-ts: web/app/fields.ts -> vocab/schema.ts: vocab/ is entered from outside only through vocab/mod.ts",
-  // Dynamic and narrow on purpose: the Deno host loads the key file and the witness's SQLite state
-  // only when it needs them, and the Worker bundle (which reaches these modules) does not carry
-  // log/sqlite/'s storage. Fix with the Deno-host / Worker-host split of api/ (issue 22).
-  "mod-ts: api/deno/witness_start.ts -> log/sqlite/key.ts: log/sqlite/ is entered from outside only through log/sqlite/mod.ts",
-  "mod-ts: api/deno/witness_start.ts -> log/sqlite/witness_pin_file.ts: log/sqlite/ is entered from outside only through log/sqlite/mod.ts",
-  "mod-ts: api/deno/shard_serve.ts -> log/sqlite/key.ts: log/sqlite/ is entered from outside only through log/sqlite/mod.ts",
-  "mod-ts: api/deno/shard_serve.ts -> log/sqlite/witness_state.ts: log/sqlite/ is entered from outside only through log/sqlite/mod.ts",
-  "mod-ts: api/deno/witnessing.ts -> log/sqlite/witness_state.ts: log/sqlite/ is entered from outside only through log/sqlite/mod.ts",
-  // bench/ still starts the service and builds fixtures through the tests' helpers. Fix: move
-  // tests/e2e/_service.ts, tests/api/_fixtures.ts and the others into a shared non-test module.
-  "test-fixture: bench/suites/witness.ts -> tests/e2e/_service.ts: code outside tests/ never imports tests/",
-  "test-fixture: bench/suites/page.ts -> tests/web/_browser.ts: code outside tests/ never imports tests/",
-  "test-fixture: bench/suites/page.ts -> tests/e2e/_service.ts: code outside tests/ never imports tests/",
-  "test-fixture: bench/suites/rdf_scale.ts -> tests/e2e/_service.ts: code outside tests/ never imports tests/",
-  "test-fixture: bench/suites/rdf_scale.ts -> tests/rdf/_seed.ts: code outside tests/ never imports tests/",
-  "test-fixture: bench/suites/rdf_scale.ts -> tests/rdf/_virtuoso.ts: code outside tests/ never imports tests/",
-  "test-fixture: bench/suites/http.ts -> tests/e2e/_service.ts: code outside tests/ never imports tests/",
-  "test-fixture: bench/suites/shards.ts -> tests/api/_fixtures.ts: code outside tests/ never imports tests/",
-  "test-fixture: bench/suites/edge.ts -> tests/api/_fixtures.ts: code outside tests/ never imports tests/",
-  "test-fixture: bench/suites/edge.ts -> tests/edge/_worker.ts: code outside tests/ never imports tests/",
-  "test-fixture: bench/suites/edge.ts -> tests/edge/_sqlite_durable.ts: code outside tests/ never imports tests/",
-  "test-fixture: bench/suites/_pool.ts -> tests/api/_fixtures.ts: code outside tests/ never imports tests/",
-];
+const KNOWN: readonly string[] = [];
 
 Deno.test("import rules: the repository keeps them (known exceptions listed, none stale)", async () => {
   const found = check(await repoFiles()).map((v) => `${v.rule}: ${v.message}`);

@@ -8,7 +8,7 @@
 // the README's tiled-publication curl examples: the root ones show s0's frozen log, the README's
 // active-shard ones (`/shards/s1/…`) the quick start's three entries.
 import assert from "node:assert/strict";
-import { ROOT } from "./e2e/_service.ts";
+import { ROOT } from "../fixtures/service.ts";
 import {
   json,
   makeYourOwnExpected,

@@ -4,7 +4,7 @@
 // tests/_readme.ts; tests/readme_rotation_test.ts runs the same commands after a rotation.
 // Also the `prove 000…0` regression (issue 17): 64 zeros are a leaf hash, never index 0.
 import assert from "node:assert/strict";
-import { ROOT } from "./e2e/_service.ts";
+import { ROOT } from "../fixtures/service.ts";
 import {
   json,
   makeYourOwnExpected,

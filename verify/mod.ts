@@ -111,5 +111,11 @@ export {
 } from "./p256.ts";
 export type { Es256Refusal } from "./p256.ts";
 export { envelopeContentId } from "./content_id.ts";
-export { envelopeFromInput } from "./envelope_input.ts";
+export {
+  type EnvelopeFault,
+  type EnvelopeForm,
+  envelopeFromInput,
+  type EnvelopeInput,
+  readEnvelopeInput,
+} from "./envelope_input.ts";
 export { hmacSha256, sha256 } from "./sha256.ts";

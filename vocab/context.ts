@@ -1,4 +1,4 @@
-// JouleClaw SPEC §13 — the JSON-LD context (`v1.jsonld`), generated from vocab/schema.ts.
+// JouleClaw SPEC §13 — the JSON-LD context (`v1.jsonld`), generated from vocab/schema/.
 //
 // JSON-LD 1.1 (https://www.w3.org/TR/json-ld11/). Every JSON key of §§2, 10, 11 is a global term, so
 // adding the context to a receipt "expands it into typed RDF triples" (SPEC §13) with or without
@@ -23,7 +23,7 @@ import {
   type Field,
   JC,
   UNKNOWN_BASE,
-} from "./schema.ts";
+} from "./schema/mod.ts";
 
 /** A JSON-LD term definition, or a plain IRI string. */
 type TermDef = string | number | Record<string, unknown>;

@@ -2,13 +2,13 @@
 //
 // jsonld.js needs about 1.5 ms to expand one receipt. For a document whose every key and value is
 // one the schema expects (every entry of the log: verify/ admitted it), the RDF the v1 context
-// produces is fully determined by vocab/schema.ts, so it is built here directly from the table.
+// produces is fully determined by vocab/schema/, so it is built here directly from the table.
 // Anything else — an unknown key, a value of an unexpected JSON type, an enumeration value that is
 // not a tag, a null — returns undefined and the caller falls back to jsonld.js. The two paths are
 // checked to give isomorphic graphs (URDNA2015-canonicalised) over every vector and over random
 // documents (vocab/fast_test.ts).
 
-import { CLASS_BY_NAME, type ClassDef, ENUM_BY_NAME, type Field, JC } from "./schema.ts";
+import { CLASS_BY_NAME, type ClassDef, ENUM_BY_NAME, type Field, JC } from "./schema/mod.ts";
 import type { Quad, Term } from "./jsonld.ts";
 
 const XSD = "http://www.w3.org/2001/XMLSchema#";

@@ -1,5 +1,5 @@
 // `deno run -A vocab/gen.ts [--check]` — regenerates the published vocabulary files from
-// vocab/schema.ts: v1.jsonld (SPEC §13 context), v1.ttl (ontology), v1.shapes.ttl (SPEC §15) and
+// vocab/schema/: v1.jsonld (SPEC §13 context), v1.ttl (ontology), v1.shapes.ttl (SPEC §15) and
 // assets.ts (the same three texts as string constants, so a Worker, which cannot read files,
 // serves the very same bytes). With --check it writes nothing and exits 1 if a file would change.
 // (assets.ts is compared by the values it exports: `deno fmt` may re-quote its strings.)

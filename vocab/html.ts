@@ -4,7 +4,7 @@
 
 import { Parser, Store } from "n3";
 import { V1_TTL } from "./assets.ts";
-import { JC } from "./schema.ts";
+import { JC } from "./schema/mod.ts";
 import { sha256 } from "../verify/mod.ts";
 
 /** The index's one stylesheet, inline (its CSP allows exactly it, by hash). */

@@ -11,7 +11,7 @@ import { CodedError } from "../net/mod.ts";
 
 import jsonld from "jsonld";
 import { V1_JSONLD } from "./assets.ts";
-import { CLASS_BY_NAME, type ClassDef, CLASSES, CONTEXT_URL, ENUM_BY_NAME } from "./schema.ts";
+import { CLASS_BY_NAME, type ClassDef, CLASSES, CONTEXT_URL, ENUM_BY_NAME } from "./schema/mod.ts";
 
 /** A malformed document or an impossible conversion; `code` is stable (docs/RDF.md). */
 export class VocabError extends CodedError {

@@ -14,7 +14,7 @@ export {
   ONTOLOGY_URL,
   SHAPES_URL,
   UNKNOWN_BASE,
-} from "./schema.ts";
+} from "./schema/mod.ts";
 export {
   classify,
   documentLoader,

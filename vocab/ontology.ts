@@ -1,10 +1,10 @@
-// JouleClaw SPEC §13 — the Turtle ontology (`v1.ttl`), generated from vocab/schema.ts.
+// JouleClaw SPEC §13 — the Turtle ontology (`v1.ttl`), generated from vocab/schema/.
 //
 // Classes, properties with domains and ranges, the enumerations as individuals (each with its wire
 // tag), and the PROV-O alignment SPEC §13 states: jc:ClaimProvenance ⊑ prov:Entity,
 // jc:AuditEvent ⊑ prov:Activity, jc:AgentIdentity ⊑ prov:Agent. CC-BY-4.0 (SPEC §13).
 
-import { CLASSES, ENUMS, type Field, JC, LOG_PROPS, ONTOLOGY_URL } from "./schema.ts";
+import { CLASSES, ENUMS, type Field, JC, LOG_PROPS, ONTOLOGY_URL } from "./schema/mod.ts";
 import { en, list, str } from "./turtle.ts";
 
 const PREFIXES = `@prefix jc: <${JC}> .

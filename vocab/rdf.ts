@@ -14,7 +14,7 @@ import {
   Writer,
 } from "n3";
 import { type Quad, type Term, toJsonLd, toQuads, VocabError } from "./jsonld.ts";
-import { CONTEXT_URL, JC } from "./schema.ts";
+import { CONTEXT_URL, JC } from "./schema/mod.ts";
 import { fastQuads } from "./fast.ts";
 import {
   decodeCbor,

@@ -10,7 +10,7 @@
 import { DataFactory, Parser, Store } from "n3";
 import jsonld from "jsonld";
 import { V1_SHAPES_TTL } from "./assets.ts";
-import { ENUMS, JC, UNKNOWN_BASE } from "./schema.ts";
+import { ENUMS, JC, UNKNOWN_BASE } from "./schema/mod.ts";
 import type { Quad, Term } from "./jsonld.ts";
 import { TargetSelection, validationEnvironment } from "./targets.ts";
 

@@ -1,4 +1,4 @@
-// JouleClaw SPEC §15 — the SHACL Core shapes (`v1.shapes.ttl`), generated from vocab/schema.ts.
+// JouleClaw SPEC §15 — the SHACL Core shapes (`v1.shapes.ttl`), generated from vocab/schema/.
 //
 // Only the constraints SPEC §15 lists are used: sh:minCount / sh:maxCount, sh:datatype (xsd:string,
 // xsd:integer, xsd:nonNegativeInteger, xsd:dateTime, xsd:boolean), sh:nodeKind (sh:IRI,
@@ -18,7 +18,7 @@ import {
   JC,
   SHAPES_URL,
   U64_MAX,
-} from "./schema.ts";
+} from "./schema/mod.ts";
 import { decimalAtMost, en, list, str } from "./turtle.ts";
 import { VERDICTS } from "../verify/mod.ts";
 

@@ -9,7 +9,7 @@ import { exactIntegers, parseJsonExact, toJsonLd, toQuads, VocabError } from "./
 import { fastQuads } from "./fast.ts";
 import { reportJsonLd, type ResultJson, ShapeValidator } from "./shacl.ts";
 import { validationEnvironment } from "./targets.ts";
-import { CONTEXT_URL } from "./schema.ts";
+import { CONTEXT_URL } from "./schema/mod.ts";
 
 /** Options of `validateDocument`. */
 export interface ValidateOptions {

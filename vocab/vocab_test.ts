@@ -7,10 +7,10 @@ import { generateAll } from "./generate.ts";
 import { decimalAtMost } from "./turtle.ts";
 import { V1_JSONLD, V1_SHAPES_TTL, V1_TTL } from "./assets.ts";
 import { ENUMS, JC, toJsonLd, toQuads, UNKNOWN_BASE, VocabError } from "./mod.ts";
-import { CLASSES, U64_MAX, WORKSPACE_PATH } from "./schema.ts";
+import { CLASSES, U64_MAX, WORKSPACE_PATH } from "./schema/mod.ts";
 import { queryForm } from "./sparql/query_form.ts";
 
-Deno.test("vocab: v1.jsonld, v1.ttl, v1.shapes.ttl and assets.ts are what vocab/schema.ts generates", async () => {
+Deno.test("vocab: v1.jsonld, v1.ttl, v1.shapes.ttl and assets.ts are what vocab/schema/ generates", async () => {
   const files = generateAll();
   for (const name of ["v1.jsonld", "v1.ttl", "v1.shapes.ttl"]) {
     const onDisk = await Deno.readTextFile(new URL(name, import.meta.url));

@@ -41,7 +41,7 @@ export async function openShardServing(
   } else {
     // 0700 whatever the umask (issue 27)
     await Deno.mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-    const { loadOrCreateLogKey } = await import("../../log/sqlite/key.ts");
+    const { loadOrCreateLogKey } = await import("../../log/sqlite/mod.ts");
     files = sqliteShardFiles(
       config.dataDir,
       config.keyFile,
@@ -74,7 +74,7 @@ export async function openShardServing(
     let state;
     if (dir) {
       const { openSqliteWitnessState, WITNESS_DB_FILE } = await import(
-        "../../log/sqlite/witness_state.ts"
+        "../../log/sqlite/mod.ts"
       );
       state = openSqliteWitnessState(join(dir, WITNESS_DB_FILE));
     } else {

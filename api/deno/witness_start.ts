@@ -36,13 +36,13 @@ export function stateFilePresent(path: string): boolean {
 
 // The witness key's file: private to its owner (key-file-permissions), 64 hex digits.
 async function readWitnessKey(keyFile: string): Promise<Uint8Array> {
-  const { keyFileMode, readLogKey } = await import("../../log/sqlite/key.ts");
+  const { keyFileMode, readLogKey } = await import("../../log/sqlite/mod.ts");
   keyFileMode(keyFile, "witness key");
   return readLogKey(keyFile, "witness key");
 }
 
 async function createWitnessKey(keyFile: string): Promise<Uint8Array> {
-  const { loadOrCreateLogKey } = await import("../../log/sqlite/key.ts");
+  const { loadOrCreateLogKey } = await import("../../log/sqlite/mod.ts");
   return loadOrCreateLogKey(keyFile, { what: "witness key" }).secret;
 }
 
@@ -74,7 +74,7 @@ export async function openWitnessIdentity(o: {
   const existing = keyPresent ? await readWitnessKey(o.keyFile) : undefined;
   if (existing) o.checkKey(existing);
   const { openWitnessPinFile, readWitnessPin, witnessPinPath } = await import(
-    "../../log/sqlite/witness_pin_file.ts"
+    "../../log/sqlite/mod.ts"
   );
   const pinFile = witnessPinPath(o.keyFile);
   const pin = readWitnessPin(pinFile);

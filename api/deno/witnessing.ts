@@ -41,7 +41,7 @@ export async function openWitnessing(
   const memory = config.store === "memory";
   const { openSqliteWitnessState, WITNESS_DB_FILE } = memory
     ? { openSqliteWitnessState: undefined, WITNESS_DB_FILE: "" }
-    : await import("../../log/sqlite/witness_state.ts");
+    : await import("../../log/sqlite/mod.ts");
   const stateFile = `${config.dataDir.replace(/\/+$/, "")}/${WITNESS_DB_FILE}`;
   const openState = openSqliteWitnessState && (() => openSqliteWitnessState(stateFile));
   const role = config.witness;

@@ -3,7 +3,7 @@
 // is unusable (no body, bad JSON, bad hex), 415 for another media type, 413 over the limit; the
 // envelope's own validity is the verifier's business, not this module's. Pure.
 import { MAX_ENTRY_BYTES } from "../../log/mod.ts";
-import { fromHex } from "../../verify/mod.ts";
+import { type EnvelopeFault, readEnvelopeInput } from "../../verify/mod.ts";
 import { ApiError } from "./errors.ts";
 import { readBodyLimited } from "./limits.ts";
 
@@ -13,6 +13,29 @@ export { MAX_ENTRY_BYTES };
 /** The media type of a Content-Type header, lowercased, without parameters. */
 export function mediaTypeOf(contentType: string | null): string {
   return (contentType ?? "").split(";")[0].trim().toLowerCase();
+}
+
+/** The problem an unusable verify/append body is answered with (API.md "Verification"). */
+function refusal(fault: EnvelopeFault, cause: unknown): ApiError {
+  switch (fault) {
+    case "empty": // the body is not (readEnvelope says so first): the wrapper's "envelope" is ""
+      return new ApiError("empty-body", 'Cannot read the envelope: "envelope" is empty');
+    case "not-json":
+      return new ApiError("bad-request", "Cannot read the envelope: the body is not JSON", {
+        cause,
+      });
+    case "bad-hex":
+      return new ApiError(
+        "bad-envelope-encoding",
+        'Cannot read the envelope: "envelope" is not lowercase hex of whole bytes',
+        { cause },
+      );
+    default: // "no-envelope" ("unknown-form" is not answered for a declared form)
+      return new ApiError(
+        "bad-request",
+        `Cannot read the envelope: the JSON body has no string field "envelope"`,
+      );
+  }
 }
 
 /** Reads the envelope bytes of a verify/append request. */
@@ -29,37 +52,11 @@ export async function readEnvelope(req: Request, bodyLimit: number): Promise<Uin
   if (body.length === 0) {
     throw new ApiError("empty-body", "Cannot read the envelope: the body is empty");
   }
-  let envelope: Uint8Array;
-  if (mt === "application/cose") envelope = body;
-  else {
-    let json: unknown;
-    try {
-      json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body));
-    } catch (e) {
-      throw new ApiError("bad-request", "Cannot read the envelope: the body is not JSON", {
-        cause: e,
-      });
-    }
-    const hex = (json as { envelope?: unknown } | null)?.envelope;
-    if (typeof hex !== "string") {
-      throw new ApiError(
-        "bad-request",
-        `Cannot read the envelope: the JSON body has no string field "envelope"`,
-      );
-    }
-    try {
-      envelope = fromHex(hex);
-    } catch (e) {
-      throw new ApiError(
-        "bad-envelope-encoding",
-        'Cannot read the envelope: "envelope" is not lowercase hex of whole bytes',
-        { cause: e },
-      );
-    }
-    if (envelope.length === 0) {
-      throw new ApiError("empty-body", 'Cannot read the envelope: "envelope" is empty');
-    }
-  }
+  // The forms and their rules are verify's one envelope reader's (verify/envelope_input.ts); the
+  // media type declares the form, and each refusal keeps its problem code and wording here.
+  const r = readEnvelopeInput(body, mt === "application/cose" ? "cose" : "json");
+  if (!r.ok) throw refusal(r.fault, r.cause);
+  const envelope = r.envelope;
   if (envelope.length > MAX_ENTRY_BYTES) {
     throw new ApiError(
       "body-too-large",

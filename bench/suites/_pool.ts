@@ -3,7 +3,7 @@
 // ahead of need, so that no machine is fast enough to run out (issue 28: `bench witness` crashed
 // with "out of envelopes" on a faster machine). What was signed during the run is counted
 // (`signedDuringRun`), since those signatures share the machine with what is measured.
-import { receiptCore } from "../../tests/api/_fixtures.ts";
+import { receiptCore } from "../../fixtures/app.ts";
 import {
   coseProtectedHeader,
   coseSigStructure,

@@ -15,9 +15,9 @@
 //  - tile reads/s from R2 through the Worker: first read of each tile (R2, then the Cache API
 //    keeps it) and repeated (Cache API hit).
 // JC_BENCH_SHORT=1: short mode (a test runs it): fewer configurations, shorter loops.
-import { validEnvelope } from "../../tests/api/_fixtures.ts";
-import { removeBundle, startWorker } from "../../tests/edge/_worker.ts";
-import { memoryBucket, sqliteDurableStorage } from "../../tests/edge/_sqlite_durable.ts";
+import { validEnvelope } from "../../fixtures/app.ts";
+import { removeBundle, startWorker } from "../../fixtures/worker.ts";
+import { memoryBucket, sqliteDurableStorage } from "../../fixtures/sqlite_durable.ts";
 import { blake3Hasher, openLog, verifyInclusion, verifyTreeHead } from "../../log/mod.ts";
 import type { TreeHead } from "../../log/mod.ts";
 import { openDurableStorage } from "../../log/durable/mod.ts";

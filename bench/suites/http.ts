@@ -15,7 +15,7 @@
 // The CPU seconds of the server process and of this client are reported beside each figure.
 import process from "node:process";
 import { LogClient } from "../../client/mod.ts";
-import { startService } from "../../tests/e2e/_service.ts";
+import { startService } from "../../fixtures/service.ts";
 import { entryLeafHash, toHex } from "../../verify/mod.ts";
 import { rawWebCryptoVerifiesPerSecond } from "./_limits.ts";
 import { count, ms } from "./_short.ts";

@@ -5,8 +5,8 @@
 import { type CliIo, runCli } from "../../verify/cli.ts";
 import { APP_JS, VERIFIER_HTML } from "../../web/mod.ts";
 import { didSigner, seal } from "../../conformance/gen/build.ts";
-import { CHROMIUM, launchChromium } from "../../tests/web/_browser.ts";
-import { startService } from "../../tests/e2e/_service.ts";
+import { CHROMIUM, launchChromium } from "../../fixtures/browser.ts";
+import { startService } from "../../fixtures/service.ts";
 
 const short = Deno.env.get("JC_BENCH_SHORT") === "1";
 

@@ -13,9 +13,9 @@ import type { Log } from "../../log/mod.ts";
 import { entryInputFromEnvelope, entryNQuads } from "../../vocab/mod.ts";
 import { SparqlHttp, syncOnce } from "../../rdfsync/mod.ts";
 import { TileClient } from "../../client/tiles.ts";
-import { startService } from "../../tests/e2e/_service.ts";
-import { seedEnvelope, seedLog, seedReceipt } from "../../tests/rdf/_seed.ts";
-import { startVirtuoso } from "../../tests/rdf/_virtuoso.ts";
+import { startService } from "../../fixtures/service.ts";
+import { seedEnvelope, seedLog, seedReceipt } from "../../fixtures/rdf_seed.ts";
+import { startVirtuoso } from "../../fixtures/virtuoso.ts";
 
 const N = Number(Deno.env.get("BENCH_RDF_SCALE_N") ?? count(100_000));
 const SYNC_N = Number(Deno.env.get("BENCH_RDF_SYNC_N") ?? count(2_000));

@@ -7,7 +7,7 @@
 //    (the machine's limit for anything that looks at a request's path: every router parses it);
 //  - rotations of an 8-shard SQLite set in a temporary data directory (ms each: create the next
 //    shard's store and key, drain, write the state), with appends running meanwhile.
-import { testApp } from "../../tests/api/_fixtures.ts";
+import { testApp } from "../../fixtures/app.ts";
 import { dispatchToShard, shardTarget } from "../../api/http/shard_dispatch.ts";
 import { sqliteShardFiles } from "../../api/deno/shard_files.ts";
 import { ShardSet } from "../../api/services/shard_set.ts";

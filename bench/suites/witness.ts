@@ -18,7 +18,7 @@ import { openSqliteWitnessState } from "../../log/sqlite/witness_state.ts";
 import { initLogPin } from "../../log/sqlite/mod.ts";
 import { consistencyProof, type NodeId, sha256Hasher, treeRoot } from "../../log/mod.ts";
 import { ed25519GenerateSecret, toHex } from "../../verify/mod.ts";
-import { startService } from "../../tests/e2e/_service.ts";
+import { startService } from "../../fixtures/service.ts";
 import { rawWebCryptoVerifiesPerSecond } from "./_limits.ts";
 import { ms } from "./_short.ts";
 import { appendRequest, Conn, post, type Prepared } from "./http.ts";

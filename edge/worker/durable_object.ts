@@ -4,49 +4,50 @@
 // R2 and a bounded dedup window; every round is in R2 and covered by a signed head there before
 // any append of it is answered (r2_storage.ts). On start it uploads what an interrupted round
 // left staged before it serves anything (blockConcurrencyWhile). `LogBatcher`, B of them, collect
-// appends from the front Worker and forward them to the sequencer in batches (batcher.ts). Reads
+// appends and forward them in batches (batcher_object.ts); what the Worker sees of both is
+// object_types.ts. Reads
 // never reach either object: the Worker serves them from R2 (r2_log.ts). Loaded only inside
 // workerd (imports cloudflare:workers).
 import { DurableObject } from "cloudflare:workers";
-import type { AgentHead, AgentLink, AppendResult, Log, TreeHead, TreeView } from "../../log/mod.ts";
-import { openDurableStorage } from "../../log/durable/mod.ts";
-import type { DurableSqlStorage } from "../../log/durable/mod.ts";
+import {
+  type AgentHead,
+  type AgentLink,
+  type AppendResult,
+  isPinnedHeadRefusal,
+  type Log,
+  LogIntegrityError,
+  type TreeHead,
+  type TreeView,
+} from "../../log/mod.ts";
+import {
+  type DurableSqlStorage,
+  openDurableStorage,
+  openDurableWitnessState,
+} from "../../log/durable/mod.ts";
 import { logKeyFromEnv, openEdgeLog, SequencerCore } from "./sequencer.ts";
 import { capture, type Outcome, unwrap } from "./wire.ts";
-import { R2PublishedStorage, type R2StorageStats, type RoundStep } from "../../log/r2/mod.ts";
-import { checkpointKey, type R2BucketLike, type R2PutOptions } from "../../log/r2/mod.ts";
 import {
   checkAgainstPin,
-  proveExtends,
-  publishedFreeze,
-  readPublishedPin,
-} from "../../log/r2/mod.ts";
-import { edgeConfig, edgeSettings } from "./settings.ts";
-import {
-  type FinalHead,
   finalOf,
   FIRST_TIME_KEY,
+  guardedWitnessState,
   initialState,
-  LOG_OBJECT_NAME,
   prefixedBucket,
+  proveExtends,
+  publishedFreeze,
+  type R2BucketLike,
+  R2PublishedStorage,
   readDirectoryState,
+  readPublishedPin,
   rotatedState,
-  sequencerName,
+  type RoundStep,
   shardKeyPrefix,
   writeDirectoryState,
 } from "../../log/r2/mod.ts";
-import { shardId, shardLogName, shardPrefix } from "../../log/shards/mod.ts";
-import {
-  isPinnedHeadRefusal,
-  LogInputError,
-  LogIntegrityError,
-  LogStorageError,
-} from "../../log/mod.ts";
-import { ed25519PublicKey, fromHex, toHex } from "../../verify/mod.ts";
-import { Batcher } from "./batcher.ts";
+import { edgeConfig, edgeSettings } from "./settings.ts";
+import { shardId, shardLogName } from "../../log/shards/mod.ts";
+import { ed25519PublicKey, toHex } from "../../verify/mod.ts";
 import { EdgeConfigError } from "./errors.ts";
-import { openDurableWitnessState } from "../../log/durable/mod.ts";
-import { guardedWitnessState } from "../../log/r2/mod.ts";
 import { witnessKeyFromEnv } from "./witness_rpc.ts";
 import type {
   CollectorRecord,
@@ -54,155 +55,24 @@ import type {
   OriginHead,
   WitnessStateStore,
 } from "../../log/c2sp/mod.ts";
-import { type CheckpointSource, WitnessCollector, type WitnessStatus } from "../../api/mod.ts";
-import { sha256Source } from "../../api/mod.ts";
-
-/** The alarm part of a Durable Object's storage (the collector's rounds run on it). */
-interface AlarmStorage {
-  getAlarm(): Promise<number | null>;
-  setAlarm(at: number): Promise<void>;
-}
+import { WitnessCollector, type WitnessStatus } from "../../api/mod.ts";
+import {
+  type AlarmStorage,
+  type EdgeFaults,
+  type FrozenKv,
+  type KvStorage,
+  type ObjectState,
+  type RotateResult,
+  type RotationStep,
+  sequencerOf,
+  type SequencerStats,
+  type ShardIdentity,
+  type ShardSequencerStub,
+} from "./object_types.ts";
+import { bucketOf, faultyBucket, frozenError, publishedSha256Source } from "./object_io.ts";
 
 /** Least time between two collector rounds at the edge, ms (docs/WITNESS.md: about once a second). */
 const ROUND_MS = 1000;
-
-export { LOG_OBJECT_NAME };
-
-/** Steps of a rotation a test restarts the object after (docs/SHARDS.md "Lifecycle"). */
-export type RotationStep = "created" | "frozen";
-
-/** Faults a test injects (JC_EDGE_TEST_HOOKS=on only; docs/EDGE.md "Faults"). */
-export interface EdgeFaults {
-  /** Restart the object (ctx.abort) right after this step of the next round. */
-  crashAt?: RoundStep;
-  /** Let this many more R2 puts succeed, then fail the next `r2FailPuts` puts. */
-  r2FailAfterPuts?: number;
-  r2FailPuts?: number;
-  /** Batcher: restart it when it is about to forward a batch (appends pending). */
-  batcherCrash?: boolean;
-  /** Restart the active shard's sequencer right after this step of its next rotation. */
-  rotateCrashAt?: RotationStep;
-}
-
-/** What the sequencer of a shard is (docs/SHARDS.md): its number, key and log name. */
-interface ShardIdentity {
-  n: number;
-  secretKey: Uint8Array;
-  /** Undefined for s0: its name is the configured one (JC_LOG_NAME, else from the key). */
-  logName?: string;
-}
-
-/** Kept in a shard sequencer's storage from its creation (`jc-shard`); the key never leaves it. */
-interface ShardRecordKv {
-  n: number;
-  log_name: string;
-  secret: string;
-}
-
-/** Kept in a frozen shard's storage (`jc-frozen`): its final head and its successor. */
-interface FrozenKv {
-  final: FinalHead;
-  next: { id: string; public_key: string };
-}
-
-/** The KV part of a SQLite-backed object's storage (shard identity, frozen state). */
-interface KvStorage {
-  get<T>(key: string): Promise<T | undefined>;
-  put<T>(key: string, value: T): Promise<void>;
-  /** Waits until every write so far is durable (workerd's `storage.sync()`). */
-  sync?(): Promise<void>;
-}
-
-/** The answer to a rotation: the shard active after it. */
-export interface RotateResult {
-  active: string;
-}
-
-/** What the sequencer reports (JC_EDGE_TEST_HOOKS=on; the bench and tests read it). */
-export interface SequencerStats {
-  /** RPC calls this object instance answered (every method, this one included). */
-  calls: number;
-  /** Appends it received (one per entry, whether alone or in a batch). */
-  appends: number;
-  storage: R2StorageStats | undefined;
-  /** Bytes of the object's SQLite database. */
-  databaseBytes: number;
-  /** Whether this shard is frozen (its own record, or the directory's when that was lost). */
-  frozen: boolean;
-}
-
-interface ObjectState {
-  storage: DurableSqlStorage;
-  blockConcurrencyWhile<T>(fn: () => Promise<T>): Promise<T>;
-  abort(reason?: string): void;
-}
-
-/** The sequencer stub of shard n (s0: LOG_SEQUENCER's "log"; sN: LOG_SHARD_SEQUENCER's). */
-export function sequencerOf<T>(env: Record<string, unknown>, n: number): T {
-  const ns = (n === 0 ? env.LOG_SEQUENCER : env.LOG_SHARD_SEQUENCER) as Namespace<T> | undefined;
-  if (!ns || typeof ns.idFromName !== "function") {
-    throw new EdgeConfigError(
-      `Cannot reach shard ${shardId(n)}: the ${
-        n === 0 ? "LOG_SEQUENCER" : "LOG_SHARD_SEQUENCER"
-      } Durable Object binding is missing (wrangler.toml)`,
-    );
-  }
-  return ns.get(ns.idFromName(sequencerName(n)));
-}
-
-/** The error a frozen shard answers appends with (409 `shard-frozen` at the Worker). */
-function frozenError(self: number, next: string): LogInputError {
-  const n = Number(next.slice(1));
-  return new LogInputError(
-    "shard-frozen",
-    `Cannot append to shard ${shardId(self)}: it is frozen; the active shard is ${next} (${
-      shardPrefix(n)
-    })`,
-  );
-}
-
-/** A bucket whose puts fail as `faults` says (a test's injected R2 outage). */
-function faultyBucket(b: R2BucketLike, faults: () => EdgeFaults): R2BucketLike {
-  return {
-    get: (key) => b.get(key),
-    put: (key: string, value: Uint8Array | string, o?: R2PutOptions) => {
-      const f = faults();
-      if (f.r2FailPuts && f.r2FailPuts > 0) {
-        if ((f.r2FailAfterPuts ?? 0) > 0) f.r2FailAfterPuts!--;
-        else {
-          f.r2FailPuts--;
-          return Promise.reject(new Error(`injected R2 put failure (${key})`));
-        }
-      }
-      return b.put(key, value, o);
-    },
-  };
-}
-
-function bucketOf(env: Record<string, unknown>): R2BucketLike {
-  const b = env.LOG_BUCKET as R2BucketLike | undefined;
-  if (!b || typeof b.put !== "function") {
-    throw new EdgeConfigError(
-      "Cannot open the log: the LOG_BUCKET R2 binding is missing (wrangler.toml [[r2_buckets]])",
-    );
-  }
-  return b;
-}
-
-/**
- * The collector's source in the sequencer (docs/WITNESS.md): the latest SHA-256 checkpoint as R2
- * holds it (the log's own while R2 has none yet), proofs from the log's tiles.
- */
-function publishedSha256Source(log: Log, bucket: R2BucketLike): CheckpointSource {
-  const own = sha256Source(log);
-  return {
-    latest: async () => {
-      const o = await bucket.get(checkpointKey("sha256"));
-      return o ? await o.text() : await own.latest();
-    },
-    consistency: own.consistency,
-  };
-}
 
 /**
  * The sequencer of the first shard, s0, bound as LOG_SEQUENCER in wrangler.toml (SQLite storage):
@@ -271,7 +141,11 @@ export class LogSequencer extends DurableObject {
         id.logName === undefined ? undefined : { secretKey: id.secretKey, logName: id.logName },
       );
       if (local) {
-        await proveExtends(local, below, (first) => log.consistencyProof(first, local.size));
+        await proveExtends(
+          local,
+          below,
+          (first) => log.consistencyProof(first, local.size),
+        );
       }
       const listedFrozen = publishedFreeze(directory, id.n, local);
       await store.replay(); // what an interrupted round staged goes out before anything else
@@ -336,7 +210,9 @@ export class LogSequencer extends DurableObject {
       if (!this.#freezing) break;
       await this.#freezing;
     }
-    const all = Promise.all(entries.map((e, k) => this.#core.append(e, links?.[k] ?? undefined)));
+    const all = Promise.all(
+      entries.map((e, k) => this.#core.append(e, links?.[k] ?? undefined)),
+    );
     this.#inflight.add(all);
     try {
       const outs = await all;
@@ -356,7 +232,10 @@ export class LogSequencer extends DurableObject {
       return;
     }
     if (!s.shardMaxSize && !s.shardMaxAgeS) return;
-    const size = Math.max(0, ...outs.map((o) => (o.ok ? o.value.tree_head.size : 0)));
+    const size = Math.max(
+      0,
+      ...outs.map((o) => (o.ok ? o.value.tree_head.size : 0)),
+    );
     const bySize = s.shardMaxSize > 0 && size >= s.shardMaxSize;
     void (async () => {
       let byAge = false;
@@ -390,10 +269,16 @@ export class LogSequencer extends DurableObject {
     const bucket = bucketOf(this.#env);
     const state = await this.#directoryState(bucket, id);
     const me = state.shards[id.n];
-    if (!me) throw new LogIntegrityError(`Cannot list ${shardId(id.n)}: not in the directory`);
+    if (!me) {
+      throw new LogIntegrityError(
+        `Cannot list ${shardId(id.n)}: not in the directory`,
+      );
+    }
     if (me.state === "active") {
       if (state.shards.length !== id.n + 1) {
-        throw new LogIntegrityError(`Cannot list ${shardId(id.n)}: not the last shard`);
+        throw new LogIntegrityError(
+          `Cannot list ${shardId(id.n)}: not the last shard`,
+        );
       }
       await writeDirectoryState(
         bucket,
@@ -406,7 +291,9 @@ export class LogSequencer extends DurableObject {
   async #directoryState(bucket: R2BucketLike, id: ShardIdentity) {
     const state = await readDirectoryState(bucket);
     if (state) return state;
-    if (id.n !== 0) throw new LogIntegrityError("Cannot rotate: no directory state in R2");
+    if (id.n !== 0) {
+      throw new LogIntegrityError("Cannot rotate: no directory state in R2");
+    }
     const log = await this.#core.log();
     return initialState(log.logName(), toHex(ed25519PublicKey(id.secretKey)));
   }
@@ -433,7 +320,9 @@ export class LogSequencer extends DurableObject {
     const bucket = bucketOf(this.#env);
     const state = await this.#directoryState(bucket, id);
     if (state.shards.length !== id.n + 1) {
-      throw new LogIntegrityError(`Cannot rotate ${shardId(id.n)}: it is not the active shard`);
+      throw new LogIntegrityError(
+        `Cannot rotate ${shardId(id.n)}: it is not the active shard`,
+      );
     }
     // 1. The next shard: created (or found, when an interrupted rotation created it already).
     const next = id.n + 1;
@@ -452,7 +341,9 @@ export class LogSequencer extends DurableObject {
       const store = this.#store!;
       await store.replay();
       const head = await store.latestHead();
-      if (!head) throw new LogIntegrityError("Cannot freeze: the shard has no head");
+      if (!head) {
+        throw new LogIntegrityError("Cannot freeze: the shard has no head");
+      }
       await store.checkpointAt(head.size);
       const first = head.size > 0
         ? await (await this.#bucket(id.n).get(FIRST_TIME_KEY))?.text()
@@ -496,7 +387,10 @@ export class LogSequencer extends DurableObject {
     return this.#witness ??= guardedWitnessState(
       () => openDurableWitnessState(this.#storage),
       () => this.#core.log(),
-      { bucket: () => bucketOf(this.#env), witnessKey: () => witnessKeyFromEnv(this.#env) },
+      {
+        bucket: () => bucketOf(this.#env),
+        witnessKey: () => witnessKeyFromEnv(this.#env),
+      },
     );
   }
   witnessGet(origin: string): Promise<Outcome<CosignedRecord | undefined>> {
@@ -563,7 +457,10 @@ export class LogSequencer extends DurableObject {
     if (witnesses.length === 0) return undefined;
     this.#collector = new WitnessCollector({
       witnesses,
-      source: publishedSha256Source(await this.#core.log(), this.#bucket(this.#identity?.n ?? 0)),
+      source: publishedSha256Source(
+        await this.#core.log(),
+        this.#bucket(this.#identity?.n ?? 0),
+      ),
       state: this.#ws(),
     });
     return this.#collector;
@@ -598,7 +495,9 @@ export class LogSequencer extends DurableObject {
     try {
       await c.round();
     } catch (e) {
-      console.error(`witness collector: round failed: ${(e as Error)?.message ?? e}`);
+      console.error(
+        `witness collector: round failed: ${(e as Error)?.message ?? e}`,
+      );
     } finally {
       await this.#storage.setAlarm(Date.now() + ROUND_MS);
     }
@@ -630,7 +529,11 @@ export class LogSequencer extends DurableObject {
   stats(): Promise<Outcome<SequencerStats>> {
     this.#calls++;
     return capture(() => {
-      if (!this.#hooks) throw new EdgeConfigError("Cannot read stats: JC_EDGE_TEST_HOOKS is off");
+      if (!this.#hooks) {
+        throw new EdgeConfigError(
+          "Cannot read stats: JC_EDGE_TEST_HOOKS is off",
+        );
+      }
       return {
         calls: this.#calls,
         appends: this.#appends,
@@ -644,7 +547,9 @@ export class LogSequencer extends DurableObject {
   injectFaults(f: EdgeFaults): Promise<Outcome<void>> {
     this.#calls++;
     return capture(() => {
-      if (!this.#hooks) throw new EdgeConfigError("Cannot inject: JC_EDGE_TEST_HOOKS is off");
+      if (!this.#hooks) {
+        throw new EdgeConfigError("Cannot inject: JC_EDGE_TEST_HOOKS is off");
+      }
       this.#faults = { ...f };
     });
   }
@@ -652,141 +557,11 @@ export class LogSequencer extends DurableObject {
   flushCheckpoint(): Promise<Outcome<void>> {
     this.#calls++;
     return capture(async () => {
-      if (!this.#hooks) throw new EdgeConfigError("Cannot flush: JC_EDGE_TEST_HOOKS is off");
+      if (!this.#hooks) {
+        throw new EdgeConfigError("Cannot flush: JC_EDGE_TEST_HOOKS is off");
+      }
       await this.#core.log();
       await this.#store?.flushCheckpoint();
-    });
-  }
-}
-
-/** The sequencer's RPC surface as a batcher and the Worker see it. */
-export interface SequencerStub {
-  append(entry: Uint8Array, link?: AgentLink): Promise<Outcome<AppendResult>>;
-  appendMany(
-    entries: Uint8Array[],
-    links?: (AgentLink | undefined)[],
-  ): Promise<Outcome<AppendResult>[]>;
-  agentHead(did: string): Promise<Outcome<AgentHead | undefined>>;
-  latestHead(): Promise<Outcome<TreeHead>>;
-  /** Opens the log if needed and checks its store (a pinned-head refusal fails with its code). */
-  check(): Promise<Outcome<void>>;
-  rotate(): Promise<Outcome<RotateResult>>;
-  stats(): Promise<Outcome<SequencerStats>>;
-  injectFaults(f: EdgeFaults): Promise<Outcome<void>>;
-  flushCheckpoint(): Promise<Outcome<void>>;
-}
-
-/** A shard sequencer after the first: it is created by the rotation that lists it. */
-export interface ShardSequencerStub extends SequencerStub {
-  createShard(n: number, logName: string): Promise<Outcome<{ public_key: string }>>;
-}
-
-/**
- * The sequencer of every shard after the first (docs/SHARDS.md), bound as LOG_SHARD_SEQUENCER
- * (object "shard-sN"; R2 keys under `shards/sN/`). Created by a rotation (`createShard`), which
- * generates its Ed25519 key and keeps it in the object's own storage; it never leaves the object.
- * An object never created refuses to open (`shard-unknown`).
- */
-export class LogShardSequencer extends LogSequencer {
-  protected override async shardIdentity(): Promise<ShardIdentity> {
-    const rec = await this.kvStorage().get<ShardRecordKv>("jc-shard");
-    if (!rec) {
-      throw new LogStorageError("shard-unknown", "Cannot open the shard: it was never created");
-    }
-    return { n: rec.n, secretKey: fromHex(rec.secret), logName: rec.log_name };
-  }
-
-  /**
-   * Creates shard `n` named `logName` (the first step of a rotation): a fresh key, kept here;
-   * the log opened, so its signed empty head and checkpoints are in R2. Again on the same
-   * object (an interrupted rotation retried): the same key, nothing changed.
-   */
-  createShard(n: number, logName: string): Promise<Outcome<{ public_key: string }>> {
-    return capture(async () => {
-      const kv = this.kvStorage();
-      let rec = await kv.get<ShardRecordKv>("jc-shard");
-      if (!rec) {
-        const secret = toHex(crypto.getRandomValues(new Uint8Array(32)));
-        rec = { n, log_name: logName, secret };
-        await kv.put("jc-shard", rec);
-        await kv.sync?.();
-      }
-      if (rec.n !== n || rec.log_name !== logName) {
-        throw new LogIntegrityError(
-          `Cannot create shard ${shardId(n)}: this object is ${rec.log_name}`,
-        );
-      }
-      await this.openLog();
-      return { public_key: toHex(ed25519PublicKey(fromHex(rec.secret))) };
-    });
-  }
-}
-
-interface Namespace<T> {
-  idFromName(name: string): unknown;
-  get(id: unknown): T;
-}
-
-/**
- * A batcher, bound as LOG_BATCHER in wrangler.toml (nothing durable). It batches for each shard
- * apart (`shard`: its number; s0 when absent), forwarding to that shard's sequencer.
- */
-export class LogBatcher extends DurableObject {
-  readonly #batchers = new Map<number, Batcher>();
-  readonly #state: ObjectState;
-  readonly #env: Record<string, unknown>;
-  #crash = false;
-  readonly #hooks: boolean;
-
-  constructor(ctx: ObjectState, env: Record<string, unknown>) {
-    super(ctx, env);
-    this.#state = ctx;
-    this.#env = env;
-    this.#hooks = edgeSettings(env).testHooks;
-  }
-
-  #batcher(n: number): Batcher {
-    let b = this.#batchers.get(n);
-    if (b) return b;
-    const s = edgeSettings(this.#env);
-    b = new Batcher(
-      (entries, links) =>
-        sequencerOf<SequencerStub>(this.#env, n).appendMany(
-          entries,
-          links.some((l) => l !== undefined) ? links : undefined,
-        ),
-      s.batchMax,
-      s.batchAgeMs,
-    );
-    b.beforeForward = () => {
-      if (this.#crash) {
-        this.#crash = false;
-        this.#state.abort("injected batcher restart");
-      }
-    };
-    this.#batchers.set(n, b);
-    return b;
-  }
-
-  append(entry: Uint8Array, link?: AgentLink, shard = 0): Promise<Outcome<AppendResult>> {
-    return this.#batcher(shard).append(entry, link);
-  }
-  /** Test hooks only: restart this batcher when it next forwards (its appends pending). */
-  injectFaults(f: EdgeFaults): Promise<Outcome<void>> {
-    return capture(() => {
-      if (!this.#hooks) throw new EdgeConfigError("Cannot inject: JC_EDGE_TEST_HOOKS is off");
-      this.#crash = f.batcherCrash === true;
-    });
-  }
-  /** Calls this batcher made to the sequencers and appends it forwarded (all shards). */
-  stats(): Promise<Outcome<{ forwards: number; forwarded: number }>> {
-    return capture(() => {
-      let forwards = 0, forwarded = 0;
-      for (const b of this.#batchers.values()) {
-        forwards += b.forwards;
-        forwarded += b.forwarded;
-      }
-      return { forwards, forwarded };
     });
   }
 }

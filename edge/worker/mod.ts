@@ -1,8 +1,9 @@
 // edge/worker/: the Cloudflare Worker deployment's parts (docs/EDGE.md): the sequencer Durable
 // Object, the `Log` the Worker's app uses (r2_log.ts: reads from R2, appends to the objects), the
 // edge HTTP cache, and the RPC wire format. edge/worker/worker.ts is the entry that wires them together.
-// Only durable_object.ts needs workerd (it imports cloudflare:workers); it is re-exported by
-// edge/worker/worker.ts, not from here, so Deno tests can import this module.
+// Only the objects (durable_object.ts, shard_sequencer_object.ts, batcher_object.ts) need workerd
+// (they import cloudflare:workers); they are re-exported by edge/worker/worker.ts, not from here,
+// so Deno tests can import this module.
 export { ImmutableCache } from "./immutable_cache.ts";
 export {
   cacheKey,

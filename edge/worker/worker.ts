@@ -28,7 +28,7 @@ import {
   LOG_OBJECT_NAME,
   sequencerOf,
   type SequencerStub,
-} from "./durable_object.ts";
+} from "./object_types.ts";
 import { ADMIN_TOKEN_SECRET, operatorKeyFromEnv, ShardFront } from "./shard_front.ts";
 import { prefixedBucket, shardKeyPrefix } from "../../log/r2/mod.ts";
 import { allRoutes, SHARD_ROUTE_GROUPS } from "../../api/mod.ts";
@@ -51,7 +51,9 @@ import { badHost, validHost } from "../../api/mod.ts";
 import { secured } from "../../api/mod.ts";
 import type { Hono } from "hono";
 
-export { LogBatcher, LogSequencer, LogShardSequencer } from "./durable_object.ts";
+export { LogSequencer } from "./durable_object.ts";
+export { LogShardSequencer } from "./shard_sequencer_object.ts";
+export { LogBatcher } from "./batcher_object.ts";
 
 /** A Durable Object namespace binding (the slice used here). */
 interface Namespace<T> {
@@ -60,7 +62,11 @@ interface Namespace<T> {
 }
 
 export interface BatcherStub {
-  append(entry: Uint8Array, link?: AgentLink, shard?: number): Promise<Outcome<AppendResult>>;
+  append(
+    entry: Uint8Array,
+    link?: AgentLink,
+    shard?: number,
+  ): Promise<Outcome<AppendResult>>;
   injectFaults(f: EdgeFaults): Promise<Outcome<void>>;
   stats(): Promise<Outcome<{ forwards: number; forwarded: number }>>;
 }
@@ -120,7 +126,10 @@ function build(env: WorkerEnv): Built {
     );
   }
   const batchers = env.LOG_BATCHER;
-  if (settings.batchers > 0 && (!batchers || typeof batchers.idFromName !== "function")) {
+  if (
+    settings.batchers > 0 &&
+    (!batchers || typeof batchers.idFromName !== "function")
+  ) {
     throw new EdgeConfigError(
       "Cannot open the log: JC_EDGE_BATCHERS > 0 needs the LOG_BATCHER binding (wrangler.toml)",
     );
@@ -140,7 +149,11 @@ function build(env: WorkerEnv): Built {
       bucket: prefixedBucket(bucket, shardKeyPrefix(n)),
       append: settings.batchers > 0
         ? (e, link) =>
-          batcher(Math.floor(Math.random() * settings.batchers)).append(e, link, n || undefined)
+          batcher(Math.floor(Math.random() * settings.batchers)).append(
+            e,
+            link,
+            n || undefined,
+          )
         : (e, link) => shardSequencer(n).append(e, link),
       bootstrap: () => shardSequencer(n).latestHead(),
       // A chain head moves with every reading: asked of the sequencer, never read from R2.
@@ -168,7 +181,11 @@ function build(env: WorkerEnv): Built {
     );
   // read paths over every listed shard (api/services/shard_logs.ts): the policy, healthz, metrics
   const listed: ShardLogs = async () =>
-    (await logsOf()).map((log, n) => ({ id: shardId(n), prefix: shardPrefix(n), log }));
+    (await logsOf()).map((log, n) => ({
+      id: shardId(n),
+      prefix: shardPrefix(n),
+      log,
+    }));
   const activeLog = new AsyncActiveShardLog({
     active: async (fresh) => (await logsOf(fresh)).at(-1)!,
     all: () => logsOf(),
@@ -200,7 +217,9 @@ function build(env: WorkerEnv): Built {
             // docs/WITNESS.md: the shard's own collector runs in its own sequencer object; its
             // SHA-256 checkpoint is served with the cosignatures collected (a frozen one's final).
             ...(config.witnesses.length
-              ? { collector: rpcCollector(() => sequencerOf<WitnessRpc>(env, n)) }
+              ? {
+                collector: rpcCollector(() => sequencerOf<WitnessRpc>(env, n)),
+              }
               : {}),
           },
         }, allRoutes(SHARD_ROUTE_GROUPS));
@@ -240,7 +259,9 @@ function edgeWitness(
   if (!config.witness) return undefined;
   const secret = witnessKeyFromEnv(env);
   if (bytesEqual(ed25519PublicKey(secret), log.publicKey())) {
-    throw new EdgeConfigError("Cannot start the witness: JC_WITNESS_KEY is the log key");
+    throw new EdgeConfigError(
+      "Cannot start the witness: JC_WITNESS_KEY is the log key",
+    );
   }
   return createWitness({
     name: config.witness.name || defaultWitnessName(log.logName()),
@@ -262,9 +283,12 @@ function defaultCache() {
 
 /**
  * A stage a Worker entry may put before the service's own (the test-only entry's `/__edge/`
- * hooks, tests/edge/worker_test_entry.ts); undefined: not its request.
+ * hooks, fixtures/worker_test_entry.ts); undefined: not its request.
  */
-export type WorkerStage = (req: Request, b: Built) => Promise<Response | undefined>;
+export type WorkerStage = (
+  req: Request,
+  b: Built,
+) => Promise<Response | undefined>;
 
 /**
  * The Worker's fetch handler, with `before` ahead of the service's stages. The production entry
@@ -272,7 +296,11 @@ export type WorkerStage = (req: Request, b: Built) => Promise<Response | undefin
  */
 export function workerEntry(before?: WorkerStage) {
   return {
-    async fetch(req: Request, env: WorkerEnv, ctx: ExecutionContext): Promise<Response> {
+    async fetch(
+      req: Request,
+      env: WorkerEnv,
+      ctx: ExecutionContext,
+    ): Promise<Response> {
       // Every answer carries the security headers, the ones made outside the app too (issue 27).
       return secured(await answer(req, env, ctx, before));
     },

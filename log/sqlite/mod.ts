@@ -42,7 +42,12 @@ export {
 export { adoptPin, movedPinName, openPinFile, pinFileOf } from "./pin_file.ts";
 export { copySqliteFile, fsyncPath, proveStoreCopy, type StoreCopyProof } from "./backup.ts";
 export { openSqliteWitnessState, WITNESS_DB_FILE } from "./witness_state.ts";
-export { readWitnessPin, witnessPinPath } from "./witness_pin_file.ts";
+export {
+  openWitnessPinFile,
+  readWitnessPin,
+  type WitnessPinFile,
+  witnessPinPath,
+} from "./witness_pin_file.ts";
 
 /** File names inside a data directory. */
 export const DB_FILE = "log.sqlite";

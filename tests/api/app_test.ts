@@ -6,7 +6,7 @@ import type { Log } from "../../log/mod.ts";
 import { entryLeafHash, fromHex, toHex } from "../../verify/mod.ts";
 import { API_DOC_LINK } from "../../api/mod.ts";
 import { LogClient } from "../../client/mod.ts";
-import { badSignatureEnvelope, steward, testApp, validEnvelope } from "./_fixtures.ts";
+import { badSignatureEnvelope, steward, testApp, validEnvelope } from "../../fixtures/app.ts";
 
 const COSE = { "content-type": "application/cose" };
 

@@ -2,7 +2,7 @@
 // and `request` both run them; what a stage passes on the router answers as any request.
 import assert from "node:assert/strict";
 import { composeStages, type FrontStage, ServiceApp } from "../../api/http/front_door.ts";
-import { testApp } from "./_fixtures.ts";
+import { testApp } from "../../fixtures/app.ts";
 
 Deno.test("stages run first-outermost, each may answer or pass on", async () => {
   const seen: string[] = [];

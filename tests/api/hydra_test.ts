@@ -17,7 +17,7 @@ import {
   toUriTemplate,
 } from "../../api/mod.ts";
 import type { RouteDef } from "../../api/mod.ts";
-import { steward, testApp, validEnvelope } from "./_fixtures.ts";
+import { steward, testApp, validEnvelope } from "../../fixtures/app.ts";
 import { entryLeafHash, toHex } from "../../verify/mod.ts";
 
 // deno-lint-ignore no-explicit-any

@@ -3,7 +3,7 @@
 // trouble is transient, not an alarm; a failed poll leaves the state as it was.
 import assert from "node:assert/strict";
 import { emptyState, poll } from "../../client/mod.ts";
-import { steward, testApp, validEnvelope } from "./_fixtures.ts";
+import { steward, testApp, validEnvelope } from "../../fixtures/app.ts";
 
 const COSE = { "content-type": "application/cose" };
 

@@ -8,7 +8,7 @@ import { allRoutes } from "../../api/http/routes.ts";
 import { apiDocumentation } from "../../api/http/hydra.ts";
 import { openApiDocument } from "../../api/http/openapi.ts";
 import { pathParams, type RouteDef, toUriTemplate } from "../../api/http/route.ts";
-import { testApp } from "./_fixtures.ts";
+import { testApp } from "../../fixtures/app.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { HTTP_CODES, titleOf } from "../../api/http/errors.ts";
 import { REASON_CODES } from "../../verify/mod.ts";
-import { testApp, validEnvelope } from "./_fixtures.ts";
+import { testApp, validEnvelope } from "../../fixtures/app.ts";
 
 Deno.test("problems: a title for every code, never a bare Error", () => {
   const codes = [

@@ -5,7 +5,7 @@
 // documents publish) still work; the page's own parameters (`/?view=explore`) are the page's.
 import assert from "node:assert/strict";
 import { allRoutes } from "../../api/http/routes.ts";
-import { testApp } from "./_fixtures.ts";
+import { testApp } from "../../fixtures/app.ts";
 
 const SAMPLE: Record<string, string> = {
   index: "0",

@@ -2,7 +2,7 @@
 // same results as the JSON form, malformed sequences refused with 400 and nothing appended.
 import assert from "node:assert/strict";
 import { concatBytes, fromHex } from "../../verify/mod.ts";
-import { testApp } from "./_fixtures.ts";
+import { testApp } from "../../fixtures/app.ts";
 
 const file = JSON.parse(
   await Deno.readTextFile(new URL("../../conformance/vectors/meter-reading.json", import.meta.url)),

@@ -6,8 +6,8 @@
 // when the backup's is newer; a backup made without keys restores beside the keys in place.
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { startService } from "../e2e/_service.ts";
-import { validEnvelope } from "./_fixtures.ts";
+import { startService } from "../../fixtures/service.ts";
+import { validEnvelope } from "../../fixtures/app.ts";
 import { backupDataDir } from "../../api/deno/backup.ts";
 import { defaultPaths } from "../../api/deno/backup_layout.ts";
 import { restoreDataDir } from "../../api/deno/restore.ts";

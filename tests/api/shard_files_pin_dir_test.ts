@@ -65,7 +65,7 @@ Deno.test("shard files: a rotation cut short while the shard's store was being m
     // a shard that signed entries (its pin past 0) holds entries, store or not
     await Deno.remove(db);
     const log = await files.openLog(2, "cut.test/log/s2", true);
-    const { validEnvelope } = await import("./_fixtures.ts");
+    const { validEnvelope } = await import("../../fixtures/app.ts");
     await log.append(validEnvelope(1));
     await log.close();
     await Deno.remove(`${data}/shards/s2/log.sqlite`);

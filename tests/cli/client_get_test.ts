@@ -3,7 +3,7 @@
 // end a not-found (exit 1) and nothing written; a server that alters the entry's bytes (a proxy
 // flipping a byte of the entry bundle or of the entry) is a failed check (exit 3), nothing written.
 import assert from "node:assert/strict";
-import { ROOT, runClient, startService } from "../e2e/_service.ts";
+import { ROOT, runClient, startService } from "../../fixtures/service.ts";
 
 const exists = (p: string) => Deno.stat(p).then(() => true, () => false);
 

@@ -4,7 +4,7 @@
 // proven", exit 3); `prove` past the end of the log is exit 1 naming the size (it was exit 3, a
 // failed check), from tiles and from the v1 API alike.
 import assert from "node:assert/strict";
-import { ROOT, runClient, startService } from "../e2e/_service.ts";
+import { ROOT, runClient, startService } from "../../fixtures/service.ts";
 import { toHex } from "../../verify/mod.ts";
 
 Deno.test({

@@ -3,7 +3,7 @@
 // resolve against the caller's directory, not the project root where `deno task` runs.
 import assert from "node:assert/strict";
 import { main as agentMain } from "../../meter-agent/src/cli.ts";
-import { ROOT } from "../e2e/_service.ts";
+import { ROOT } from "../../fixtures/service.ts";
 
 /** The environment of a shell: `deno task` keeps an INIT_CWD it inherits (as npm does), so the
  * one `deno task test` set for this process must not leak into the commands run here. */

@@ -13,7 +13,7 @@ import {
   toHex,
   verifyEnvelope,
 } from "../../verify/mod.ts";
-import { ROOT } from "../e2e/_service.ts";
+import { ROOT } from "../../fixtures/service.ts";
 
 const EX = `${ROOT}examples/`;
 

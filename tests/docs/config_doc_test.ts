@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { CONFIG_FILE_KEYS, ENV_KEYS } from "../../api/services/config.ts";
 import { HTTP_CODES, OTHER_TITLES } from "../../api/http/errors.ts";
-import { ROOT } from "../e2e/_service.ts";
+import { ROOT } from "../../fixtures/service.ts";
 
 /** Source folders of the service, the Worker and the command lines (not tests, not benches). */
 const SOURCES = [

@@ -4,7 +4,7 @@
 // receipt the log does not hold (one flipped byte) is refused.
 import assert from "node:assert/strict";
 import { LogClient } from "../../client/mod.ts";
-import { ROOT, startService } from "../e2e/_service.ts";
+import { ROOT, startService } from "../../fixtures/service.ts";
 
 function pythonBlock(md: string): string {
   const blocks = [...md.matchAll(/```python\n([\s\S]*?)```/g)].map((m) => m[1]);

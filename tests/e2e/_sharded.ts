@@ -16,7 +16,7 @@ import {
 } from "../../log/shards/mod.ts";
 import { c2sp } from "../../log/mod.ts";
 import { ed25519PublicKey } from "../../log/crypto.ts";
-import { type Service, startService } from "./_service.ts";
+import { type Service, startService } from "../../fixtures/service.ts";
 
 /** A running sharded service. */
 export interface Sharded {

@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import { readingAgent } from "../_readings.ts";
 import { DatabaseSync } from "node:sqlite";
-import { startService } from "./_service.ts";
+import { startService } from "../../fixtures/service.ts";
 import {
   blake3Hasher,
   leafPrefix,

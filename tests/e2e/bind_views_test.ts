@@ -5,7 +5,7 @@
 // logs are static directories served by python3 -m http.server.
 import assert from "node:assert/strict";
 import { entryOf, serveDir, staticLog, vkeyOf, writeFiles } from "../publication/_static.ts";
-import { runClient } from "./_service.ts";
+import { runClient } from "../../fixtures/service.ts";
 
 const T = { sanitizeResources: false, sanitizeOps: false };
 

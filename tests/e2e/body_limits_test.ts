@@ -5,8 +5,8 @@
 // (Content-Length) or chunked, with 413 body-too-large after reading at most body_limit bytes.
 // Appends made around the abuse are all still there.
 import assert from "node:assert/strict";
-import { steward, validEnvelope } from "../api/_fixtures.ts";
-import { startService } from "./_service.ts";
+import { steward, validEnvelope } from "../../fixtures/app.ts";
+import { startService } from "../../fixtures/service.ts";
 import { type Answer, byteByByte, chunked, portOf, rssKiB, sendSlowly } from "./_hostile_client.ts";
 
 const S = steward(28);

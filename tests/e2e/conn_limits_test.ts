@@ -4,8 +4,8 @@
 // that never ends is cut at conn_header_timeout_ms, a kept-alive connection left idle at
 // conn_idle_timeout_ms; a connection in use is never cut.
 import assert from "node:assert/strict";
-import { steward, validEnvelope } from "../api/_fixtures.ts";
-import { startService } from "./_service.ts";
+import { steward, validEnvelope } from "../../fixtures/app.ts";
+import { startService } from "../../fixtures/service.ts";
 import { alive, closedAfter, idleFlood, portOf, timedGet } from "./_hostile_client.ts";
 
 const S = steward(27);

@@ -4,7 +4,7 @@
 // a free port and a temporary directory) — and checks that the service listens on the address the
 // ENV names, answers /healthz, and stops cleanly (exit 0) on the SIGTERM `docker stop` sends.
 import assert from "node:assert/strict";
-import { ROOT } from "./_service.ts";
+import { ROOT } from "../../fixtures/service.ts";
 
 /** The Dockerfile's instructions that matter here. */
 export function parseDockerfile(text: string) {

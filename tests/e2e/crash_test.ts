@@ -4,8 +4,8 @@
 // the log before the crash — sees a consistent log after it.
 import assert from "node:assert/strict";
 import { emptyState, LogClient, poll } from "../../client/mod.ts";
-import { steward, validEnvelope } from "../api/_fixtures.ts";
-import { monitoredSize, runClient, startService } from "./_service.ts";
+import { steward, validEnvelope } from "../../fixtures/app.ts";
+import { monitoredSize, runClient, startService } from "../../fixtures/service.ts";
 import { checkViews, httpPublication, viewStates } from "../log/_views.ts";
 
 const CLIENTS = 8;

@@ -12,12 +12,12 @@
 // tree's right edge stops the start instead (`log-integrity`, naming fsck and the restore).
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { startService } from "./_service.ts";
-import { validEnvelope } from "../api/_fixtures.ts";
+import { startService } from "../../fixtures/service.ts";
+import { validEnvelope } from "../../fixtures/app.ts";
 import { openSqliteLog } from "../../log/sqlite/mod.ts";
 import { blake3Hasher, sha256Hasher } from "../../log/mod.ts";
 import { dropRows, pageHolding, tablePages, zeroPage } from "../_sqlite_pages.ts";
-import { ROOT } from "./_service.ts";
+import { ROOT } from "../../fixtures/service.ts";
 
 const N = 5000;
 

@@ -7,8 +7,8 @@
 // is always unmounted. Where mounting is refused (not root, no CAP_SYS_ADMIN) the same outcomes
 // are checked on the memory store's fault injection (`full`), and the test says so loudly.
 import assert from "node:assert/strict";
-import { startService } from "./_service.ts";
-import { testApp, validEnvelope } from "../api/_fixtures.ts";
+import { startService } from "../../fixtures/service.ts";
+import { testApp, validEnvelope } from "../../fixtures/app.ts";
 import { createMemoryStore, openLog } from "../../log/mod.ts";
 import { entryLeafHash, toHex } from "../../verify/mod.ts";
 

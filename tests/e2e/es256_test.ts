@@ -5,9 +5,9 @@
 // store (also after a restart) and on the memory store. The checking client accepts those answers.
 import assert from "node:assert/strict";
 import { LogClient } from "../../client/mod.ts";
-import { es256Steward, validEs256Envelope } from "../api/_fixtures.ts";
+import { es256Steward, validEs256Envelope } from "../../fixtures/app.ts";
 import { highS, malleated, resigned, retagged } from "../_twins.ts";
-import { startService } from "./_service.ts";
+import { startService } from "../../fixtures/service.ts";
 
 async function post(url: string, path: string, envelope: Uint8Array) {
   const res = await fetch(url + path, {

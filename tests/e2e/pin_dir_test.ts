@@ -11,8 +11,8 @@
 // is refused, and a pin lost from pin_dir is `signed-head-pin-missing`, never a silent start.
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { validEnvelope } from "../api/_fixtures.ts";
-import { ROOT, type Service, startService } from "./_service.ts";
+import { validEnvelope } from "../../fixtures/app.ts";
+import { ROOT, type Service, startService } from "../../fixtures/service.ts";
 import { type AppendAnswer, HeadsAudit } from "./_heads_audit.ts";
 import { freePort } from "./_cosigned.ts";
 import { openDirectory, shardUrl } from "../../log/shards/mod.ts";

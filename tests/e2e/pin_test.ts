@@ -6,9 +6,9 @@
 // back it starts, and the audit of every head ever served finds no fork and every acknowledged
 // entry proven (tests/e2e/_heads_audit.ts).
 import assert from "node:assert/strict";
-import { ROOT, type Service, startService } from "./_service.ts";
+import { ROOT, type Service, startService } from "../../fixtures/service.ts";
 import { HeadsAudit } from "./_heads_audit.ts";
-import { validEnvelope } from "../api/_fixtures.ts";
+import { validEnvelope } from "../../fixtures/app.ts";
 import { shardUrl } from "../../log/shards/mod.ts";
 
 const opts = { sanitizeResources: false, sanitizeOps: false };

@@ -1,4 +1,4 @@
-// issue 27 over real HTTP against the real service (tests/e2e/_service.ts): every IRI and URL the
+// issue 27 over real HTTP against the real service (fixtures/service.ts): every IRI and URL the
 // service publishes (SPARQL graph IRIs, entry RDF views, the export, the entries collection,
 // /v1/log/policy, the Hydra entry point and ApiDocumentation, OpenAPI servers, a shard's policy)
 // is under the configured public URL whatever Host a request carries — the first SPARQL query
@@ -8,9 +8,9 @@
 // percent-encoded aliases of a path are 404; after two rotations a frozen shard's 409 names the
 // active shard. Raw TCP requests (tests/_raw_http.ts): fetch cannot send a Host of its own.
 import assert from "node:assert/strict";
-import { steward, validEnvelope } from "../api/_fixtures.ts";
+import { steward, validEnvelope } from "../../fixtures/app.ts";
 import { type RawAnswer, rawRequest } from "../_raw_http.ts";
-import { type Service, startService } from "./_service.ts";
+import { type Service, startService } from "../../fixtures/service.ts";
 
 const PUBLIC = "https://log.example.test/jc";
 const TOKEN = "test-admin-token-0123456789";

@@ -13,15 +13,15 @@
 // audit of every head ever served (tests/e2e/_heads_audit.ts) passes.
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { validEnvelope } from "../api/_fixtures.ts";
-import { ROOT, type Service, startService } from "./_service.ts";
+import { validEnvelope } from "../../fixtures/app.ts";
+import { ROOT, type Service, startService } from "../../fixtures/service.ts";
 import { type AppendAnswer, HeadsAudit } from "./_heads_audit.ts";
 import { cosigned, freePort } from "./_cosigned.ts";
 import { cosignatureVkey } from "../../log/c2sp/note.ts";
 import { openDirectory, shardUrl } from "../../log/shards/mod.ts";
 import { ed25519GenerateSecret, toHex } from "../../verify/mod.ts";
 import { initWitnessKey } from "../../log/sqlite/witness_pin_file.ts";
-import { launchChromium } from "../web/_browser.ts";
+import { launchChromium } from "../../fixtures/browser.ts";
 import { verifyOnPage } from "../web/_log_panel.ts";
 import { defaultValidPositives } from "../web/_vectors.ts";
 

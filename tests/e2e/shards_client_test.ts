@@ -10,8 +10,8 @@ import { c2sp } from "../../log/mod.ts";
 import { didKeyFromPublicKey, ed25519PublicKey } from "../../verify/mod.ts";
 import { LogClient } from "../../client/mod.ts";
 import type { Directory } from "../../log/shards/mod.ts";
-import { steward, validEnvelope } from "../api/_fixtures.ts";
-import { ROOT } from "./_service.ts";
+import { steward, validEnvelope } from "../../fixtures/app.ts";
+import { ROOT } from "../../fixtures/service.ts";
 import { type Sharded, startSharded } from "./_sharded.ts";
 import { serveDir } from "../publication/_static.ts";
 

@@ -8,8 +8,8 @@
 import assert from "node:assert/strict";
 import { c2sp } from "../../log/mod.ts";
 import { openDirectory } from "../../log/shards/mod.ts";
-import { steward, validEnvelope } from "../api/_fixtures.ts";
-import { ROOT, type Service, startService } from "./_service.ts";
+import { steward, validEnvelope } from "../../fixtures/app.ts";
+import { ROOT, type Service, startService } from "../../fixtures/service.ts";
 
 const TOKEN = "test-admin-token-0123456789";
 const S = steward(11);

@@ -13,7 +13,7 @@ import {
 } from "../../log/shards/mod.ts";
 import { c2sp } from "../../log/mod.ts";
 import { openSqliteLog } from "../../log/sqlite/mod.ts";
-import { steward, validEnvelope } from "../api/_fixtures.ts";
+import { steward, validEnvelope } from "../../fixtures/app.ts";
 import {
   blake3,
   coseSign1,
@@ -26,7 +26,7 @@ import {
   parseCoseSign1,
   toHex,
 } from "../../verify/mod.ts";
-import { type Service, startService } from "./_service.ts";
+import { type Service, startService } from "../../fixtures/service.ts";
 
 const TOKEN = "test-admin-token-0123456789";
 const S = steward(11);

@@ -3,8 +3,8 @@
 // active; B, configured with both shards' SHA-256 vkeys from A's signed directory, cosigns A's
 // final s0 checkpoint (served at the root) and s1's (served below /shards/s1).
 import assert from "node:assert/strict";
-import { steward, validEnvelope } from "../api/_fixtures.ts";
-import { type Service, startService } from "./_service.ts";
+import { steward, validEnvelope } from "../../fixtures/app.ts";
+import { type Service, startService } from "../../fixtures/service.ts";
 import { cosignatureVkey } from "../../log/c2sp/note.ts";
 import { cosigned, freePort } from "./_cosigned.ts";
 import { openDirectory, shardUrl } from "../../log/shards/mod.ts";

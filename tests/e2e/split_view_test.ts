@@ -2,8 +2,8 @@
 // entries. The monitor CLI, pointed at one and then the other with the same state file, alarms
 // (exit 3). Also exercises the client CLI's submit, prove and head against the real service.
 import assert from "node:assert/strict";
-import { steward, validEnvelope } from "../api/_fixtures.ts";
-import { monitoredSize, runClient, startService } from "./_service.ts";
+import { steward, validEnvelope } from "../../fixtures/app.ts";
+import { monitoredSize, runClient, startService } from "../../fixtures/service.ts";
 import { entryLeafHash, toHex } from "../../verify/mod.ts";
 import { initLogPin } from "../../log/sqlite/mod.ts";
 

@@ -12,7 +12,7 @@
 //    wait-and-cooperative-exit), so it never reaches a process that could act on it
 //    (docs/DECISIONS.md "Stopping with the launcher").
 import assert from "node:assert/strict";
-import { ROOT, startService } from "./_service.ts";
+import { ROOT, startService } from "../../fixtures/service.ts";
 import { launcherChain, readProc } from "../../api/deno/launcher_watch.ts";
 
 const dec = new TextDecoder();

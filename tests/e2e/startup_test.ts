@@ -1,7 +1,7 @@
 // Start-up (issue 17): a busy port is named and stops the service before anything is written
 // (no data directory, no key); a good start prints exactly one line and no install noise.
 import assert from "node:assert/strict";
-import { ROOT, startService } from "./_service.ts";
+import { ROOT, startService } from "../../fixtures/service.ts";
 
 Deno.test("startup: a busy port is named, and nothing is created", async () => {
   const dir = await Deno.makeTempDir({ prefix: "jc-start-" });

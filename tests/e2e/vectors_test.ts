@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { LogClient } from "../../client/mod.ts";
 import type { TreeHead } from "../../log/mod.ts";
 import { entryLeafHash, envelopeContentId, fromHex, toHex } from "../../verify/mod.ts";
-import { ROOT, startService } from "./_service.ts";
+import { ROOT, startService } from "../../fixtures/service.ts";
 
 interface Vector {
   name: string;

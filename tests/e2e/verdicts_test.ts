@@ -4,7 +4,7 @@
 // verdict: JSON, JSON-LD, N-Quads, Turtle, the export, the SPARQL store and the metrics; the client's
 // `submit` prints the verdict and exits 0 for an alert. After a restart the views say the same.
 import assert from "node:assert/strict";
-import { runClient, startService } from "./_service.ts";
+import { runClient, startService } from "../../fixtures/service.ts";
 import { checkVerdictsOver, classVectors, getText, OPERATOR_CONFIG_PATH } from "../_verdicts.ts";
 import { toHex } from "../../verify/mod.ts";
 

@@ -12,7 +12,7 @@ import { WitnessCollector } from "../../api/services/witness_collector.ts";
 import { sha256Source } from "../../api/deno/witnessing.ts";
 import { Metrics } from "../../api/http/metrics.ts";
 import { ed25519GenerateSecret } from "../../verify/mod.ts";
-import { type Service, startService } from "./_service.ts";
+import { type Service, startService } from "../../fixtures/service.ts";
 
 const T = { sanitizeResources: false, sanitizeOps: false };
 const enc = new TextEncoder();

@@ -14,7 +14,7 @@ import { ed25519Vkey } from "../../log/c2sp/note.ts";
 import { formatAddCheckpoint } from "../../log/c2sp/witness.ts";
 import { ed25519GenerateSecret } from "../../verify/mod.ts";
 import { testTree } from "../c2sp/_tree.ts";
-import { ROOT, type Service, startService } from "./_service.ts";
+import { ROOT, type Service, startService } from "../../fixtures/service.ts";
 
 const ORIGIN = "example.test/pinned/sha256";
 const LOG_SECRET = ed25519GenerateSecret();

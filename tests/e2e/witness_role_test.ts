@@ -18,7 +18,7 @@ import { formatAddCheckpoint } from "../../log/c2sp/witness.ts";
 import { ed25519GenerateSecret } from "../../verify/mod.ts";
 import { testTree } from "../c2sp/_tree.ts";
 import { runPython } from "../verify/_python.ts";
-import { type Service, startService } from "./_service.ts";
+import { type Service, startService } from "../../fixtures/service.ts";
 
 const ORIGIN = "example.test/witnessed/sha256";
 const enc = new TextEncoder();

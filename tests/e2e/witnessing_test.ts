@@ -6,8 +6,8 @@
 // copied, then given other entries, same key) is refused by B (422) and raises A′'s alarm, and the
 // monitor polling A then A′ alarms.
 import assert from "node:assert/strict";
-import { steward, validEnvelope } from "../api/_fixtures.ts";
-import { runClient, type Service, startService } from "./_service.ts";
+import { steward, validEnvelope } from "../../fixtures/app.ts";
+import { runClient, type Service, startService } from "../../fixtures/service.ts";
 import { runTlogcheck } from "../../conformance/go/tlogcheck.ts";
 import { cosignatureVkey, ed25519Vkey, openNote, verifierFromVkey } from "../../log/c2sp/note.ts";
 import { parseCheckpoint, signCheckpoint } from "../../log/c2sp/checkpoint.ts";

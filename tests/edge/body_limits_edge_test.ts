@@ -4,7 +4,7 @@
 // body_min_rate is 408 body-too-slow. (The edge has no connection handling of ours: workerd and
 // Cloudflare's front end own the connections, docs/EDGE.md.)
 import assert from "node:assert/strict";
-import { removeBundle, startWorker } from "./_worker.ts";
+import { removeBundle, startWorker } from "../../fixtures/worker.ts";
 
 /** A body of `chunk`-byte pieces, `gapMs` apart, `total` bytes at most; counts what was pulled. */
 function slowBody(chunk: number, total: number, gapMs: number) {

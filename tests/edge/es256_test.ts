@@ -5,9 +5,9 @@
 import assert from "node:assert/strict";
 import { LogClient } from "../../client/mod.ts";
 import { didKeyFromPublicKey, ed25519PublicKey, fromHex } from "../../verify/mod.ts";
-import { es256Steward, validEs256Envelope } from "../api/_fixtures.ts";
+import { es256Steward, validEs256Envelope } from "../../fixtures/app.ts";
 import { malleated, resigned, retagged } from "../_twins.ts";
-import { removeBundle, startWorker, TEST_LOG_KEY } from "./_worker.ts";
+import { removeBundle, startWorker, TEST_LOG_KEY } from "../../fixtures/worker.ts";
 
 const SIGNER = didKeyFromPublicKey(ed25519PublicKey(fromHex(TEST_LOG_KEY)));
 

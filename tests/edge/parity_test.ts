@@ -1,7 +1,7 @@
 // The Worker gives the same answers as the embedded default (issue 7 acceptance): one script of
 // requests — submit, dedup, refusals, entries in every media type, proofs by index and by leaf
 // hash, consistency, heads, verify, vocabulary files, API doc, discovery, problem+json errors — is
-// sent to `deno task start` (tests/e2e/_service.ts; SQLite store) and to the Worker under local
+// sent to `deno task start` (fixtures/service.ts; SQLite store) and to the Worker under local
 // workerd, both with one log key, and every answer is compared: status, media type, Cache-Control
 // and body. The same entries must give the same indices, leaf hashes, roots and proof paths, and
 // the same signer. Only what the clock decides (timestamps, hence signatures) and the listening
@@ -9,11 +9,11 @@
 // separately: the latest head's Cache-Control and SPARQL (refused at the edge).
 import assert from "node:assert/strict";
 import { LogClient } from "../../client/mod.ts";
-import { badSignatureEnvelope, receiptCore, steward, validEnvelope } from "../api/_fixtures.ts";
-import { startService } from "../e2e/_service.ts";
+import { badSignatureEnvelope, receiptCore, steward, validEnvelope } from "../../fixtures/app.ts";
+import { startService } from "../../fixtures/service.ts";
 import { initLogPin } from "../../log/sqlite/mod.ts";
 import { entryLeafHash, fromHex, toHex } from "../../verify/mod.ts";
-import { removeBundle, startWorker, TEST_LOG_KEY } from "./_worker.ts";
+import { removeBundle, startWorker, TEST_LOG_KEY } from "../../fixtures/worker.ts";
 
 interface Step {
   name: string;

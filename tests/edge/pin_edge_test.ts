@@ -9,8 +9,14 @@
 // The witness role, whose state is in the same object while its key is a kept secret, refuses
 // (503 `witness-state-behind`) rather than cosign a fork; every cosignature it gave is audited.
 import assert from "node:assert/strict";
-import { validEnvelope } from "../api/_fixtures.ts";
-import { type AppendAnswer, hook, postEntry, removeBundle, startWorker } from "./_worker.ts";
+import { validEnvelope } from "../../fixtures/app.ts";
+import {
+  type AppendAnswer,
+  hook,
+  postEntry,
+  removeBundle,
+  startWorker,
+} from "../../fixtures/worker.ts";
 import { checkPublished } from "./_published_check.ts";
 import type { EdgeRuntime } from "../../edge/mod.ts";
 import { parseCheckpoint, parseNote } from "../../log/c2sp/mod.ts";

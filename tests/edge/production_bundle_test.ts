@@ -1,7 +1,7 @@
 // The production Worker carries no test hooks (issue 22): `deno task edge:build` bundles
 // edge/worker/worker.ts (WORKER_ENTRY), and the `/__edge/` routes (stats, fault injection, forced
 // checkpoints, appends past the directory) live only in the test entry the tests and the bench
-// bundle (tests/edge/worker_test_entry.ts). The same check over the test entry's bundle shows
+// bundle (fixtures/worker_test_entry.ts). The same check over the test entry's bundle shows
 // the check sees them where they are.
 import assert from "node:assert/strict";
 import { bundleWorker, WORKER_ENTRY } from "../../edge/mod.ts";
@@ -26,7 +26,7 @@ Deno.test("the production Worker bundle has no test hooks; the test entry's has 
   for (const mark of HOOK_MARKS) {
     assert.ok(!prod.includes(mark), `the production bundle contains ${mark}`);
   }
-  const test = await bundled("tests/edge/worker_test_entry.ts", "hooks");
+  const test = await bundled("fixtures/worker_test_entry.ts", "hooks");
   for (const mark of HOOK_MARKS) {
     assert.ok(test.includes(mark), `the test entry's bundle lacks ${mark}`);
   }

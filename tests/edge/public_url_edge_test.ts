@@ -1,4 +1,4 @@
-// issue 27 on the edge deployment, in real local workerd (tests/edge/_worker.ts): every IRI the
+// issue 27 on the edge deployment, in real local workerd (fixtures/worker.ts): every IRI the
 // Worker publishes (an entry's RDF views, the export, the entries collection, /v1/log/policy of
 // the root and of a shard, the Hydra entry point, OpenAPI servers) is under JC_PUBLIC_URL whatever
 // Host a request carries; without JC_PUBLIC_URL the Worker refuses to serve (500 edge-config);
@@ -6,8 +6,8 @@
 // with frame-ancestors 'none' and X-Frame-Options; percent-encoded aliases are 404; after two
 // rotations both frozen shards' 409s name the active shard.
 import assert from "node:assert/strict";
-import { validEnvelope } from "../api/_fixtures.ts";
-import { postEntry, removeBundle, startWorker } from "./_worker.ts";
+import { validEnvelope } from "../../fixtures/app.ts";
+import { postEntry, removeBundle, startWorker } from "../../fixtures/worker.ts";
 import { type RawAnswer, rawRequest } from "../_raw_http.ts";
 import type { EdgeRuntime } from "../../edge/mod.ts";
 

@@ -16,7 +16,7 @@ import { openDurableStorage } from "../../log/durable/mod.ts";
 import { R2PublishedStorage } from "../../log/r2/r2_storage.ts";
 import { headKey } from "../../log/r2/r2.ts";
 import { checkAgainstPin, proveExtends, readPublishedPin } from "../../log/r2/published_pin.ts";
-import { memoryBucket, sqliteDurableStorage } from "./_sqlite_durable.ts";
+import { memoryBucket, sqliteDurableStorage } from "../../fixtures/sqlite_durable.ts";
 
 type Bucket = ReturnType<typeof memoryBucket>;
 const entry = (tag: string, i: number) => new TextEncoder().encode(`${tag} entry ${i}`);

@@ -13,7 +13,7 @@ import { R2PublishedStorage } from "../../log/r2/r2_storage.ts";
 import { R2Log } from "../../edge/worker/r2_log.ts";
 import { tileKey } from "../../log/r2/r2.ts";
 import { problemResponse } from "../../api/http/errors.ts";
-import { memoryBucket, sqliteDurableStorage } from "./_sqlite_durable.ts";
+import { memoryBucket, sqliteDurableStorage } from "../../fixtures/sqlite_durable.ts";
 
 const N = 600;
 const entry = (i: number) => new TextEncoder().encode(`entry ${i} ${"x".repeat(i % 50)}`);

@@ -26,7 +26,7 @@ import {
 import { openDurableStorage } from "../../log/durable/mod.ts";
 import { R2PublishedStorage, type RoundStep } from "../../log/r2/r2_storage.ts";
 import { checkpointKey, tileKey } from "../../log/r2/r2.ts";
-import { memoryBucket, sqliteDurableStorage } from "./_sqlite_durable.ts";
+import { memoryBucket, sqliteDurableStorage } from "../../fixtures/sqlite_durable.ts";
 
 type Bucket = ReturnType<typeof memoryBucket>;
 

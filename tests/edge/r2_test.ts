@@ -6,9 +6,9 @@
 // test hooks: R2 puts failing mid-round, the sequencer restarted after each step of a round, a
 // batcher lost with appends pending — each ends with the full check.
 import assert from "node:assert/strict";
-import { validEnvelope } from "../api/_fixtures.ts";
+import { validEnvelope } from "../../fixtures/app.ts";
 import { retagged } from "../_twins.ts";
-import { hook, postEntry, removeBundle, startWorker } from "./_worker.ts";
+import { hook, postEntry, removeBundle, startWorker } from "../../fixtures/worker.ts";
 import { checkPublished } from "./_published_check.ts";
 import type { EdgeRuntime } from "../../edge/mod.ts";
 

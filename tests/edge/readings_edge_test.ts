@@ -6,7 +6,7 @@
 // the head unmoved, a gap refused, and the head surviving a restart of the runtime.
 import assert from "node:assert/strict";
 import { readingAgent } from "../_readings.ts";
-import { removeBundle, startWorker } from "./_worker.ts";
+import { removeBundle, startWorker } from "../../fixtures/worker.ts";
 import { blake3, meterReading, toHex } from "../../verify/mod.ts";
 
 const { did: AGENT, reading } = readingAgent(new Uint8Array(32).fill(13));

@@ -8,8 +8,14 @@
 // roots equal to their final checkpoints, the succession of every directory seen, and zero
 // Durable Object calls on a read-only run across shards and the directory.
 import assert from "node:assert/strict";
-import { validEnvelope } from "../api/_fixtures.ts";
-import { type AppendAnswer, hook, postEntry, removeBundle, startWorker } from "./_worker.ts";
+import { validEnvelope } from "../../fixtures/app.ts";
+import {
+  type AppendAnswer,
+  hook,
+  postEntry,
+  removeBundle,
+  startWorker,
+} from "../../fixtures/worker.ts";
 import { checkPublished } from "./_published_check.ts";
 import type { EdgeRuntime } from "../../edge/mod.ts";
 import {

@@ -6,7 +6,7 @@
 // restart changes no verdict.
 import assert from "node:assert/strict";
 import { checkVerdictsOver, getText, operatorConfigText } from "../_verdicts.ts";
-import { removeBundle, startWorker } from "./_worker.ts";
+import { removeBundle, startWorker } from "../../fixtures/worker.ts";
 
 Deno.test({
   name:

@@ -10,10 +10,10 @@ import { sha256Hasher } from "../../log/mod.ts";
 import { signCheckpoint } from "../../log/c2sp/checkpoint.ts";
 import { cosignatureVkey, ed25519Vkey, openNote, verifierFromVkey } from "../../log/c2sp/note.ts";
 import { formatAddCheckpoint } from "../../log/c2sp/witness.ts";
-import { startService } from "../e2e/_service.ts";
+import { startService } from "../../fixtures/service.ts";
 import { testTree } from "../c2sp/_tree.ts";
-import { removeBundle, startWorker } from "./_worker.ts";
-import { steward, validEnvelope } from "../api/_fixtures.ts";
+import { removeBundle, startWorker } from "../../fixtures/worker.ts";
+import { steward, validEnvelope } from "../../fixtures/app.ts";
 import { initWitnessKey } from "../../log/sqlite/witness_pin_file.ts";
 
 const T = { sanitizeResources: false, sanitizeOps: false };

@@ -12,7 +12,7 @@ import {
 } from "../../log/r2/witness_guard.ts";
 import type { R2BucketLike } from "../../log/r2/r2.ts";
 import { ed25519PublicKey } from "../../verify/mod.ts";
-import { memoryBucket } from "./_sqlite_durable.ts";
+import { memoryBucket } from "../../fixtures/sqlite_durable.ts";
 
 const KEY = new Uint8Array(32).fill(0x43);
 const ORIGIN = "guard.test/log";

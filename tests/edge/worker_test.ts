@@ -15,8 +15,8 @@ import {
   fromHex,
   toHex,
 } from "../../verify/mod.ts";
-import { validEnvelope } from "../api/_fixtures.ts";
-import { removeBundle, startWorker, TEST_LOG_KEY } from "./_worker.ts";
+import { validEnvelope } from "../../fixtures/app.ts";
+import { removeBundle, startWorker, TEST_LOG_KEY } from "../../fixtures/worker.ts";
 
 const SIGNER = didKeyFromPublicKey(ed25519PublicKey(fromHex(TEST_LOG_KEY)));
 const N = 48;

@@ -5,8 +5,8 @@
 // Also: --help prints the usage with exit 0; a destination that already holds a store is refused.
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { startService } from "../e2e/_service.ts";
-import { validEnvelope } from "../api/_fixtures.ts";
+import { startService } from "../../fixtures/service.ts";
+import { validEnvelope } from "../../fixtures/app.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -14,7 +14,7 @@ import {
   resolveDidKey,
   toHex,
 } from "../../verify/mod.ts";
-import { es256Steward, steward, validEnvelope, validEs256Envelope } from "../api/_fixtures.ts";
+import { es256Steward, steward, validEnvelope, validEs256Envelope } from "../../fixtures/app.ts";
 import { malleated, resigned, retagged } from "../_twins.ts";
 
 const KEY = new Uint8Array(32).fill(3);

@@ -15,7 +15,7 @@ import { ReadFaults } from "../../log/read_faults.ts";
 import { sqliteDamaged } from "../../log/sqlite/mod.ts";
 import { createApp, Metrics, resolveConfig, verifierOptions } from "../../api/mod.ts";
 import { problemResponse } from "../../api/http/errors.ts";
-import { validEnvelope } from "../api/_fixtures.ts";
+import { validEnvelope } from "../../fixtures/app.ts";
 
 const N = 600; // entries: level-0 tiles 0..37, published tiles 0/000, 0/001, 0/002.p/88
 

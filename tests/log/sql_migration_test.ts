@@ -11,7 +11,7 @@ import { openSqliteWitnessState } from "../../log/sqlite/witness_state.ts";
 import { openDurableStorage } from "../../log/durable/mod.ts";
 import { openDurableWitnessState } from "../../log/durable/witness_state.ts";
 import { toHex } from "../../verify/mod.ts";
-import { sqliteDurableStorage } from "../edge/_sqlite_durable.ts";
+import { sqliteDurableStorage } from "../../fixtures/sqlite_durable.ts";
 
 const FIXTURES = new URL("./fixtures/", import.meta.url).pathname;
 const SECRET = new Uint8Array(32).fill(7);

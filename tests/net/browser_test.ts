@@ -2,7 +2,7 @@
 // no Deno or Node API: bundled for the browser, served from the hostile server's own origin, it
 // ends every hostile case within its deadline with the same code as in Deno.
 import assert from "node:assert/strict";
-import { ROOT } from "../e2e/_service.ts";
+import { ROOT } from "../../fixtures/service.ts";
 import { startHostile } from "./_hostile_server.ts";
 import { removeDirRetrying } from "../_fs.ts";
 

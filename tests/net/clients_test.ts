@@ -6,7 +6,7 @@
 // 100 MB — where, before net/, an endless body grew the client past 6 GB and a silent server held it
 // forever.
 import assert from "node:assert/strict";
-import { ROOT } from "../e2e/_service.ts";
+import { ROOT } from "../../fixtures/service.ts";
 import { type Behaviour, BEHAVIOURS, startHostile } from "./_hostile_server.ts";
 import { measure, pool } from "./_measure.ts";
 

@@ -5,7 +5,7 @@
 // `monitor` and `verify-proof` (offline) work.
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { runClient } from "../e2e/_service.ts";
+import { runClient } from "../../fixtures/service.ts";
 import { c2sp } from "../../log/mod.ts";
 import { mirrorLog } from "../../client/mirror.ts";
 import { fsMirrorStore } from "../../client/mirror_fs.ts";

@@ -5,8 +5,8 @@
 // of the service's route and one the client made from the mirror's tiles.
 import assert from "node:assert/strict";
 import { LogClient } from "../../client/mod.ts";
-import { steward, validEnvelope } from "../api/_fixtures.ts";
-import { runClient, startService } from "../e2e/_service.ts";
+import { steward, validEnvelope } from "../../fixtures/app.ts";
+import { runClient, startService } from "../../fixtures/service.ts";
 import { serveDir } from "./_static.ts";
 
 const json = (s: string) => JSON.parse(s.trim().split("\n").at(-1)!);

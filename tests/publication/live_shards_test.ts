@@ -5,8 +5,8 @@
 // checkpoint is refused under the other shard's key. A missing Go or Debian package FAILS.
 import assert from "node:assert/strict";
 import { pyCheck } from "./_python.ts";
-import { steward, validEnvelope } from "../api/_fixtures.ts";
-import { startService } from "../e2e/_service.ts";
+import { steward, validEnvelope } from "../../fixtures/app.ts";
+import { startService } from "../../fixtures/service.ts";
 import { runTlogcheck } from "../../conformance/go/tlogcheck.ts";
 import { openDirectory, shardUrl } from "../../log/shards/mod.ts";
 

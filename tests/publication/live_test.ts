@@ -9,8 +9,8 @@
 import assert from "node:assert/strict";
 import { pyCheck } from "./_python.ts";
 import { LogClient } from "../../client/mod.ts";
-import { steward, validEnvelope } from "../api/_fixtures.ts";
-import { startService } from "../e2e/_service.ts";
+import { steward, validEnvelope } from "../../fixtures/app.ts";
+import { startService } from "../../fixtures/service.ts";
 import { runTlogcheck } from "../../conformance/go/tlogcheck.ts";
 
 Deno.test({

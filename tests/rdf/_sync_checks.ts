@@ -1,8 +1,8 @@
 // Shared pieces of the Virtuoso sync tests: the CLI as a subprocess, SELECTs against a store,
 // the expected sums from the receipts' JSON (exact, bigint), and the answers compared byte for
 // byte between stores.
-import { ROOT } from "../e2e/_service.ts";
-import { joulesOf, seedReceipt } from "./_seed.ts";
+import { ROOT } from "../../fixtures/service.ts";
+import { joulesOf, seedReceipt } from "../../fixtures/rdf_seed.ts";
 
 export const JC = "https://jouleclaw.transaction.science/vocab/v1#";
 const P = `PREFIX jc: <${JC}> PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>`;

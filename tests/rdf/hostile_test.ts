@@ -6,8 +6,8 @@
 // validate-too-many-nodes / validate-timeout) within its configured time; meanwhile /healthz
 // answers in under 100 ms and appends are acknowledged at their usual latency (both measured).
 import assert from "node:assert/strict";
-import { startService } from "../e2e/_service.ts";
-import { seedEnvelope, seedLog } from "./_seed.ts";
+import { startService } from "../../fixtures/service.ts";
+import { seedEnvelope, seedLog } from "../../fixtures/rdf_seed.ts";
 
 const N = 10_000;
 const SPARQL_TIMEOUT_MS = 3_000;

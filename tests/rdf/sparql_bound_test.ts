@@ -6,8 +6,8 @@
 // bound plus the rest of the service; one entry past sparql_max_entries the answer is 507
 // sparql-log-too-large, pointing to the sync. JC_TEST_SPARQL_N shrinks the log (default 50,000).
 import assert from "node:assert/strict";
-import { startService } from "../e2e/_service.ts";
-import { seedEnvelope, seedLog } from "./_seed.ts";
+import { startService } from "../../fixtures/service.ts";
+import { seedEnvelope, seedLog } from "../../fixtures/rdf_seed.ts";
 
 const N = Number(Deno.env.get("JC_TEST_SPARQL_N") ?? 50_000);
 const MAX_MEMORY_MB = 1024; // the default sparql_max_memory_mb

@@ -1,5 +1,5 @@
 // Issue 15, the RDF sync as a background job of the service (config `rdf_sync`, api/services/rdf_sync_job.ts)
-// against a real Virtuoso (tests/rdf/_virtuoso.ts): the real service started with JC_RDF_SYNC_*,
+// against a real Virtuoso (fixtures/virtuoso.ts): the real service started with JC_RDF_SYNC_*,
 // receipts appended over HTTP while it runs, the store ends with every entry graph exactly once
 // and the sync-state graph at the log's size, and /healthz and /metrics report the job. Also
 // `rdf:sync --policy`: a policy whose quorum the log's checkpoints cannot meet (a witness that
@@ -11,9 +11,9 @@ import { cosignatureVkey } from "../../log/c2sp/note.ts";
 import { resolveConfig } from "../../api/services/config.ts";
 import { Metrics } from "../../api/http/metrics.ts";
 import { RdfSyncJob } from "../../api/services/rdf_sync_job.ts";
-import { startService } from "../e2e/_service.ts";
-import { seedEnvelope, seedLog } from "./_seed.ts";
-import { startVirtuoso } from "./_virtuoso.ts";
+import { startService } from "../../fixtures/service.ts";
+import { seedEnvelope, seedLog } from "../../fixtures/rdf_seed.ts";
+import { startVirtuoso } from "../../fixtures/virtuoso.ts";
 import { rows, runSync } from "./_sync_checks.ts";
 
 const SEEDED = 20;

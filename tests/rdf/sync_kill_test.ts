@@ -6,9 +6,9 @@
 // byte-equal. JC_TEST_RDF_KILL_N sets the log's length (default 1,000: each restart pays the
 // CLI's start-up; the 10,000-entry sync is tests/rdf/sync_virtuoso_test.ts).
 import assert from "node:assert/strict";
-import { runClient, startService } from "../e2e/_service.ts";
-import { seedLog } from "./_seed.ts";
-import { startVirtuoso } from "./_virtuoso.ts";
+import { runClient, startService } from "../../fixtures/service.ts";
+import { seedLog } from "../../fixtures/rdf_seed.ts";
+import { startVirtuoso } from "../../fixtures/virtuoso.ts";
 import { answer, COMPARED, rows, runSync, syncCommand } from "./_sync_checks.ts";
 
 const N = Number(Deno.env.get("JC_TEST_RDF_KILL_N") ?? 1_000);

@@ -4,9 +4,9 @@
 // IRI, with one sync-state record per shard; a second run adds nothing and a third, after an
 // append to s1, only that entry.
 import assert from "node:assert/strict";
-import { steward, validEnvelope } from "../api/_fixtures.ts";
-import { startService } from "../e2e/_service.ts";
-import { startVirtuoso } from "./_virtuoso.ts";
+import { steward, validEnvelope } from "../../fixtures/app.ts";
+import { startService } from "../../fixtures/service.ts";
+import { startVirtuoso } from "../../fixtures/virtuoso.ts";
 import { JC, rows, runSync } from "./_sync_checks.ts";
 
 const TOKEN = "test-admin-token-0123456789";

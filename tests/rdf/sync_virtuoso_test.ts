@@ -1,4 +1,4 @@
-// Issue 15, sync into an external store, against a real Virtuoso (tests/rdf/_virtuoso.ts): the
+// Issue 15, sync into an external store, against a real Virtuoso (fixtures/virtuoso.ts): the
 // real service over a log of 10,000 receipts (u64 joules above 2^53 and above 2^63 among them),
 // `deno task rdf:sync` tailing it from tiles into Virtuoso by Graph Store PUT: every entry graph
 // present once; per-tier and per-provenance sums of joules_uj from Virtuoso equal those computed
@@ -7,9 +7,9 @@
 // kept, nothing else written. JC_TEST_RDF_SYNC_N shrinks the log (default 10,000).
 import assert from "node:assert/strict";
 import { initLogPin } from "../../log/sqlite/mod.ts";
-import { startService } from "../e2e/_service.ts";
-import { joulesOf, seedLog, seedReceipt } from "./_seed.ts";
-import { startVirtuoso } from "./_virtuoso.ts";
+import { startService } from "../../fixtures/service.ts";
+import { joulesOf, seedLog, seedReceipt } from "../../fixtures/rdf_seed.ts";
+import { startVirtuoso } from "../../fixtures/virtuoso.ts";
 import { answer, COMPARED, expectedSums, rows, runSync, storeSums } from "./_sync_checks.ts";
 
 const N = Number(Deno.env.get("JC_TEST_RDF_SYNC_N") ?? 10_000);

@@ -16,7 +16,7 @@ import {
   verifyEnvelope,
 } from "../../verify/mod.ts";
 import type { VerificationReport } from "../../verify/mod.ts";
-import { es256Steward, receiptCore, validEs256Envelope } from "../api/_fixtures.ts";
+import { es256Steward, receiptCore, validEs256Envelope } from "../../fixtures/app.ts";
 import { applyEdits, arbEdits } from "./_arb.ts";
 
 const BASES = [

@@ -5,7 +5,7 @@
 // message and exit 2 — never a traceback (it used to end in one on a receipt or --help); vector
 // folders are still re-verified.
 import assert from "node:assert/strict";
-import { ROOT } from "../e2e/_service.ts";
+import { ROOT } from "../../fixtures/service.ts";
 import { toHex } from "../../verify/mod.ts";
 
 const PY = "/usr/bin/python3";

@@ -23,7 +23,7 @@ import {
 import { p256 } from "@noble/curves/nist.js";
 import { codeOf } from "./_arb.ts";
 import { runPython } from "./_python.ts";
-import { receiptCore } from "../api/_fixtures.ts";
+import { receiptCore } from "../../fixtures/app.ts";
 
 const PY = `
 import json, sys

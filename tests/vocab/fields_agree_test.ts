@@ -1,6 +1,6 @@
 // Field lists defined twice, checked against each other (issue 22): every receipt profile's
 // signed-core table (verify/profiles/*, what the verifier accepts) and the vocabulary's class for
-// the same schema tag (vocab/schema.ts, what the context, ontology and SHACL shapes say) name the
+// the same schema tag (vocab/schema/, what the context, ontology and SHACL shapes say) name the
 // same fields, with the same type and cardinality, in both directions and at every nesting level.
 // The only fields one side has and the other lacks are listed below with the clause that says so.
 import assert from "node:assert/strict";
@@ -13,7 +13,7 @@ import {
   ENUM_BY_NAME,
   type Field,
   type Range,
-} from "../../vocab/schema.ts";
+} from "../../vocab/schema/mod.ts";
 
 /** Fields only one side has, each with why: `<class>.<key>`. */
 const ONLY_IN_VOCAB: Record<string, string> = {

@@ -5,7 +5,7 @@
 // exercised at least once against the real validator.
 import assert from "node:assert/strict";
 import { CLASSES, toJsonLd, toQuads, validateDocument } from "../../vocab/mod.ts";
-import type { Field } from "../../vocab/schema.ts";
+import type { Field } from "../../vocab/schema/mod.ts";
 import { allDocs, type Doc, handDocs } from "./_docs.ts";
 
 const ID = "https://log.example/v1/log/entries/7";

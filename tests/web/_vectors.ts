@@ -1,6 +1,6 @@
 // Conformance vectors for the page tests.
 import { fromHex, verifyEnvelope } from "../../verify/mod.ts";
-import { ROOT } from "../e2e/_service.ts";
+import { ROOT } from "../../fixtures/service.ts";
 
 /** Envelopes of the positive vectors that are valid under the default configuration (did:key
  * signers, no gateway keys): what a default service logs. */

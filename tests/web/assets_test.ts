@@ -7,7 +7,7 @@ import { buildAssets } from "../../web/build.ts";
 import { PAGE_CSP, pageHtml, VERIFIER_CSP, VERIFIER_HTML } from "../../web/mod.ts";
 import { defaultPolicy } from "../../api/http/routes/log_policy.ts";
 import { c2sp } from "../../log/mod.ts";
-import { testApp } from "../api/_fixtures.ts";
+import { testApp } from "../../fixtures/app.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 

@@ -4,8 +4,8 @@
 // line in each panel, marked aria-busy; once they are let through, the status lines go and the
 // checkpoints and the newest-entries table are shown.
 import assert from "node:assert/strict";
-import { ROOT, startService } from "../e2e/_service.ts";
-import { launchChromium } from "./_browser.ts";
+import { ROOT, startService } from "../../fixtures/service.ts";
+import { launchChromium } from "../../fixtures/browser.ts";
 
 Deno.test({
   name: "explorer: a loading state in each panel while checkpoints and entries load, then the data",

@@ -4,8 +4,8 @@
 // pasted log key; a wrong key or a proof for another entry is refused.
 import assert from "node:assert/strict";
 import { toHex } from "../../verify/mod.ts";
-import { launchChromium } from "./_browser.ts";
-import { startService } from "../e2e/_service.ts";
+import { launchChromium } from "../../fixtures/browser.ts";
+import { startService } from "../../fixtures/service.ts";
 import { defaultValidPositives } from "./_vectors.ts";
 
 Deno.test("verifier.html from file:// verifies a receipt and its tlog-proof with no network", async () => {

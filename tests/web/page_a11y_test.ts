@@ -8,8 +8,8 @@ import { Buffer } from "node:buffer";
 import axe from "axe-core";
 import type { Page } from "playwright-core";
 import { fromHex } from "../../verify/mod.ts";
-import { launchChromium, shot } from "./_browser.ts";
-import { ROOT, startService } from "../e2e/_service.ts";
+import { launchChromium, shot } from "../../fixtures/browser.ts";
+import { ROOT, startService } from "../../fixtures/service.ts";
 
 const AXE_SOURCE = (axe as unknown as { source: string }).source;
 

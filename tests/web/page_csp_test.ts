@@ -5,8 +5,8 @@
 // — with not one CSP violation (reported by `securitypolicyviolation` events and the console); and
 // no page can be framed (frame-ancestors 'none', X-Frame-Options: DENY).
 import assert from "node:assert/strict";
-import { launchChromium } from "./_browser.ts";
-import { startService } from "../e2e/_service.ts";
+import { launchChromium } from "../../fixtures/browser.ts";
+import { startService } from "../../fixtures/service.ts";
 import { defaultValidPositives } from "./_vectors.ts";
 import { append, verifyOnPage } from "./_log_panel.ts";
 

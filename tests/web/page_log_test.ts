@@ -9,8 +9,8 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { c2sp } from "../../log/mod.ts";
 import { initLogPin } from "../../log/sqlite/mod.ts";
-import { launchChromium, shot } from "./_browser.ts";
-import { type Service, startService } from "../e2e/_service.ts";
+import { launchChromium, shot } from "../../fixtures/browser.ts";
+import { type Service, startService } from "../../fixtures/service.ts";
 import { defaultValidPositives } from "./_vectors.ts";
 import { append, verifyOnPage } from "./_log_panel.ts";
 

@@ -5,8 +5,8 @@
 // "Witness quorum NOT met"); `/?leaf=` of an s1 entry is verified in s1; `/?index=N&shard=s1`
 // opens it; the explorer lists the shards and the newest entries of both.
 import assert from "node:assert/strict";
-import { launchChromium } from "./_browser.ts";
-import { startService } from "../e2e/_service.ts";
+import { launchChromium } from "../../fixtures/browser.ts";
+import { startService } from "../../fixtures/service.ts";
 import { defaultValidPositives } from "./_vectors.ts";
 import { append, verifyOnPage } from "./_log_panel.ts";
 

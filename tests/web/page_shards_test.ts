@@ -7,7 +7,7 @@
 // and nothing is checked against it.
 import assert from "node:assert/strict";
 import { c2sp } from "../../log/mod.ts";
-import { launchChromium } from "./_browser.ts";
+import { launchChromium } from "../../fixtures/browser.ts";
 import { startSharded } from "../e2e/_sharded.ts";
 import { defaultValidPositives } from "./_vectors.ts";
 import { append, verifyOnPage } from "./_log_panel.ts";

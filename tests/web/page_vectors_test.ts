@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { type CliIo, runCli } from "../../verify/cli.ts";
 import { fromHex } from "../../verify/mod.ts";
-import { launchChromium } from "./_browser.ts";
-import { ROOT, startService } from "../e2e/_service.ts";
+import { launchChromium } from "../../fixtures/browser.ts";
+import { ROOT, startService } from "../../fixtures/service.ts";
 
 interface Vector {
   name: string;

@@ -1,6 +1,6 @@
 // What each field of a decoded receipt means, for the page's receipt table: read from the
-// vocabulary's one table (vocab/schema.ts), never written again here.
-import { CLASS_BY_NAME, type ClassDef, CLASSES, ENUM_BY_NAME } from "../../vocab/schema.ts";
+// vocabulary's one table (vocab/schema/), never written again here.
+import { CLASS_BY_NAME, type ClassDef, CLASSES, ENUM_BY_NAME } from "../../vocab/schema/mod.ts";
 
 /** The vocabulary class of a top-level receipt document (by its discriminator key and value). */
 export function classOfDocument(doc: Record<string, unknown>): ClassDef | undefined {
