@@ -71,12 +71,24 @@ export async function getText(base: string | URL, path: string, accept: string) 
   return text;
 }
 
+/** POST /v1/validate of a JSON-LD document; the answer. */
+async function validate(base: string | URL, doc: unknown) {
+  const res = await fetch(new URL("/v1/validate", base), {
+    method: "POST",
+    headers: { "content-type": "application/ld+json" },
+    body: JSON.stringify(doc),
+  });
+  assert.equal(res.status, 200);
+  return await res.json();
+}
+
 const VERDICT_IRI = "https://jouleclaw.transaction.science/vocab/v1#verificationVerdict";
 
 /**
  * Appends the four class vectors to a fresh log at `base` and checks, over HTTP: the append
  * answers (201 with verdict; alert with drift_alert; invalid 422 and nothing appended), the
- * verification reports, and the verdict in the entry's JSON, JSON-LD, N-Quads and Turtle views,
+ * verification reports, and the verdict in the entry's JSON, JSON-LD (SHACL-valid under the
+ * shapes, which refuse a fifth class), N-Quads and Turtle views,
  * in the N-Quads export and in the metrics' per-verdict counts. Returns the entries' indexes.
  */
 export async function checkVerdictsOver(base: string | URL): Promise<number[]> {
@@ -121,6 +133,12 @@ export async function checkVerdictsOver(base: string | URL): Promise<number[]> {
     assert.equal(json.verdict, v.verdict, `${path} JSON`);
     const ld = JSON.parse(await getText(base, path, "application/ld+json"));
     assert.equal(ld.verification_verdict, v.verdict, `${path} JSON-LD`);
+    // the shapes hold the entry's view, and refuse a verdict outside the four classes
+    const valid = await validate(base, ld);
+    assert.equal(valid.conforms, true, `${path}: ${JSON.stringify(valid.results)}`);
+    const bogus = await validate(base, { ...ld, verification_verdict: "fine" });
+    assert.equal(bogus.conforms, false);
+    assert.equal(bogus.results[0].path, "jc:verificationVerdict");
     const nq = await getText(base, path, "application/n-quads");
     assert.match(nq, new RegExp(`<${VERDICT_IRI}> "${v.verdict}" \\.`), `${path} N-Quads`);
     const ttl = await getText(base, path, "text/turtle");
