@@ -36,7 +36,9 @@ export type Range =
   | { t: "dateTime" } // RFC 3339 UTC → xsd:dateTime
   | { t: "boolean" }
   | { t: "json" } // kept verbatim as an rdf:JSON literal
-  | { t: "enum"; e: string } // an enumeration of `ENUMS`: tag → IRI
+  // an enumeration of `ENUMS`: tag → IRI. `open`: other values are allowed too (no sh:in); they
+  // become IRIs under UNKNOWN_BASE like any value that is not a tag.
+  | { t: "enum"; e: string; open?: boolean }
   | { t: "node"; c: string }; // a nested object of class c
 
 /** One JSON key of a class. */
@@ -817,7 +819,14 @@ function jcpFields(tag: "jcp/2" | "jcp/1"): Field[] {
     req("resource", "resource", s(HEX64), "Content id of the resource."),
     req("action", "jcpAction", s(), "The action exercised."),
     req("payload_hash", "payloadHash", s(HEX64), "Content id of what was acted upon (JCP §8)."),
-    req("frame_kind", "frameKind", en("FrameKind"), "The frame's kind."),
+    // JCP §6 lists four kinds; §8.1: a cancellation is "distinguished by its frame_kind" with "no
+    // profile bump", so the list is open (docs/DECISIONS.md "Divergences", the verifier's too).
+    req(
+      "frame_kind",
+      "frameKind",
+      { t: "enum", e: "FrameKind", open: true },
+      "The frame's kind: JCP §6's four, or another (a cancellation, JCP §8.1).",
+    ),
     req("trust", "trust", en("Trust"), "control | data."),
     req("verdict", "jcpVerdict", en("JcpVerdict"), "allow | deny."),
     opt("deny_reason", "denyReason", s(), "Why, on deny (JCP §7)."),
