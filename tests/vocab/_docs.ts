@@ -15,7 +15,14 @@ export interface Doc {
 }
 
 /** The published receipt-vector files (conformance/vectors/, every set conformance/gen makes). */
-export const VECTOR_FILES = ["jcr1", "siblings", "meter-reading", "es256", "negative", "divergences"];
+export const VECTOR_FILES = [
+  "jcr1",
+  "siblings",
+  "meter-reading",
+  "es256",
+  "negative",
+  "divergences",
+];
 
 /** One published vector, as conformance/gen/vector.ts writes it. */
 export interface PublishedVector {
