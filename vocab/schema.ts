@@ -89,6 +89,7 @@ export const WORKSPACE_PATH = `^${SEGMENT}(/${SEGMENT})*$`;
 /** docs/METER-READING.md: the metering ladder's rungs. */
 const RUNG = "^(rapl|nvml|ina3221|model|estimator)$";
 const RFC3339_UTC_NOTE = "RFC 3339 in UTC (JCR-1 §2)";
+const FRAME_KIND_NOTE = "The frame's kind: JCP §6's four, or another (a cancellation, JCP §8.1).";
 
 const s = (pattern?: string): Range => (pattern ? { t: "string", pattern } : { t: "string" });
 const u64: Range = { t: "uint" };
@@ -819,14 +820,8 @@ function jcpFields(tag: "jcp/2" | "jcp/1"): Field[] {
     req("resource", "resource", s(HEX64), "Content id of the resource."),
     req("action", "jcpAction", s(), "The action exercised."),
     req("payload_hash", "payloadHash", s(HEX64), "Content id of what was acted upon (JCP §8)."),
-    // JCP §6 lists four kinds; §8.1: a cancellation is "distinguished by its frame_kind" with "no
-    // profile bump", so the list is open (docs/DECISIONS.md "Divergences", the verifier's too).
-    req(
-      "frame_kind",
-      "frameKind",
-      { t: "enum", e: "FrameKind", open: true },
-      "The frame's kind: JCP §6's four, or another (a cancellation, JCP §8.1).",
-    ),
+    // JCP §8.1: a cancellation is "distinguished by its frame_kind": open (DECISIONS.md).
+    req("frame_kind", "frameKind", { t: "enum", e: "FrameKind", open: true }, FRAME_KIND_NOTE),
     req("trust", "trust", en("Trust"), "control | data."),
     req("verdict", "jcpVerdict", en("JcpVerdict"), "allow | deny."),
     opt("deny_reason", "denyReason", s(), "Why, on deny (JCP §7)."),
