@@ -9,9 +9,12 @@ import { didSigner, seal } from "./build.ts";
 import { refused, valid, type Vector, vector } from "./vector.ts";
 
 type Core = Record<string, unknown>;
-const AGENT = didSigner("meter-agent");
+/** The meter agent of the meter-reading/1 vectors. */
+export const METER_AGENT = didSigner("meter-agent");
+const AGENT = METER_AGENT;
 
-function core(): Core {
+/** The fixture core, signed by METER_AGENT. */
+export function meterCore(): Core {
   return { ...structuredClone(fixture), agent: AGENT.kid };
 }
 
@@ -83,9 +86,9 @@ export function meterReadingVectors(): Vector[] {
     schema: "meter-reading/1",
     signer: AGENT.kid,
     expected: valid(),
-  }, seal(core(), AGENT))];
+  }, seal(meterCore(), AGENT))];
   for (const [name, code, description, mutate] of MUTATIONS) {
-    const c = core();
+    const c = meterCore();
     mutate(c);
     out.push(
       vector({

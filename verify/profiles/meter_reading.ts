@@ -478,6 +478,8 @@ export const meterReadingProfile: Profile = {
   tagField: "jc_receipt",
   produced: true,
   fields: METER_READING_FIELDS,
+  // docs/METER-READING.md: the agent signs its reading; the kid is its agent (as /v1/readings says).
+  signer: { field: "agent", code: "reading-agent-kid" },
   structure(core: CborMap): Finding | undefined {
     return checkFields(core, METER_READING_FIELDS);
   },

@@ -33,7 +33,15 @@ def dispatch(core):
     raise Refusal("unsupported-schema", schema)
 
 
+# SPEC §10, §16.7, JCP §8: the sibling envelopes are {1: -8, 4: steward}, EdDSA only; JCR-1 §4's
+# ES256 is the cascade receipt's alone (docs/DECISIONS.md "Divergences").
+EDDSA_ONLY = {"policy/1", "verdict-receipt/1", "jcp/2", "jcp/1"}
+
+
 def structure(schema, core):
+    # SPEC §13: the canonical signed core MUST NOT include @context.
+    if "@context" in core:
+        raise Refusal("context-in-core")
     if schema == "1":
         fields.check_fields(core, fields.JCR1)
         if "token_attributions" in core:
@@ -51,8 +59,13 @@ def structure(schema, core):
         fields.check_fields(core, fields.VERDICT)
     else:
         fields.check_fields(core, fields.JCP2 if schema == "jcp/2" else fields.JCP1)
+        table = fields.JCP2 if schema == "jcp/2" else fields.JCP1
         if schema == "jcp/1" and "payload_hash" in core:
             raise Refusal("field-not-allowed", "payload_hash in jcp/1")
+        # JCP §8: the core field list is per-profile; §8.1: a member the profile lacks is refused.
+        unknown = [k for k in core if k not in table]
+        if unknown:
+            raise Refusal("field-not-allowed", f"{unknown[0]!r} is not a {schema} member")
         if ("seq" in core) != ("prev" in core):
             raise Refusal("missing-field", "seq/prev")
 
