@@ -1,5 +1,6 @@
 // Meter readings for tests (docs/METER-READING.md): the conformance suite's valid meter-reading/1
-// core, re-keyed to an agent of the test's own and re-chained (seq, prev), signed by that agent.
+// core, re-keyed to an agent of the test's own and re-chained (seq, prev), its span moved to the
+// seq-th of a contiguous run, signed by that agent.
 import {
   coseSign1,
   decodeCbor,
@@ -36,6 +37,14 @@ export function readingAgent(secret: Uint8Array): ReadingAgent {
       core.set("agent", did);
       core.set("seq", seq);
       core.set("prev", prev);
+      // one agent's spans are contiguous (reading-overlap): reading n covers the nth span
+      const start = Number(baseCore.get("start")), len = Number(baseCore.get("end")) - start;
+      const shift = seq * len;
+      core.set("start", start + shift);
+      core.set("end", start + len + shift);
+      const l = new Map(baseCore.get("liveness") as Map<string, unknown>);
+      l.set("probed_at", Number(l.get("probed_at")) + shift);
+      core.set("liveness", l);
       return coseSign1(encodeCbor(core), secret, did);
     },
   };
