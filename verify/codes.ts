@@ -79,6 +79,16 @@ export const REASON_CODES = {
     "a HwShunt reading's rate is outside a recorded bound, or its counter was not admissible (JCP §5)",
   "reading-rate-mismatch":
     "a meter reading's recorded rate or per-counter energy does not match energy_uj over the span",
+  "reading-stale-evidence":
+    "a meter reading's liveness evidence was taken after its span, or too long before it (JCP §5)",
+  "reading-span-below-window":
+    "a HwShunt meter reading's span is shorter than its counter's min_window_ns (SPEC §1.3)",
+  "reading-counters-incomplete":
+    "a HwShunt meter reading's evidence does not list every counter of its domain once (JCP §5)",
+  "reading-not-advanced":
+    "a HwShunt meter reading's counter did not advance over the span (JCP §5.1)",
+  "reading-calibration":
+    "a model meter reading names no calibration, or another rung's reading names one (JCP §5.1)",
   // --- meter readings, service side (POST /v1/readings)
   "agent-not-registered": "the reading's agent is not registered with this service",
   "reading-agent-kid":
@@ -90,6 +100,12 @@ export const REASON_CODES = {
   "reading-prev-mismatch":
     "the reading's prev is not the BLAKE3 of the agent's last accepted envelope",
   "reading-invalid": "the reading does not verify (the report's failing step names why)",
+  "reading-future": "the reading's span ends after this service's clock plus its skew (JCP §11)",
+  "reading-overlap": "the reading's span starts before the agent's previous span ended (JCP §5)",
+  "reading-gap-unexplained":
+    "the reading's span starts after the agent's previous span ended and carries no gap reason",
+  "reading-calibration-unknown":
+    "a model reading's calibration is not the agent's latest logged HwShunt reading of its domain",
 
   // --- verification report (JCR-1 §6; verify/report.ts): envelope steps
   "core-not-map": "[structural] the signed core is not a CBOR map (JCR-1 §3.2)",
@@ -218,6 +234,10 @@ export const NOT_VERIFICATION_OUTCOMES: Partial<Record<ReasonCode, string>> = {
   "reading-seq-replay": "service-side (POST /v1/readings), decided after verification",
   "reading-seq-gap": "service-side (POST /v1/readings), decided after verification",
   "reading-prev-mismatch": "service-side (POST /v1/readings), decided after verification",
+  "reading-future": "service-side (POST /v1/readings), decided after verification",
+  "reading-overlap": "service-side (POST /v1/readings), decided after verification",
+  "reading-gap-unexplained": "service-side (POST /v1/readings), decided after verification",
+  "reading-calibration-unknown": "service-side (POST /v1/readings), decided after verification",
   "reading-invalid":
     "service-side (POST /v1/readings): wraps a failed report, whose own code is the outcome",
   "cose-alg-unsupported":

@@ -76,6 +76,18 @@ export const RECORD_CLASSES: ClassDef[] = [
         "Rungs above the chosen one that were declined, and why.",
         { list: true },
       ),
+      opt(
+        "calibration",
+        "calibration",
+        s(HEX64),
+        "A model figure's calibration: the content id of the HwShunt reading whose power it uses (JCP §5.1 rung 5).",
+      ),
+      opt(
+        "gap",
+        "readingGap",
+        s("^(restart|refused)$"),
+        "Why the span does not start where the agent's previous one ended (restart | refused).",
+      ),
     ],
   },
   {

@@ -26,6 +26,11 @@ IMPLEMENTED = {
     "deny-reason-misplaced", "bad-coverage", "chain-length-mismatch", "out-of-band",
     "did-key-p256-uncompressed", "p256-key-encoding", "p256-key-not-on-curve", "kid-alg-mismatch",
     "es256-r-range", "es256-s-range", "context-in-core", "alg-not-for-profile", "reading-agent-kid",
+    # meter-reading/1 (meter_reading.py)
+    "reading-bad-span", "reading-bad-genesis", "reading-provenance-counter", "reading-domain-counter",
+    "reading-coverage", "reading-resolution", "reading-declined-order", "reading-not-live",
+    "reading-implausible", "reading-rate-mismatch", "reading-stale-evidence", "reading-span-below-window",
+    "reading-counters-incomplete", "reading-not-advanced", "reading-calibration",
 }
 
 
@@ -41,7 +46,7 @@ def _run(f, *a):
         return e.code
 
 
-SCHEMAS = {"1", "policy/1", "verdict-receipt/1", "jcp/2", "jcp/1"}
+SCHEMAS = {"1", "policy/1", "verdict-receipt/1", "jcp/2", "jcp/1", "meter-reading/1"}
 
 
 def verify(envelope: bytes, cfg):
