@@ -70,10 +70,8 @@ Deno.test("python: jcverify re-verifies every published vector with no disagreem
   const r = await sh(PY, ["-m", "jcverify", vectorsDir], `${here}python`);
   assert.equal(r.code, 0, r.err + r.out);
   const n = await vectorCount(vectorsDir);
-  // schemas the Python verifier does not implement are checked envelope-only, and only those
-  const meter =
-    JSON.parse(await Deno.readTextFile(`${vectorsDir}/meter-reading.json`)).vectors.length;
-  assert.match(r.out, new RegExp(`\\(${meter} envelope-only`), r.out);
+  // every schema is implemented here (meter-reading/1 too, issue 26): nothing envelope-only
+  assert.match(r.out, /\(0 envelope-only/, r.out);
   assert.match(r.out, new RegExp(`checked ${n} vectors, 0 disagreements`), r.out);
 });
 
@@ -101,12 +99,18 @@ Deno.test("python: jcverify notices a vector whose expectation is wrong (it can 
     const rz = es.vectors.find((x: { name: string }) => x.name === "neg-es256-r-zero");
     rz.expected.codes = ["es256-s-range"];
     await Deno.writeTextFile(`${tmp}/es256.json`, JSON.stringify(es));
+    // meter-reading/1 judged, not only its envelope: a stale-evidence refusal claimed not-live
+    const mr = JSON.parse(await Deno.readTextFile(`${tmp}/meter-reading.json`));
+    const st = mr.vectors.find((x: { name: string }) => x.name === "neg-reading-stale-evidence");
+    st.expected.codes = ["reading-not-live"];
+    await Deno.writeTextFile(`${tmp}/meter-reading.json`, JSON.stringify(mr));
     await Deno.writeTextFile(`${tmp}/negative.json`, JSON.stringify(neg));
     await Deno.writeTextFile(`${tmp}/jcr1.json`, JSON.stringify(pos));
     const r = await sh(PY, ["-m", "jcverify", tmp], `${here}python`);
     assert.equal(r.code, 1, r.out + r.err);
-    assert.match(r.out, /5 disagreements/);
+    assert.match(r.out, /6 disagreements/);
     assert.match(r.err, /jcr1-13-alert-out-of-band: expected valid \[\], got alert/);
+    assert.match(r.err, /neg-reading-stale-evidence/);
     assert.match(r.err, /neg-provenance-not-worst/);
     assert.match(r.err, /es256-high-s/);
     assert.match(r.err, /neg-es256-r-zero/);

@@ -61,7 +61,12 @@ export class AgentHeadReader {
       const es = await s.entries(i, Math.min(CHUNK, upto - i));
       for (let k = 0; k < es.length; k++) {
         const l = linkOf(es[k]);
-        if (l) heads.set(l.did, { ...l, index: i + k });
+        if (!l) continue;
+        // calibrations are carried from head to head: an entry names only its own
+        const cal = { ...heads.get(l.did)?.calibrations, ...l.calibrations };
+        const h: AgentHead = { ...l, index: i + k };
+        if (Object.keys(cal).length) h.calibrations = cal;
+        heads.set(l.did, h);
       }
       if (performance.now() - slice > 10) {
         await new Promise((r) => setTimeout(r, 0)); // let other requests run: 10 ms slices

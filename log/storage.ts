@@ -56,6 +56,24 @@ export interface AgentHead {
   prev: Uint8Array;
   /** The last accepted entry's index in the log. */
   index: number;
+  /**
+   * The last accepted reading's span end, ms (`reading-overlap`: the next span starts there);
+   * absent for a head stored before it was kept.
+   */
+  end?: number;
+  /**
+   * Per domain, the agent's latest accepted HwShunt reading: the calibration a `model` reading of
+   * that domain must name (JCP §5.1 rung 5; docs/METER-READING.md). Carried from head to head.
+   */
+  calibrations?: Record<string, AgentCalibration>;
+}
+
+/** A host calibration an agent's chain holds: the HwShunt reading and the power it measured. */
+export interface AgentCalibration {
+  /** The reading's content id (verify/content_id.ts), lowercase hex. */
+  reading: string;
+  /** Its rate, mW (energy_uj over the span). */
+  power_mw: number;
 }
 
 /** What the appender of a chained entry tells the sequencer (the index is the sequencer's). */

@@ -332,6 +332,42 @@ export function runStorageContractTests(name: string, makeBackend: MakeBackend):
       assert.equal(await agents.agentHeadsComplete(), true);
     },
   );
+
+  withStore(
+    "agents' chain heads keep their reading state (span end, calibrations) in the same commit",
+    async (s) => {
+      const agents = s.capabilities().agentHeads!;
+      const edge = new Edges();
+      await s.commitBatch(await nextBatch(edge, [], 1));
+      const cal = { gpu: { reading: "c0".repeat(32), power_mw: 250_000 } };
+      const b1 = await nextBatch(edge, [enc("r0"), enc("r1")], 2);
+      await s.commitBatch({
+        ...b1,
+        agents: [
+          { did: "did:key:zA", seq: 0, prev: new Uint8Array(32), index: 0, end: 10 },
+          {
+            did: "did:key:zA",
+            seq: 1,
+            prev: new Uint8Array(32),
+            index: 1,
+            end: 20,
+            calibrations: cal,
+          },
+        ],
+      });
+      const a = await agents.agentHead("did:key:zA");
+      assert.equal(a?.end, 20);
+      assert.deepEqual(a?.calibrations, cal);
+      // a head moved without state (an older writer) has none: never an older reading's
+      const b2 = await nextBatch(edge, [enc("r2")], 3);
+      await s.commitBatch({
+        ...b2,
+        agents: [{ did: "did:key:zA", seq: 2, prev: new Uint8Array(32), index: 2 }],
+      });
+      const b = await agents.agentHead("did:key:zA");
+      assert.deepEqual([b?.seq, b?.end, b?.calibrations], [2, undefined, undefined]);
+    },
+  );
   withStore("the log name is bound once; another name is refused", async (s) => {
     assert.equal(await s.logName(), undefined);
     await s.setLogName("log.example.org/jc");

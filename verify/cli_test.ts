@@ -225,7 +225,7 @@ Deno.test("cli: envelopeFromInput never confuses the three forms", () => {
 
 Deno.test("cli: ES256 envelopes on both paths; a P-256 --key for a directory kid", async () => {
   const es = JSON.parse(await Deno.readTextFile(new URL("es256.json", vdir))).vectors as V[];
-  const env = fromHex(es.find((v) => v.name === "es256-policy-1")!.cose_sign1_hex);
+  const env = fromHex(es.find((v) => v.name === "es256-jcr1-l1-deterministic")!.cose_sign1_hex);
   for (const flags of [[], ["--pure-es256"]]) {
     const r = await run([...flags, "f"], { f: env });
     assert.equal(r.code, 0, r.out.join(""));

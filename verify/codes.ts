@@ -79,9 +79,20 @@ export const REASON_CODES = {
     "a HwShunt reading's rate is outside a recorded bound, or its counter was not admissible (JCP §5)",
   "reading-rate-mismatch":
     "a meter reading's recorded rate or per-counter energy does not match energy_uj over the span",
+  "reading-stale-evidence":
+    "a meter reading's liveness evidence was taken after its span, or too long before it (JCP §5)",
+  "reading-span-below-window":
+    "a HwShunt meter reading's span is shorter than its counter's min_window_ns (SPEC §1.3)",
+  "reading-counters-incomplete":
+    "a HwShunt meter reading's evidence does not list every counter of its domain once (JCP §5)",
+  "reading-not-advanced":
+    "a HwShunt meter reading's counter did not advance over the span (JCP §5.1)",
+  "reading-calibration":
+    "a model meter reading names no calibration, or another rung's reading names one (JCP §5.1)",
   // --- meter readings, service side (POST /v1/readings)
   "agent-not-registered": "the reading's agent is not registered with this service",
-  "reading-agent-kid": "the reading's agent is not the COSE kid that signed it",
+  "reading-agent-kid":
+    "[signature] the reading's agent is not the COSE kid that signed it (the verifier and POST /v1/readings alike)",
   "reading-wrong-schema": "the envelope is not a meter-reading/1 receipt",
   "reading-seq-replay":
     "the reading's seq is not after the agent's last accepted seq, and it is not that reading",
@@ -89,6 +100,12 @@ export const REASON_CODES = {
   "reading-prev-mismatch":
     "the reading's prev is not the BLAKE3 of the agent's last accepted envelope",
   "reading-invalid": "the reading does not verify (the report's failing step names why)",
+  "reading-future": "the reading's span ends after this service's clock plus its skew (JCP §11)",
+  "reading-overlap": "the reading's span starts before the agent's previous span ended (JCP §5)",
+  "reading-gap-unexplained":
+    "the reading's span starts after the agent's previous span ended and carries no gap reason",
+  "reading-calibration-unknown":
+    "a model reading's calibration is not the agent's latest logged HwShunt reading of its domain",
 
   // --- verification report (JCR-1 §6; verify/report.ts): envelope steps
   "core-not-map": "[structural] the signed core is not a CBOR map (JCR-1 §3.2)",
@@ -99,7 +116,7 @@ export const REASON_CODES = {
   "bad-field-value":
     "[structural] a field's value is outside its domain (enum, 64-hex hash, RFC 3339 UTC, did:key, range)",
   "field-not-allowed":
-    "[structural] a field that must not be in this signed core (token_attributions, JCR-1 §3.1; payload_hash in jcp/1)",
+    "[structural] a field that must not be in this signed core (token_attributions, JCR-1 §3.1; a member the jcp/2 or jcp/1 profile does not define, payload_hash in jcp/1 among them, JCP §8, §8.1)",
   "unknown-major":
     "[structural] an unimplemented numeric jc_receipt major (SPEC §7, JCR-1 §8: reject at step 1)",
   "unsupported-schema":
@@ -110,6 +127,10 @@ export const REASON_CODES = {
     "[signature] the kid is not a did:key and the key directory has no key for it (JCR-1 §4)",
   "kid-steward-mismatch":
     "[signature] the COSE kid differs from the core's steward (SPEC §10, §16.7; JCP §8)",
+  "context-in-core":
+    "[structural] the signed core carries @context (SPEC §13: the canonical signed core MUST NOT include it)",
+  "alg-not-for-profile":
+    "[signature] ES256 (-7) on a profile whose envelope is EdDSA (-8) only: policy/1, verdict-receipt/1, jcp/2, jcp/1 (SPEC §10, §16.7; JCP §8)",
   "bad-signature":
     "[signature] the signature over Sig_structure does not verify (strict Ed25519, RFC 8032 §5.1.7; or ES256, SEC 1 §4.1.4)",
   "not-reached": "[any] skipped: an earlier step produced no checked core to run this step on",
@@ -209,11 +230,14 @@ export const NOT_VERIFICATION_OUTCOMES: Partial<Record<ReasonCode, string>> = {
   "bad-config": "operator configuration error (an operator-config JSON that is malformed)",
   "legacy-profile": "producer-side: sealing a verify-only legacy profile (jcp/1) is refused",
   "agent-not-registered": "service-side (POST /v1/readings), decided after verification",
-  "reading-agent-kid": "service-side (POST /v1/readings), decided after verification",
   "reading-wrong-schema": "service-side (POST /v1/readings), decided after verification",
   "reading-seq-replay": "service-side (POST /v1/readings), decided after verification",
   "reading-seq-gap": "service-side (POST /v1/readings), decided after verification",
   "reading-prev-mismatch": "service-side (POST /v1/readings), decided after verification",
+  "reading-future": "service-side (POST /v1/readings), decided after verification",
+  "reading-overlap": "service-side (POST /v1/readings), decided after verification",
+  "reading-gap-unexplained": "service-side (POST /v1/readings), decided after verification",
+  "reading-calibration-unknown": "service-side (POST /v1/readings), decided after verification",
   "reading-invalid":
     "service-side (POST /v1/readings): wraps a failed report, whose own code is the outcome",
   "cose-alg-unsupported":

@@ -19,7 +19,13 @@ import { CborError, VerifyInputError } from "./errors.ts";
 import type { KeyDirectory } from "./key_directory.ts";
 import { resolveDidKey, type TypedPublicKey } from "./did_key.ts";
 import { es256SignatureForm, es256Verify, es256VerifyPure } from "./p256.ts";
-import { didKeyTypedCached, dispatch, type Profile, type StepOutcome } from "./profiles/mod.ts";
+import {
+  didKeyTypedCached,
+  dispatch,
+  type Profile,
+  signedCoreFinding,
+  type StepOutcome,
+} from "./profiles/mod.ts";
 import { bytesEqual } from "./bytes.ts";
 import { type DriftAlert, driftAlert, type Verdict, verdictOf } from "./verdict_class.ts";
 
@@ -114,7 +120,19 @@ async function signatureStep(
   env: CoseSign1,
   core: CborMap | undefined,
   opts: VerifierOptions,
+  profile?: Profile,
 ): Promise<StepOutcome> {
+  // SPEC §10, §16.7, JCP §8: the sibling envelopes are `{1: -8, …}`; only the cascade receipt has
+  // JCR-1 §4's choice of ES256 (docs/DECISIONS.md "Divergences").
+  if (profile?.algs && !profile.algs.includes(env.alg as -8 | -7)) {
+    return {
+      status: "fail",
+      code: "alg-not-for-profile",
+      detail: `alg ${env.alg} is not an algorithm of the ${profile.schema} envelope (${
+        profile.algs.join(", ")
+      } only: SPEC §10, §16.7, JCP §8)`,
+    };
+  }
   let key: TypedPublicKey | undefined;
   if (env.kid.startsWith("did:key:")) {
     // SPEC §8: a did:key kid certifies itself (memoised: stewards recur).
@@ -139,13 +157,15 @@ async function signatureStep(
       } is not a did:key and is not in the key directory (JCR-1 §4)`,
     };
   }
-  const steward = core?.get("steward");
-  // SPEC §10, §16.7, JCP §8: verifiers reject envelopes whose kid disagrees with the steward.
+  // SPEC §10, §16.7, JCP §8: verifiers reject envelopes whose kid disagrees with the steward; a
+  // meter reading's signer is its agent (docs/METER-READING.md), bound the same way.
+  const binding = profile?.signer ?? { field: "steward", code: "kid-steward-mismatch" };
+  const steward = core?.get(binding.field);
   if (typeof steward === "string" && steward !== env.kid) {
     return {
       status: "fail",
-      code: "kid-steward-mismatch",
-      detail: `kid ${env.kid} ≠ steward ${steward}`,
+      code: binding.code,
+      detail: `kid ${env.kid} ≠ ${binding.field} ${steward}`,
     };
   }
   if (key.alg !== env.alg) {
@@ -208,6 +228,7 @@ export async function verifyEnvelope(
   let core: CborMap | undefined;
   let decoded: CborValue | undefined;
   let profile: Profile | undefined;
+  let dispatched: Profile | undefined; // the tag's profile, even when its field checks failed
 
   // Step 1 (structural): COSE_Sign1, the payload as det-CBOR, the schema tag, the profile's fields.
   // Views into `envelope` for protected/payload: read only in this synchronous part (decode,
@@ -248,7 +269,8 @@ export async function verifyEnvelope(
       if (d.kind === "refused") {
         out.set("structural", { status: "fail", code: d.code, detail: d.detail });
       } else {
-        const f = d.profile.structure(core);
+        dispatched = d.profile;
+        const f = signedCoreFinding(core) ?? d.profile.structure(core);
         if (f) out.set("structural", { status: "fail", code: f.code, detail: f.detail });
         else {
           profile = d.profile;
@@ -276,7 +298,10 @@ export async function verifyEnvelope(
   } else out.set("canonical", SKIP_AFTER_STRUCTURAL);
 
   // Step 3 (signature): independent of the payload's form — it signs the bytes as received.
-  out.set("signature", env ? await signatureStep(env, core, opts) : SKIP_AFTER_STRUCTURAL);
+  out.set(
+    "signature",
+    env ? await signatureStep(env, core, opts, dispatched) : SKIP_AFTER_STRUCTURAL,
+  );
 
   // Steps 4-6 belong to the profile and need a core that passed its field checks.
   if (profile && core) {

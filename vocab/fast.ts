@@ -4,11 +4,18 @@
 // one the schema expects (every entry of the log: verify/ admitted it), the RDF the v1 context
 // produces is fully determined by vocab/schema/, so it is built here directly from the table.
 // Anything else — an unknown key, a value of an unexpected JSON type, an enumeration value that is
-// not a tag, a null — returns undefined and the caller falls back to jsonld.js. The two paths are
+// not a tag (but a plain token of an open one), a null — returns undefined and the caller falls back to jsonld.js. The two paths are
 // checked to give isomorphic graphs (URDNA2015-canonicalised) over every vector and over random
 // documents (vocab/fast_test.ts).
 
-import { CLASS_BY_NAME, type ClassDef, ENUM_BY_NAME, type Field, JC } from "./schema/mod.ts";
+import {
+  CLASS_BY_NAME,
+  type ClassDef,
+  ENUM_BY_NAME,
+  type Field,
+  JC,
+  UNKNOWN_BASE,
+} from "./schema/mod.ts";
 import type { Quad, Term } from "./jsonld.ts";
 
 const XSD = "http://www.w3.org/2001/XMLSchema#";
@@ -85,8 +92,13 @@ function value(f: Field, v: unknown, out: Quad[], fresh: () => Term): Term {
     }
     case "enum": {
       const iri = typeof v === "string" ? TAGS.get(r.e)!.get(v) : undefined;
-      if (!iri) throw new Bail();
-      return nn(iri);
+      if (iri) return nn(iri);
+      // An open enumeration's other value (JCP §8.1's frame_kind "cancel"): a plain token expands
+      // under the scoped @vocab as jsonld.js does; anything else falls back to it.
+      if (r.open && typeof v === "string" && /^[A-Za-z0-9_-]+$/.test(v)) {
+        return nn(`${UNKNOWN_BASE}${f.prop}#${v}`);
+      }
+      throw new Bail();
     }
     case "node": {
       if (!isObj(v)) throw new Bail();

@@ -74,6 +74,15 @@ Deno.test("fast path: isomorphic to jsonld.js on every vector and hand document 
   );
 });
 
+Deno.test("fast path: an open enumeration's other values (frame_kind, JCP §8.1) agree with jsonld.js or fall back", async () => {
+  const base = allDocs().find((d) => d.name === "divergence-jcp2-frame-kind-cancel")!.json;
+  let fast = 0;
+  for (const kind of ["cancel", "x_y-Z9", "a.b", "a:b", "%41", "@id", "", "é", "tool call"]) {
+    if (await same(toJsonLd({ ...base, frame_kind: kind }))) fast++;
+  }
+  assert.equal(fast, 2, "plain tokens take the fast path, the rest fall back");
+});
+
 Deno.test("fast path: random receipts and mutated values agree with jsonld.js or fall back (property)", async () => {
   const base = allDocs().find((d) => d.name.startsWith("jcr1-06"))!.json;
   const val = fc.oneof(

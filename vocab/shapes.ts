@@ -63,6 +63,7 @@ function valueConstraints(f: Field): string[] {
       return ["sh:nodeKind sh:Literal"];
     case "enum": {
       const e = ENUM_BY_NAME.get(r.e)!;
+      if (r.open) return ["sh:nodeKind sh:IRI"]; // its individuals, or any other value (an IRI)
       return ["sh:nodeKind sh:IRI", `sh:in ${list(e.values.map((v) => `jc:${v.iri}`))}`];
     }
     case "node":

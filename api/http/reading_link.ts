@@ -7,8 +7,10 @@ import {
   blake3,
   type CborMap,
   decodeCbor,
+  envelopeContentId,
   meterReading,
   parseCoseSign1,
+  toHex,
 } from "../../verify/mod.ts";
 
 /** The reading's (agent, core) if `entry` is a meter-reading/1 envelope, else undefined. */
@@ -43,5 +45,8 @@ export function readingLink(entry: Uint8Array): AgentLink | undefined {
   const r = readingOf(entry);
   const seq = r?.core.get("seq");
   if (!r || typeof seq !== "number" || !Number.isSafeInteger(seq)) return undefined;
-  return { did: r.kid, seq, prev: blake3(entry) };
+  // the entry's own state; the fold carries calibrations from head to head (log/agent_heads.ts)
+  const id = envelopeContentId(entry);
+  const state = id ? meterReading.nextChainState(r.core, undefined, toHex(id)) : {};
+  return { did: r.kid, seq, prev: blake3(entry), ...state };
 }

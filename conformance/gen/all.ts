@@ -2,6 +2,7 @@
 // set (e.g. a meter-reading/1 module) is one import and one line.
 
 import { operatorConfigJson } from "./config.ts";
+import { divergenceVectors } from "./divergences.ts";
 import { es256Vectors } from "./es256.ts";
 import { jcr1Vectors } from "./jcr1.ts";
 import { meterReadingVectors } from "./meter_reading.ts";
@@ -30,8 +31,13 @@ export const SETS: Record<string, { title: string; make: () => Vector[] | Promis
   },
   "es256.json": {
     title:
-      "ES256 (JCR-1 §4 alg -7): a positive per profile, tagged, high s and its twin, and every ES256 refusal",
+      "ES256 (JCR-1 §4 alg -7): the cascade receipt's positive, the EdDSA-only siblings refused, tagged, high s and its twin, and every ES256 refusal",
     make: es256Vectors,
+  },
+  "divergences.json": {
+    title:
+      "The seven divergences decided against the seed text (docs/DECISIONS.md): jcp members, @context, trust_tier, input_hash, a reading's agent, frame_kind",
+    make: divergenceVectors,
   },
 };
 

@@ -1,5 +1,6 @@
-// ES256 vectors (JCR-1 §4 alg -7; docs/DECISIONS.md "ES256"): a positive per profile whose steward
-// may hold a P-256 key (cascade "1", policy/1, verdict-receipt/1, jcp/2, legacy jcp/1), the tagged
+// ES256 vectors (JCR-1 §4 alg -7; docs/DECISIONS.md "ES256"): a positive for the cascade receipt
+// "1", the one profile whose envelope may be ES256, and a refusal for each sibling whose spec makes
+// it EdDSA only (policy/1, verdict-receipt/1, jcp/2, legacy jcp/1: alg-not-for-profile), the tagged
 // form, a high-s signature and its low-s twin (both valid: the verifier accepts what real signers
 // produce; the log keeps one entry per signed content), and a negative per ES256 reason code.
 // meter-reading/1 has none: its agent is the kid, and an agent is an Ed25519 did:key (JCP §1).
@@ -86,33 +87,40 @@ export async function es256Vectors(): Promise<Vector[]> {
     es256Envelope(P, S),
     { tool_receipts: "no-tool-receipts", joules: "joule-unverified" },
   );
-  const pol = withSteward(policyCores()["policy-2-deny-no-matching-allow"], S.kid);
-  pos(
+  // SPEC §10, §16.7, JCP §8 define the sibling envelopes as EdDSA (-8): ES256 on them is refused
+  // (docs/DECISIONS.md "Divergences"); JCR-1 §4's ES256 is the cascade receipt's alone.
+  const eddsaOnly = (name: string, description: string, schema: string, core: Core) =>
+    out.push(vector({
+      name: `neg-${name}`,
+      description,
+      covers: "alg-not-for-profile",
+      schema,
+      signer: S.kid,
+      expected: refused("alg-not-for-profile"),
+    }, es256Envelope(coreBytes(withSteward(core, S.kid)), S)));
+  eddsaOnly(
     "es256-policy-1",
-    "SPEC §10 policy/1 sealed with ES256",
+    "SPEC §10 policy/1 sealed with ES256: its envelope is {1: -8, 4: steward}, EdDSA only",
     "policy/1",
-    es256Envelope(coreBytes(pol), S),
-    {
-      honesty: "policy-unbound",
-    },
+    policyCores()["policy-2-deny-no-matching-allow"],
   );
-  pos(
+  eddsaOnly(
     "es256-verdict-receipt-1",
-    "SPEC §16.7 verdict-receipt/1 sealed with ES256",
+    "SPEC §16.7 verdict-receipt/1 sealed with ES256: its envelope is {1: -8, 4: steward}",
     "verdict-receipt/1",
-    es256Envelope(coreBytes(withSteward(verdictCore(), S.kid)), S),
+    verdictCore(),
   );
-  pos(
+  eddsaOnly(
     "es256-jcp2-allow",
-    "JCP §8 jcp/2 sealed with ES256",
+    "JCP §8 jcp/2 sealed with ES256: JCP §8 seals with EdDSA/Ed25519, alg = -8",
     "jcp/2",
-    es256Envelope(coreBytes(withSteward(jcpCores()["jcp2-1-allow"], S.kid)), S),
+    jcpCores()["jcp2-1-allow"],
   );
-  pos(
+  eddsaOnly(
     "es256-jcp1-legacy",
-    "JCP §8 legacy jcp/1 sealed with ES256 (verified, never minted here)",
+    "JCP §8 legacy jcp/1 sealed with ES256: the same envelope as jcp/2, EdDSA only",
     "jcp/1",
-    es256Envelope(coreBytes(withSteward(jcp1Core(), S.kid)), S),
+    jcp1Core(),
   );
   pos(
     "es256-tagged",

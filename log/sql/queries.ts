@@ -42,7 +42,14 @@ export function queries(p: string, rows: number) {
     insContentIds: many("content_ids", "id, idx"),
     backfillContentId: `INSERT OR IGNORE INTO ${p}content_ids (id, idx) VALUES (?, ?)`,
     setContentReach: `UPDATE ${p}meta SET v = ? WHERE k = 'content_ids_upto'`,
-    agent: `SELECT did, seq, prev, idx FROM ${p}agent_heads WHERE did = ?`,
+    agent:
+      `SELECT h.did AS did, h.seq AS seq, h.prev AS prev, h.idx AS idx, s.span_end AS span_end,` +
+      ` s.calibrations AS calibrations FROM ${p}agent_heads h LEFT JOIN ${p}agent_state s` +
+      ` ON s.did = h.did AND s.idx = h.idx WHERE h.did = ?`,
+    putAgentState:
+      `INSERT INTO ${p}agent_state (did, idx, span_end, calibrations) VALUES (?, ?, ?, ?) ` +
+      "ON CONFLICT (did) DO UPDATE SET idx = excluded.idx, span_end = excluded.span_end, " +
+      `calibrations = excluded.calibrations WHERE excluded.idx > ${p}agent_state.idx`,
     // per agent the larger index wins (a backfill never moves a head back)
     putAgent: `INSERT INTO ${p}agent_heads (did, seq, prev, idx) VALUES (?, ?, ?, ?) ` +
       "ON CONFLICT (did) DO UPDATE SET seq = excluded.seq, prev = excluded.prev, " +

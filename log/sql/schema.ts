@@ -40,6 +40,11 @@ export function schemaStatements(p: string): string[] {
     // agents' chain heads (issue 16), additive like content_ids
     `CREATE TABLE IF NOT EXISTS ${p}agent_heads (did TEXT PRIMARY KEY, seq INTEGER NOT NULL,` +
     ` prev BLOB NOT NULL, idx INTEGER NOT NULL)`,
+    // what else an agent's chain head holds (issue 26: the last span's end, the calibrations),
+    // written with agent_heads in the same commit; additive, so an older store gains it on open
+    // (its heads then have none until their agent's next reading)
+    `CREATE TABLE IF NOT EXISTS ${p}agent_state (did TEXT PRIMARY KEY, idx INTEGER NOT NULL,` +
+    ` span_end INTEGER, calibrations TEXT)`,
   ];
 }
 

@@ -415,13 +415,26 @@ export class SqlStore
 
   #putAgent(a: AgentHead): void {
     this.x.run(this.q.putAgent, a.did, a.seq, a.prev, a.index);
+    if (a.end !== undefined || a.calibrations !== undefined) {
+      const cal = a.calibrations === undefined ? null : JSON.stringify(a.calibrations);
+      this.x.run(this.q.putAgentState, a.did, a.index, a.end ?? null, cal);
+    }
   }
 
   agentHead = (did: string): Promise<AgentHead | undefined> =>
     this.#op("read an agent's chain head", () => {
       const r = this.x.all(this.q.agent, did)[0];
-      return r &&
-        { did: r.did as string, seq: r.seq as number, prev: blob(r.prev), index: r.idx as number };
+      if (!r) return undefined;
+      const h: AgentHead = {
+        did: r.did as string,
+        seq: r.seq as number,
+        prev: blob(r.prev),
+        index: r.idx as number,
+      };
+      // the state row of the head's own entry only (s.idx = h.idx): never an older reading's
+      if (r.span_end !== null && r.span_end !== undefined) h.end = Number(r.span_end);
+      if (typeof r.calibrations === "string") h.calibrations = JSON.parse(r.calibrations);
+      return h;
     });
   agentHeadsComplete = (): Promise<boolean> =>
     this.#op(

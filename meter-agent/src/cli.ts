@@ -28,9 +28,10 @@ import {
 import { request } from "../../net/mod.ts";
 import { realClock } from "./clock.ts";
 import { Deliverer } from "./deliver.ts";
-import { type Calibration, Meter, type Sources } from "./meter.ts";
+import { type GradedSpan, Meter, type Sources } from "./meter.ts";
 import {
   type ChainHead,
+  type GapReason,
   GENESIS,
   type Identity,
   identityFromSecret,
@@ -41,7 +42,7 @@ import { discoverIna3221 } from "./sources/ina3221.ts";
 import { discoverNvml } from "./sources/nvml.ts";
 import { loadNvmlFfi } from "./sources/nvml_ffi.ts";
 import { discoverRapl } from "./sources/rapl.ts";
-import type { Domain, Rung } from "./sources/types.ts";
+import type { Rung } from "./sources/types.ts";
 import { Spool, writeDurable } from "./spool.ts";
 import { nodeSysFs } from "./sysfs.ts";
 
@@ -187,9 +188,19 @@ export async function serverHead(
       });
       if (r.status === 404) return GENESIS;
       if (r.status === 200) {
-        const j = r.json() as { next_seq: number; prev: string };
+        const j = r.json() as {
+          next_seq: number;
+          prev: string;
+          last_end?: unknown;
+          calibrations?: unknown;
+        };
         if (Number.isSafeInteger(j.next_seq) && /^[0-9a-f]{64}$/.test(j.prev)) {
-          return { seq: j.next_seq, prev: j.prev };
+          const h: ChainHead = { seq: j.next_seq, prev: j.prev };
+          if (Number.isSafeInteger(j.last_end)) h.end = j.last_end as number;
+          if (j.calibrations && typeof j.calibrations === "object") {
+            h.calibrations = j.calibrations as ChainHead["calibrations"];
+          }
+          return h;
         }
         throw new Error(`the answer has no next_seq/prev: ${JSON.stringify(j).slice(0, 200)}`);
       }
@@ -263,10 +274,8 @@ export async function main(
     defaultPowerMw: Math.round(a.defaultPowerW * 1000),
     reprobeMs: a.reprobe * 1000,
     sampleMs: a.sampleMs,
-    calibration: spool?.readJson("calibration.json") as
-      | Partial<Record<Domain, Calibration>>
-      | undefined,
-    onCalibrate: (c) => spool?.writeJson("calibration.json", c),
+    // no span starts before the chain's last one ended (reading-overlap), whatever the clock did
+    notBefore: spool && !spool.isFresh() ? spool.signedEnd() : undefined,
   });
   if (a.mode === "probe") {
     out(JSON.stringify({ host: a.host, sysfs: a.sysfs, ...(await meter.probeAll()) }, null, 2));
@@ -290,22 +299,32 @@ export async function main(
   // signed, in order, once the head is known. Nothing measured waits on the service.
   let head: ChainHead | undefined;
   let headWait: Promise<void> | undefined;
+  // why the next span may not start where the chain's last one ended: this run began, or the
+  // readings in between were refused and parked (docs/METER-READING.md `gap`)
+  let gap: GapReason = "restart";
+  // A model figure names the chain's latest HwShunt reading of its domain (JCP §5.1 rung 5):
+  // the meter calibrates from the head, and from nothing while the head is unknown.
+  const setHead = (h: ChainHead | undefined) => {
+    head = h;
+    meter.calibration = { ...h?.calibrations };
+  };
+  const sign = (span: GradedSpan) => {
+    const envelope = signReading(readingCore(span, id, a.host, head!, gap), id);
+    setHead(spool!.append(id.did, head!, envelope));
+  };
   const signStashed = () => {
     const signedEnd = spool!.signedEnd();
     for (const { n, span } of spool!.stashed()) {
-      if (span.end > signedEnd) {
-        const envelope = signReading(readingCore(span, id, a.host, head!), id);
-        head = spool!.append(id.did, head!.seq, envelope, span.end);
-      } // else: signed before a crash that left its stash behind
+      if (span.end > signedEnd) sign(span); // else: signed before a crash that left its stash behind
       spool!.unstash(n);
     }
   };
   const resumeFromService = (what: string) => {
-    head = undefined;
+    setHead(undefined);
     headWait = serverHead(a.server!, id.did, log, () => running, timeoutMs).then((h) => {
       if (h === undefined) return; // stopped while waiting: the stash stays for the next start
       spool!.resume(id.did, h);
-      head = h;
+      setHead(h);
       counters.resumed++;
       writeMetrics();
       log(`${what} at seq ${h.seq}`);
@@ -325,6 +344,7 @@ export async function main(
     parkAfter: a.parkAfter,
     onPark: (seqs) => {
       resync = true;
+      gap = "refused";
       counters.parked += seqs.length;
       writeMetrics();
     },
@@ -334,7 +354,7 @@ export async function main(
     // The spool is lost (or new): continue the chain where the service has it, never at seq 0.
     resumeFromService(`spool ${a.spool} has no chain: resumed from the service`);
   } else {
-    head = spool!.open(id.did);
+    setHead(spool!.open(id.did));
     signStashed(); // spans stashed before a restart, while the head was being read
   }
   writeMetrics();
@@ -361,8 +381,7 @@ export async function main(
       spool!.stash(span); // durable; signed once the head is known
       continue;
     }
-    const envelope = signReading(readingCore(span, id, a.host, head), id);
-    head = spool!.append(id.did, head.seq, envelope, span.end);
+    sign(span);
     deliverer.kick();
   }
   await headWait;

@@ -18,16 +18,16 @@ import type {
   Rung,
 } from "./sources/types.ts";
 
-const { judgeLiveness, judgePlausibility, rateMw, LIVENESS } = meterReading;
+const { judgeLiveness, judgePlausibility, rateMw, LIVENESS, MIN_WINDOW_MS, READING_TIME } =
+  meterReading;
 type LivenessJudgement = meterReading.LivenessJudgement;
 type PlausibilityJudgement = meterReading.PlausibilityJudgement;
 
-/** A host-calibrated power for a domain (JCP §5.1 rung 5), measured from a live counter. */
-export interface Calibration {
-  power_mw: number;
-  from: Rung;
-  at: number;
-}
+/**
+ * A host-calibrated power for a domain (JCP §5.1 rung 5): the rate of the agent's latest logged
+ * HwShunt reading of the domain, named by its content id (the chain head's, reading.ts).
+ */
+export type Calibration = meterReading.ChainCalibration;
 
 /** Meter options; every default is documented in meter-agent/README.md. */
 export interface MeterOptions {
@@ -37,11 +37,14 @@ export interface MeterOptions {
   defaultPowerMw?: number;
   /** Span sampling tick (default 1000 ms for counters, 100 ms for a power monitor). */
   sampleMs?: number;
-  /** Re-probe the ladder when the last probe is older than this (default 60 s). */
+  /**
+   * Re-probe the ladder when the last probe is older than this (default and most 60 s: half the
+   * evidence age the verifier admits, READING_TIME.evidenceMaxAgeMs).
+   */
   reprobeMs?: number;
   probe?: ProbeOptions;
-  calibration?: Partial<Record<Domain, Calibration>>;
-  onCalibrate?: (c: Partial<Record<Domain, Calibration>>) => void;
+  /** Where the chain's spans reached (its last span end, ms): no span starts before it. */
+  notBefore?: number;
 }
 
 /** One rung as the probe found it. */
@@ -81,6 +84,8 @@ export interface GradedSpan {
   };
   plausibility?: { status: string; counters: Record<string, unknown>[] };
   declined: Decline[];
+  /** A model figure's calibration: the content id of the HwShunt reading it uses. */
+  calibration?: string;
 }
 
 /** The sources the ladder may use (each found, or declined with why). */
@@ -164,13 +169,16 @@ export class Meter {
   #wall0: number;
   #mono0: number;
   #startUs?: number;
-  calibration: Partial<Record<Domain, Calibration>>;
+  /** The last span's end, ms: the next span starts there (contiguous, never overlapping). */
+  #lastEnd?: number;
+  /** The calibrations the chain holds now (set by whoever signs: cli.ts, from the chain head). */
+  calibration: Partial<Record<string, Calibration>> = {};
 
   constructor(sources: Sources, clock: Clock, opts: MeterOptions = {}) {
     this.#clock = clock;
     this.#opts = opts;
     this.#sources = sources;
-    this.calibration = { ...(opts.calibration ?? {}) };
+    this.#lastEnd = opts.notBefore;
     // Readings' times follow the monotonic clock from one wall anchor, so a span never runs backwards.
     this.#wall0 = clock.wallMs();
     this.#mono0 = clock.monoUs();
@@ -311,7 +319,9 @@ export class Meter {
   async span(durationMs: number): Promise<GradedSpan> {
     if (this.#startUs === undefined) this.begin();
     const startUs = this.#startUs!;
-    const reprobe = (this.#opts.reprobeMs ?? 60_000) * 1000;
+    // JCP §5 "only while its counter is live": the evidence is never older than the verifier admits
+    const reprobe = Math.min(this.#opts.reprobeMs ?? 60_000, READING_TIME.evidenceMaxAgeMs / 2) *
+      1000;
     if (!this.#report || this.#clock.monoUs() - this.#probedAtUs >= reprobe) await this.probeAll();
     const report = this.#report!;
     const sel = report.selected;
@@ -336,8 +346,11 @@ export class Meter {
     }
     const endUs = this.#clock.monoUs();
     this.#startUs = endUs;
-    const start = this.#wallAt(startUs);
-    const end = Math.max(this.#wallAt(endUs), start + 1);
+    // Contiguous with the previous span (reading-overlap), never past this host's wall clock
+    // (reading-future: a clock stepped back leaves the monotonic anchor ahead of it).
+    const start = Math.max(this.#wallAt(startUs), this.#lastEnd ?? -Infinity);
+    const end = Math.max(Math.min(this.#wallAt(endUs), this.#clock.wallMs()), start + 1);
+    this.#lastEnd = end;
     const spanUs = (end - start) * 1000;
     const declined: Decline[] = report.rungs
       .filter((s) => s.status === "declined")
@@ -354,6 +367,30 @@ export class Meter {
           reason: "read-failed",
           detail: account.lastError ?? "a read failed inside the span",
         };
+      } else if (meterReading.counterSetStatus(sel, set.names) !== "ok") {
+        // JCP §5: every counter of the domain, once (the verifier's reading-counters-incomplete).
+        why = {
+          rung: sel,
+          reason: "counters-incomplete",
+          detail: `${set.names.join(", ")} is not every ${sel} counter of the domain, once`,
+        };
+      } else if (
+        report.at > end || report.at + READING_TIME.evidenceMaxAgeMs < start
+      ) {
+        // JCP §5 "only while its counter is live": evidence within the span or shortly before.
+        why = {
+          rung: sel,
+          reason: "stale-evidence",
+          detail: `the liveness probe at ${report.at} is not within [${start}, ${end}] or ` +
+            `${READING_TIME.evidenceMaxAgeMs} ms before it`,
+        };
+      } else if (end - start < MIN_WINDOW_MS[sel]) {
+        // SPEC §1.3 min_window_ns: a span shorter than the counter's window is not HwShunt.
+        why = {
+          rung: sel,
+          reason: "span-too-short",
+          detail: `a ${end - start} ms span is under the counter's ${MIN_WINDOW_MS[sel]} ms window`,
+        };
       } else {
         const still = account.delta.findIndex((d) => d <= 0);
         // JCP §5.1: "A span over which [the counter] did not advance is metered by a lower rung."
@@ -365,14 +402,15 @@ export class Meter {
           };
         }
       }
+      // Every counter's span evidence, bounded or not (docs/METER-READING.md: the verifier checks
+      // each advanced, and sees its rate against the limit where one is readable).
       let pj: PlausibilityJudgement[] | undefined;
-      if (!why && (set.limitsMw || set.drawsMw)) {
+      if (!why) {
         pj = judgeCounters(set, account.delta, spanUs, account.draws, account.drawReadable);
         why = plausibilityDecline(sel, set.names, pj);
       }
       if (!why) {
         const energy = account.delta.reduce((a, d) => a + d * set.unitUj, 0);
-        this.#calibrate(domain, energy, spanUs, sel, end);
         const ev = this.#evidence.get(sel)!;
         const g: GradedSpan = {
           counter: sel,
@@ -413,7 +451,15 @@ export class Meter {
       declined.push(why);
     } else if (sel === "ina3221") {
       const set = this.#power!.set;
-      if (powerFailures === 0 && powerSamples.length >= 2) {
+      if (end - start < MIN_WINDOW_MS.ina3221) {
+        declined.push({
+          rung: "ina3221",
+          reason: "span-too-short",
+          detail: `a ${
+            end - start
+          } ms span is under the monitor's ${MIN_WINDOW_MS.ina3221} ms window`,
+        });
+      } else if (powerFailures === 0 && powerSamples.length >= 2) {
         let uj = 0;
         for (let i = 1; i < powerSamples.length; i++) {
           const a = powerSamples[i - 1];
@@ -421,7 +467,6 @@ export class Meter {
           uj += ((a.mw + b.mw) / 2) * ((b.us - a.us) / 1000); // trapezoid: mW × ms = µJ
         }
         const energy = Math.round(uj / set.resolutionUj) * set.resolutionUj;
-        this.#calibrate(domain, energy, spanUs, "ina3221", end);
         return {
           counter: "ina3221",
           domain,
@@ -434,21 +479,15 @@ export class Meter {
             RUNG_ORDER.indexOf(d.rung) < RUNG_ORDER.indexOf("ina3221")
           ),
         };
+      } else {
+        declined.push({
+          rung: "ina3221",
+          reason: "read-failed",
+          detail: `${powerFailures} reads failed inside the span`,
+        });
       }
-      declined.push({
-        rung: "ina3221",
-        reason: "read-failed",
-        detail: `${powerFailures} reads failed inside the span`,
-      });
     }
     return this.#fallback(domain, start, end, declined, sel);
-  }
-
-  #calibrate(domain: Domain, energyUj: number, spanUs: number, from: Rung, at: number): void {
-    // JCP §5.1 rung 5: a power "calibrated on the host (a measurement of that host's draw ... read
-    // from a shunt or a live counter)".
-    this.calibration[domain] = { power_mw: rateMw(energyUj, spanUs), from, at };
-    this.#opts.onCalibrate?.(this.calibration);
   }
 
   /** Time × calibrated power (ModelBased), else time × default power (Estimator). */
@@ -494,6 +533,8 @@ export class Meter {
       resolution_uj: 1000,
       declined: dedupe(declined),
     };
+    // JCP §5.1 rung 5: the figure names the HwShunt reading that measured its power.
+    if (cal) g.calibration = cal.reading;
     if (domain === "gpu") g.energy_coverage = "Partial";
     return g;
   }

@@ -5,11 +5,15 @@
 
 import {
   blake3,
+  type CborMap,
   coseSign1,
+  decodeCbor,
   didKeyFromPublicKey,
   ed25519PublicKey,
   encodeCbor,
+  envelopeContentId,
   meterReading,
+  parseCoseSign1,
   toHex,
 } from "../../verify/mod.ts";
 import type { GradedSpan } from "./meter.ts";
@@ -25,10 +29,27 @@ export function identityFromSecret(secret: Uint8Array): Identity {
   return { secret, did: didKeyFromPublicKey(ed25519PublicKey(secret)) };
 }
 
-/** Where a chain stands: the next reading's seq and prev. */
+/**
+ * Where a chain stands: the next reading's seq and prev, and what the service checks the next
+ * reading against (verify/profiles/meter_reading_chain.ts): the last span's end and, per domain,
+ * the latest HwShunt reading (the calibration a model figure names). The same state the
+ * service keeps, computed by the same function.
+ */
 export interface ChainHead {
   seq: number;
   prev: string;
+  end?: number;
+  calibrations?: Record<string, meterReading.ChainCalibration>;
+}
+
+/** Why a span does not start where the chain's last one ended (docs/METER-READING.md `gap`). */
+export type GapReason = typeof meterReading.GAP_REASONS[number];
+
+/** The chain head after `envelope`, the reading signed at `head`. */
+export function headAfter(head: ChainHead, envelope: Uint8Array): ChainHead {
+  const core = decodeCbor(parseCoseSign1(envelope).payload) as CborMap;
+  const state = meterReading.nextChainState(core, head, toHex(envelopeContentId(envelope)!));
+  return { seq: head.seq + 1, prev: envelopeHash(envelope), ...state };
 }
 
 /** The head of an empty chain. */
@@ -40,6 +61,7 @@ export function readingCore(
   id: Identity,
   host: string,
   head: ChainHead,
+  gap: GapReason = "restart",
 ): Record<string, unknown> {
   return {
     jc_receipt: meterReading.METER_READING_SCHEMA,
@@ -48,6 +70,8 @@ export function readingCore(
     prev: head.prev,
     host,
     ...span,
+    // a span after the chain's last end says why (reading-gap-unexplained)
+    ...(head.end !== undefined && span.start > head.end ? { gap } : {}),
   };
 }
 

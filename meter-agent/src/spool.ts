@@ -20,7 +20,7 @@ import {
 import { join } from "node:path";
 import { decodeCbor, parseCoseSign1 } from "../../verify/mod.ts";
 import type { GradedSpan } from "./meter.ts";
-import { type ChainHead, envelopeHash, GENESIS } from "./reading.ts";
+import { type ChainHead, GENESIS, headAfter } from "./reading.ts";
 
 const NAME = /^(\d{16})\.cose$/;
 const STASHED = /^(\d{16})\.json$/;
@@ -130,12 +130,15 @@ export class Spool {
         throw new Error(`Cannot open spool ${this.dir}: it belongs to ${c.did}, not ${did}`);
       }
       head = { seq: c.seq, prev: c.prev };
+      if (typeof c.end === "number") head.end = c.end;
+      if (c.calibrations && typeof c.calibrations === "object") head.calibrations = c.calibrations;
     } catch (e) {
       if ((e as { code?: string }).code !== "ENOENT") throw e;
     }
     const last = this.#seqs().at(-1);
     if (last !== undefined && last + 1 > head.seq) {
-      head = { seq: last + 1, prev: envelopeHash(this.#read(last)) };
+      // spooled, then a crash before chain.json: the head after that reading
+      head = headAfter({ ...head, seq: last }, this.#read(last));
     }
     return head;
   }
@@ -162,11 +165,11 @@ export class Spool {
    * Spools a signed reading durably, then records the new chain head (with the reading's span end,
    * which tells a stashed span already signed from one that is not: {@link signedEnd}).
    */
-  append(did: string, seq: number, envelope: Uint8Array, end?: number): ChainHead {
-    writeDurable(this.#path(seq), envelope);
-    const head = { seq: seq + 1, prev: envelopeHash(envelope) };
-    writeDurable(join(this.dir, "chain.json"), JSON.stringify({ did, ...head, end }));
-    return head;
+  append(did: string, head: ChainHead, envelope: Uint8Array): ChainHead {
+    writeDurable(this.#path(head.seq), envelope);
+    const next = headAfter(head, envelope);
+    writeDurable(join(this.dir, "chain.json"), JSON.stringify({ did, ...next }));
+    return next;
   }
 
   /** Stashes a span measured while the chain head is unknown, durably, after the others. */

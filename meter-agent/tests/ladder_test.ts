@@ -7,6 +7,20 @@ import { discoverIna3221 } from "../src/sources/ina3221.ts";
 import { discoverNvml, NVML } from "../src/sources/nvml.ts";
 import { discoverRapl } from "../src/sources/rapl.ts";
 import {
+  GENESIS,
+  headAfter,
+  identityFromSecret,
+  readingCore,
+  signReading,
+} from "../src/reading.ts";
+import {
+  type CborMap,
+  decodeCbor,
+  meterReading,
+  parseCoseSign1,
+  verifyEnvelope,
+} from "../../verify/mod.ts";
+import {
   type FakeGpu,
   fakeNvml,
   type FakeZone,
@@ -26,9 +40,14 @@ function rapl(
   return { rapl: discoverRapl(memorySysFs({ ...raplFiles(clock, zones), ...extra })) };
 }
 
+const ID = identityFromSecret(new Uint8Array(32).fill(9));
+
 async function grade(clock: ScriptedClock, sources: Sources, spanMs = 2000) {
   const meter = new Meter(sources, clock, { defaultPowerMw: 50_000 });
   const g = await meter.span(spanMs);
+  // the agent never produces a reading the verifier refuses (issue 26)
+  const r = await verifyEnvelope(signReading(readingCore(g, ID, "h", GENESIS), ID));
+  assert.equal(r.valid, true, JSON.stringify(r.steps.filter((x) => x.status === "fail")));
   return { g, report: meter.report!, meter };
 }
 
@@ -257,10 +276,23 @@ Deno.test("NVML frozen mid-stream: the span falls to ModelBased at the host-cali
   });
   const a = await meter.span(2000);
   assert.equal(a.energy_provenance, "HwShunt");
+  // the chain head after reading a calibrates the meter, as the agent's cli.ts does
+  const id = identityFromSecret(new Uint8Array(32).fill(7));
+  const envA = signReading(readingCore(a, id, "h", GENESIS), id);
+  const head = headAfter(GENESIS, envA);
+  meter.calibration = { ...head.calibrations };
   freezeAt = clock.monoUs();
   const b = await meter.span(2000);
   assert.equal(b.start, a.end, "spans are contiguous");
   assert.equal(b.counter, "model");
+  assert.equal(b.calibration, head.calibrations!.gpu.reading, "names reading a, its calibration");
+  const envB = signReading(readingCore(b, id, "h", head), id);
+  assert.equal((await verifyEnvelope(envB)).valid, true);
+  assert.equal(
+    meterReading.chainFinding(decodeCbor(parseCoseSign1(envB).payload) as CborMap, head, b.end),
+    undefined,
+    "the service's chain checks pass",
+  );
   assert.equal(b.energy_provenance, "ModelBased");
   assert.equal(b.energy_coverage, "Partial");
   assert.deepEqual(b.declined.map((d) => [d.rung, d.reason]), [["nvml", "span-not-advanced"]]);
@@ -299,4 +331,42 @@ Deno.test("No interface at all: the estimator is always available", async () => 
     "rung-absent",
     "no-calibration",
   ]);
+});
+
+Deno.test("RAPL over its package power limit (the largest constraint) is implausible: estimated", async () => {
+  const clock = new ScriptedClock();
+  const limits = {
+    "class/powercap/intel-rapl:0/constraint_0_power_limit_uw": "15000000", // PL1 15 W
+    "class/powercap/intel-rapl:0/constraint_1_power_limit_uw": "25000000", // PL2 25 W
+  };
+  const ok = await grade(
+    clock,
+    rapl(clock, [{ id: "intel-rapl:0", name: "package-0", energy: steady(28) }], limits),
+  );
+  assert.equal(ok.g.counter, "rapl", "28 W is inside PL2 25 W + 5 W: not refuted");
+  const p = ok.g.plausibility!.counters[0] as { limit_mw: number; status: string };
+  assert.deepEqual([p.limit_mw, p.status], [25_000, "not-refuted"]);
+  const clock2 = new ScriptedClock();
+  const { g } = await grade(
+    clock2,
+    rapl(clock2, [{ id: "intel-rapl:0", name: "package-0", energy: steady(60) }], limits),
+  );
+  assert.equal(g.counter, "estimator");
+  assert.deepEqual([g.declined[0].rung, g.declined[0].reason], ["rapl", "counter-implausible"]);
+});
+
+Deno.test("a RAPL span under its 10 ms window (SPEC §1.3 min_window_ns) is not HwShunt", async () => {
+  const clock = new ScriptedClock();
+  const { meter } = await grade(
+    clock,
+    rapl(clock, [{ id: "intel-rapl:0", name: "package-0", energy: steady(20) }]),
+  );
+  const g = await meter.span(5); // no re-probe: a 5 ms span
+  assert.equal(g.end - g.start, 5);
+  assert.equal(g.counter, "estimator");
+  assert.equal(
+    (await verifyEnvelope(signReading(readingCore(g, ID, "h", GENESIS), ID))).valid,
+    true,
+  );
+  assert.equal(g.declined.find((d) => d.rung === "rapl")?.reason, "span-too-short");
 });

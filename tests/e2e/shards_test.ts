@@ -14,19 +14,9 @@ import {
 import { c2sp } from "../../log/mod.ts";
 import { openSqliteLog } from "../../log/sqlite/mod.ts";
 import { steward, validEnvelope } from "../../fixtures/app.ts";
-import {
-  blake3,
-  coseSign1,
-  decodeCbor,
-  didKeyFromPublicKey,
-  ed25519PublicKey,
-  encodeCbor,
-  fromHex,
-  meterReading,
-  parseCoseSign1,
-  toHex,
-} from "../../verify/mod.ts";
+import { blake3, meterReading, toHex } from "../../verify/mod.ts";
 import { type Service, startService } from "../../fixtures/service.ts";
+import { readingAgent } from "../_readings.ts";
 
 const TOKEN = "test-admin-token-0123456789";
 const S = steward(11);
@@ -312,24 +302,8 @@ Deno.test({
   },
 });
 
-const AGENT_SECRET = new Uint8Array(32).fill(23);
-const AGENT = didKeyFromPublicKey(ed25519PublicKey(AGENT_SECRET));
-const vector = JSON.parse(
-  await Deno.readTextFile(new URL("../../conformance/vectors/meter-reading.json", import.meta.url)),
-).vectors.find((v: { expected: { valid: boolean } }) => v.expected.valid);
-const baseCore = decodeCbor(parseCoseSign1(fromHex(vector.cose_sign1_hex)).payload) as Map<
-  string,
-  unknown
->;
-
-/** The agent's reading `seq` after `prev` (the conformance reading, re-keyed and re-chained). */
-function reading(seq: number, prev: string): Uint8Array {
-  const core = new Map(baseCore);
-  core.set("agent", AGENT);
-  core.set("seq", seq);
-  core.set("prev", prev);
-  return coseSign1(encodeCbor(core), AGENT_SECRET, AGENT);
-}
+// the conformance reading, re-keyed and re-chained, its spans contiguous (tests/_readings.ts)
+const { did: AGENT, reading } = readingAgent(new Uint8Array(32).fill(23));
 
 async function postReading(url: string, r: Uint8Array) {
   const res = await fetch(`${url}/v1/readings`, {
@@ -355,6 +329,9 @@ Deno.test({
       assert.deepEqual(await postReading(svc.url, r0), { seq: 0, index: 0 });
       assert.deepEqual(await postReading(svc.url, r1), { seq: 1, index: 1 });
       assert.equal((await rotate(svc.url)).status, 200);
+      // the head's state crosses the rotation too: a span over r1's is refused (issue 26)
+      const over = await postReading(svc.url, reading(2, toHex(blake3(r1)), 1));
+      assert.equal(over.code, "reading-overlap");
       // the chain continues in s1 from the head s0 left (index 0 of the new shard)
       assert.deepEqual(await postReading(svc.url, r2), { seq: 2, index: 0 });
       const e = await fetch(`${svc.url}/shards/s1/v1/log/entries/0`, {

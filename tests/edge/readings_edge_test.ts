@@ -3,11 +3,19 @@
 // agent link, so the chain head moves in the reading's own commit (R2PublishedStorage hands the
 // batch, links included, to the object's SQLite); GET /v1/agents/{did} reads it from the
 // sequencer. Checked: heads after each reading, a replayed reading answered with its index and
-// the head unmoved, a gap refused, and the head surviving a restart of the runtime.
+// the head unmoved, a gap refused, and the head — with its span end and calibrations (issue 26),
+// so an overlapping span is refused — surviving a restart of the runtime.
 import assert from "node:assert/strict";
 import { readingAgent } from "../_readings.ts";
 import { removeBundle, startWorker } from "../../fixtures/worker.ts";
-import { blake3, meterReading, toHex } from "../../verify/mod.ts";
+import {
+  blake3,
+  decodeCbor,
+  envelopeContentId,
+  meterReading,
+  parseCoseSign1,
+  toHex,
+} from "../../verify/mod.ts";
 
 const { did: AGENT, reading } = readingAgent(new Uint8Array(32).fill(13));
 
@@ -67,6 +75,12 @@ Deno.test({
       const a = await agent(rt.url);
       assert.equal(a.last_seq, 2, "the head survives a restart");
       assert.equal(a.prev, toHex(blake3(sent[2])));
+      // issue 26: the span end and the calibration, kept by the object's store with the head
+      const core = decodeCbor(parseCoseSign1(sent[2]).payload) as Map<string, unknown>;
+      assert.equal(a.last_end, core.get("end"), "the last span's end survives a restart");
+      assert.equal(a.calibrations.gpu.reading, toHex(envelopeContentId(sent[2])!));
+      const overlap = await post(rt.url, [reading(3, a.prev, 2)]);
+      assert.equal(overlap[0].code, "reading-overlap", "a span over the last one is refused");
       assert.deepEqual(await post(rt.url, [reading(3, a.prev)]), [{ seq: 3, index: 3 }]);
       assert.equal((await agent(rt.url)).last_index, 3);
     } finally {

@@ -7,10 +7,13 @@ import assert from "node:assert/strict";
 import { buildAgent } from "../../meter-agent/build.ts";
 import {
   blake3,
+  type CborMap,
   decodeCbor,
   didKeyFromPublicKey,
   ed25519GenerateSecret,
   ed25519PublicKey,
+  envelopeContentId,
+  meterReading,
   parseCoseSign1,
   toHex,
   verifyEnvelope,
@@ -119,6 +122,9 @@ async function checkChain(url: string, did: string): Promise<number[]> {
   const size = (await (await fetch(`${url}/v1/log/tree-head`)).json()).size as number;
   let prev = "0".repeat(64);
   const seqs: number[] = [];
+  // issue 26: the log's readings pass the service's chain checks one after the other (contiguous
+  // or a gap said, calibrations the chain's own), as the service judged them when they arrived
+  let state: meterReading.ReadingChainState | undefined;
   for (let i = 0; i < size; i++) {
     const r = await fetch(`${url}/v1/log/entries/${i}`, {
       headers: { accept: "application/cose" },
@@ -134,6 +140,9 @@ async function checkChain(url: string, did: string): Promise<number[]> {
       ["HwShunt", "Estimator", "ModelBased"].includes(core.get("energy_provenance") as string),
     );
     seqs.push(Number(core.get("seq")));
+    const m = core as CborMap;
+    assert.equal(meterReading.chainFinding(m, state, Date.now()), undefined, `entry ${i}: chain`);
+    state = meterReading.nextChainState(m, state, toHex(envelopeContentId(env)!));
     prev = toHex(blake3(env));
     assert.equal((await verifyEnvelope(env)).valid, true, `entry ${i} verifies`);
   }
@@ -201,6 +210,13 @@ Deno.test("e2e: bundled agent on Node 20 → service; service and agent killed a
       `log ${seqs.length} + spool ${pending.length} cover seq 0..${chain.seq - 1}`,
     );
     assert.ok(seqs.length >= 10);
+    // and none was refused: nothing parked (the agent never signs what the checks refuse)
+    const parked = [...(function* () {
+      try {
+        yield* Deno.readDirSync(`${tmp}/spool/parked`);
+      } catch { /* no parked/ at all */ }
+    })()];
+    assert.deepEqual(parked.map((e) => e.name), [], "no reading parked");
   } finally {
     svc.kill("SIGTERM");
     await svc.status;

@@ -105,14 +105,20 @@ Deno.test("python3 -m jcverify: a receipt in every form, usage, and unusable inp
       assert.equal(r.out, "");
     }
 
-    // a schema it does not implement (meter-reading/1): it cannot judge — exit 2, saying so
-    const meter = JSON.parse(
+    // meter-reading/1 is judged here too (issue 26): a valid reading exit 0, a stale one exit 1
+    const readings = JSON.parse(
       await Deno.readTextFile(`${ROOT}conformance/vectors/meter-reading.json`),
-    ).vectors.find((v: { expected: { valid: boolean } }) => v.expected.valid);
+    ).vectors as { name: string; cose_sign1_hex: string; expected: { valid: boolean } }[];
+    const meter = readings.find((v) => v.expected.valid)!;
     await Deno.writeTextFile(`${tmp}/meter.hex`, meter.cose_sign1_hex);
-    const m = await jcverify([`${tmp}/meter.hex`]);
-    assert.equal(m.code, 2, m.out + m.err);
-    assert.match(m.err, /schema meter-reading\/1 is not implemented here/);
+    const m = await jcverify([`${tmp}/meter.hex`, "--compact"]);
+    assert.equal(m.code, 0, m.out + m.err);
+    assert.match(m.out, /"valid":true/);
+    const stale = readings.find((v) => v.name === "neg-reading-stale-evidence")!;
+    await Deno.writeTextFile(`${tmp}/stale.hex`, stale.cose_sign1_hex);
+    const s = await jcverify([`${tmp}/stale.hex`, "--compact"]);
+    assert.equal(s.code, 1, s.out + s.err);
+    assert.match(s.out, /"codes":\["reading-stale-evidence"\]/);
 
     // vector folders as before
     const v = await jcverify([`${ROOT}conformance/vectors`]);

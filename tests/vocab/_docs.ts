@@ -14,10 +14,37 @@ export interface Doc {
   cls?: string;
 }
 
-/** Positive vectors of conformance/vectors/{jcr1,siblings,meter-reading}.json. */
+/** The published receipt-vector files (conformance/vectors/, every set conformance/gen makes). */
+export const VECTOR_FILES = [
+  "jcr1",
+  "siblings",
+  "meter-reading",
+  "es256",
+  "negative",
+  "divergences",
+];
+
+/** One published vector, as conformance/gen/vector.ts writes it. */
+export interface PublishedVector {
+  name: string;
+  json: Record<string, unknown> | null;
+  schema: string | null;
+  expected: { valid: boolean; codes: string[] };
+}
+
+/** Every published receipt vector, positive and negative, with its file's name. */
+export function publishedVectors(): (PublishedVector & { file: string })[] {
+  return VECTOR_FILES.flatMap((f) =>
+    JSON.parse(
+      Deno.readTextFileSync(new URL(`../../conformance/vectors/${f}.json`, import.meta.url)),
+    ).vectors.map((v: PublishedVector) => ({ ...v, file: f }))
+  );
+}
+
+/** Positive vectors of every published set (their JSON projections). */
 export function vectorDocs(): Doc[] {
   const out: Doc[] = [];
-  for (const f of ["jcr1", "siblings", "meter-reading"]) {
+  for (const f of VECTOR_FILES) {
     const file = JSON.parse(
       Deno.readTextFileSync(new URL(`../../conformance/vectors/${f}.json`, import.meta.url)),
     );

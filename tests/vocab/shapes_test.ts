@@ -151,6 +151,7 @@ function mutations(f: Field): Mutation[] {
       });
       break;
     case "enum":
+      if (r.open) break; // JCP §8.1's frame_kind: any value is one (docs/DECISIONS.md)
       out.push({
         what: "outside the enumeration",
         apply: set("Bogus"),

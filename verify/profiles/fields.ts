@@ -166,10 +166,16 @@ export function checkValue(v: CborValue, type: FieldType, path: string): Finding
       return undefined;
     case "hex64":
       if (typeof v !== "string") return wrongType(path, "a text string", v);
-      // JCR-1 §2: hashes are lowercase hex BLAKE3-256 (64 hex digits).
-      return isHex64(v)
-        ? undefined
-        : badValue(path, "must be 64 lowercase hex digits (BLAKE3-256)");
+      // JCR-1 §2: hashes are lowercase hex BLAKE3-256 (64 hex digits). §10's worked example writes
+      // "b3:9f2c...e1", elided and prefixed: the normative form rules (docs/DECISIONS.md).
+      if (isHex64(v)) return undefined;
+      return badValue(
+        path,
+        v.startsWith("b3:")
+          ? "must be 64 lowercase hex digits (JCR-1 §2 blake3-hex): the b3: prefix of JCR-1 §10's " +
+            "illustrative example is not part of the form"
+          : "must be 64 lowercase hex digits (BLAKE3-256)",
+      );
     case "rfc3339":
       if (typeof v !== "string") return wrongType(path, "a text string", v);
       return isRfc3339Utc(v) ? undefined : badValue(path, "must be an RFC 3339 UTC date-time (…Z)");

@@ -57,6 +57,19 @@ function structure(table: FieldTable, legacy: boolean) {
         detail: "payload_hash is not part of the jcp/1 profile (JCP §8)",
       };
     }
+    // JCP §8: "the core field list is per-profile"; §8.1: a verifier that recomputes the core
+    // without a member "refuses a receipt that carries one". The profile's members and no others
+    // (JCR-1 §1's "ignore unknown fields" is the cascade receipt's, docs/DECISIONS.md).
+    for (const k of core.keys()) {
+      if (typeof k !== "string" || !Object.hasOwn(table, k)) {
+        return {
+          code: "field-not-allowed",
+          detail: `${JSON.stringify(k)} is not a member of the ${
+            legacy ? "jcp/1" : "jcp/2"
+          } core (JCP §8, §8.1)`,
+        };
+      }
+    }
     // JCP §8.1: a hash-chained log entry carries seq and prev together.
     if (core.has("seq") !== core.has("prev")) {
       return {
@@ -112,6 +125,8 @@ export const jcp2Profile: Profile = {
   schema: "jcp/2",
   tagField: "jcp_receipt",
   produced: true,
+  // JCP §8: "COSE_Sign1 envelope (RFC 9052, EdDSA/Ed25519, alg = -8)" (docs/DECISIONS.md).
+  algs: [-8],
   fields: JCP2_FIELDS,
   structure: structure(JCP2_FIELDS, false),
   toolReceipts: () => NOT_APPLICABLE,
@@ -124,6 +139,7 @@ export const jcp1Profile: Profile = {
   schema: "jcp/1",
   tagField: "jcp_receipt",
   produced: false,
+  algs: [-8], // JCP §8: jcp/1 sealed under the same envelope, EdDSA only
   fields: JCP1_FIELDS,
   structure: structure(JCP1_FIELDS, true),
   toolReceipts: () => NOT_APPLICABLE,

@@ -46,7 +46,8 @@ const CLAIM: FieldTable = {
   source: req(F.text),
   content_hash: req(F.hex64),
   fetched_at: req(F.rfc3339),
-  trust_tier: req(F.u8),
+  // SPEC §4: "trust_tier is 0..10"; JCR-1 §2.4's u8 is its width, which 0..10 fits (DECISIONS.md).
+  trust_tier: req({ t: "uint", max: 10n }),
 };
 
 /** JCR-1 §2.7 Citation. */

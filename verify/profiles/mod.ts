@@ -8,6 +8,7 @@ import { jcp1Profile, jcp2Profile } from "./jcp.ts";
 import { jcr1Profile } from "./jcr1.ts";
 import { meterReadingProfile } from "./meter_reading.ts";
 import { policyProfile } from "./policy.ts";
+import type { Finding } from "./fields.ts";
 import type { Profile } from "./types.ts";
 import { verdictProfile } from "./verdict.ts";
 
@@ -33,6 +34,21 @@ export const REGISTRY: ReadonlyMap<string, Profile> = new Map<string, Profile>([
   ["jcp/1", jcp1Profile],
   ["meter-reading/1", meterReadingProfile],
 ]);
+
+/**
+ * The rule every profile's signed core obeys beside its field list: SPEC §13, "the canonical signed
+ * core of a JCR-1 envelope MUST NOT include `@context` — the JSON-LD context is metadata, not
+ * payload". Every sibling receipt uses the JCR-1 envelope (SPEC §10, §16.7, JCP §8), so the rule
+ * is the family's; a core carrying it is refused `context-in-core` (docs/DECISIONS.md).
+ */
+export function signedCoreFinding(core: CborMap): Finding | undefined {
+  if (!core.has("@context")) return undefined;
+  return {
+    code: "context-in-core",
+    detail: "the signed core carries @context; SPEC §13: the canonical signed core MUST NOT " +
+      "include it (publish the JSON-LD form beside the receipt)",
+  };
+}
 
 /** The core fields that may carry a schema tag. */
 export const TAG_FIELDS = ["jc_receipt", "jcp_receipt"] as const;

@@ -134,6 +134,8 @@ export const policyProfile: Profile = {
   schema: "policy/1",
   tagField: "jc_receipt",
   produced: true,
+  // SPEC §10: the envelope is `protected = {1: -8, 4: steward}`, EdDSA only (docs/DECISIONS.md).
+  algs: [-8],
   fields: POLICY_FIELDS,
   structure,
   toolReceipts: () => NOT_APPLICABLE,

@@ -50,6 +50,17 @@ export interface Profile {
   readonly produced: boolean;
   /** The signed core's field table, where the profile has one (client seal reads its types). */
   readonly fields?: FieldTable;
+  /**
+   * The COSE algorithms the profile's envelope may use (absent: both of JCR-1 §4, EdDSA -8 and
+   * ES256 -7). SPEC §10, §16.7 and JCP §8 define the sibling envelopes as `{1: -8, …}`: EdDSA only.
+   */
+  readonly algs?: readonly (-8 | -7)[];
+  /**
+   * The core member the COSE kid must equal and the code refusing a difference (absent: `steward`,
+   * `kid-steward-mismatch`: SPEC §10, §16.7, JCP §8). A meter reading is signed by its agent
+   * (docs/METER-READING.md): `agent`, `reading-agent-kid`.
+   */
+  readonly signer?: { field: string; code: string };
   /** JCR-1 §6 step 1 for this schema: the field list. Undefined when the core conforms. */
   structure(core: CborMap): Finding | undefined;
   /** JCR-1 §6 step 4 (tool receipts); profiles without attestations answer skipped. */

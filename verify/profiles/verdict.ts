@@ -66,6 +66,8 @@ export const verdictProfile: Profile = {
   schema: "verdict-receipt/1",
   tagField: "jc_receipt",
   produced: true,
+  // SPEC §16.7: the envelope is `protected = {1: -8, 4: steward}`, EdDSA only (docs/DECISIONS.md).
+  algs: [-8],
   fields: VERDICT_FIELDS,
   structure: (core) => checkFields(core, VERDICT_FIELDS),
   toolReceipts: () => NOT_APPLICABLE,

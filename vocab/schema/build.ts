@@ -28,7 +28,9 @@ export type Range =
   | { t: "dateTime" } // RFC 3339 UTC → xsd:dateTime
   | { t: "boolean" }
   | { t: "json" } // kept verbatim as an rdf:JSON literal
-  | { t: "enum"; e: string } // an enumeration of `ENUMS`: tag → IRI
+  // an enumeration of `ENUMS`: tag → IRI. `open`: other values are allowed too (no sh:in); they
+  // become IRIs under UNKNOWN_BASE like any value that is not a tag.
+  | { t: "enum"; e: string; open?: boolean }
   | { t: "node"; c: string }; // a nested object of class c
 
 /** One JSON key of a class. */
@@ -79,6 +81,8 @@ export const WORKSPACE_PATH = `^${SEGMENT}(/${SEGMENT})*$`;
 /** docs/METER-READING.md: the metering ladder's rungs. */
 export const RUNG = "^(rapl|nvml|ina3221|model|estimator)$";
 export const RFC3339_UTC_NOTE = "RFC 3339 in UTC (JCR-1 §2)";
+export const FRAME_KIND_NOTE =
+  "The frame's kind: JCP §6's four, or another (a cancellation, JCP §8.1).";
 
 export const s = (
   pattern?: string,

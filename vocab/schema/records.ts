@@ -1,6 +1,6 @@
 // The `jcp/2` and `jcp/1` decision receipts (JCP §8), the meter reading (`meter-reading/1`,
 // docs/METER-READING.md) and the log's signed tree head (SPEC §22.2).
-import { DID, DID_KEY, en, HEX64, node, opt, req, RUNG, s, u64 } from "./build.ts";
+import { DID, DID_KEY, en, FRAME_KIND_NOTE, HEX64, node, opt, req, RUNG, s, u64 } from "./build.ts";
 import type { ClassDef, Field } from "./build.ts";
 
 /** Part of the vocabulary's classes (vocab/schema/mod.ts `CLASSES`), in its order. */
@@ -76,6 +76,18 @@ export const RECORD_CLASSES: ClassDef[] = [
         "Rungs above the chosen one that were declined, and why.",
         { list: true },
       ),
+      opt(
+        "calibration",
+        "calibration",
+        s(HEX64),
+        "A model figure's calibration: the content id of the HwShunt reading whose power it uses (JCP §5.1 rung 5).",
+      ),
+      opt(
+        "gap",
+        "readingGap",
+        s("^(restart|refused)$"),
+        "Why the span does not start where the agent's previous one ended (restart | refused).",
+      ),
     ],
   },
   {
@@ -113,7 +125,8 @@ function jcpFields(tag: "jcp/2" | "jcp/1"): Field[] {
     req("resource", "resource", s(HEX64), "Content id of the resource."),
     req("action", "jcpAction", s(), "The action exercised."),
     req("payload_hash", "payloadHash", s(HEX64), "Content id of what was acted upon (JCP §8)."),
-    req("frame_kind", "frameKind", en("FrameKind"), "The frame's kind."),
+    // JCP §8.1: a cancellation is "distinguished by its frame_kind": open (DECISIONS.md).
+    req("frame_kind", "frameKind", { t: "enum", e: "FrameKind", open: true }, FRAME_KIND_NOTE),
     req("trust", "trust", en("Trust"), "control | data."),
     req("verdict", "jcpVerdict", en("JcpVerdict"), "allow | deny."),
     opt("deny_reason", "denyReason", s(), "Why, on deny (JCP §7)."),

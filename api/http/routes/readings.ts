@@ -2,7 +2,9 @@
 // A batch of signed meter-reading/1 envelopes from agents registered in configuration: each is
 // verified (signature and the profile's honesty re-checks: liveness and plausibility evidence),
 // then checked against the agent's chain (seq exactly the next, prev the BLAKE3 of the last
-// accepted envelope) and appended to the log. The agents' chain heads are kept by the store,
+// accepted envelope; its span after the last one's end, not past this service's clock; a model
+// figure's calibration the agent's latest logged HwShunt reading: meter_reading_chain.ts) and
+// appended to the log. The agents' chain heads are kept by the store,
 // written in the same commit as the reading that moves them (log/storage.ts `AgentHead`), so both
 // routes read them in O(1) at any log size and they survive restarts; a store written before them
 // is folded once (log/agent_heads.ts). A resubmitted identical envelope is answered with its
@@ -11,6 +13,7 @@ import type { AgentHead, Log } from "../../../log/mod.ts";
 import {
   blake3,
   entryLeafHash,
+  envelopeContentId,
   failureCodes,
   fromHex,
   meterReading,
@@ -123,8 +126,14 @@ async function accept(deps: AppDeps, envelope: Uint8Array, started: number): Pro
       detail: `prev must be ${prev}, the last accepted envelope's BLAKE3`,
     };
   }
-  // the chain head moves in the same commit as the reading (one store write, O(1) reads)
-  const res = await activeLog(deps).append(envelope, { did: r.kid, seq, prev: blake3(envelope) });
+  // JCP §5, §5.1 rung 5, §11: overlap, gap, future and calibration, against the head's state
+  const bad = meterReading.chainFinding(r.core, head, Date.now());
+  if (bad) return { seq, ...bad };
+  // the chain head moves in the same commit as the reading (one store write, O(1) reads), with
+  // the state the next reading is checked against (its span end, the calibrations)
+  const state = meterReading.nextChainState(r.core, head, toHex(envelopeContentId(envelope)!));
+  const link = { did: r.kid, seq, prev: blake3(envelope), ...state };
+  const res = await activeLog(deps).append(envelope, link);
   deps.metrics.append(res.created, performance.now() - started, res.tree_head.size, "readings");
   return { seq, index: res.index };
 }
@@ -233,7 +242,7 @@ export const readingsRoutes: RouteGroup = {
     operation: {
       title: "Read a meter agent's registration and chain head",
       description:
-        "{did, label, last_seq, prev, next_seq, last_index}; last_seq is null before the first reading.",
+        "{did, label, last_seq, prev, next_seq, last_index, last_end, calibrations}; last_seq and last_end are null before the first reading; calibrations maps a domain to the agent's latest logged HwShunt reading of it ({reading, power_mw}).",
       expects: "owl:Nothing",
       returns: "jc:MeterAgent",
       possibleStatus: [{ status: 200, description: "The agent." }, {
@@ -259,6 +268,8 @@ export const readingsRoutes: RouteGroup = {
         prev: head ? toHex(head.prev) : meterReading.GENESIS_PREV,
         next_seq: head ? head.seq + 1 : 0,
         last_index: head?.index ?? null,
+        last_end: head?.end ?? null,
+        calibrations: head?.calibrations ?? {},
       });
     },
   }],

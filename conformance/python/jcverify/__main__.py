@@ -39,7 +39,7 @@ def _parser():
         epilog="Exit status: 0 valid, joule-unverified or alert (the report's verdict; every "
                "vector agrees), 1 invalid (a vector disagrees), "
                "2 unusable: unreadable input, usage, a missing dependency, or a schema not "
-               "implemented here (meter-reading/1). Details: conformance/python/README.md.",
+               "implemented here. Details: conformance/python/README.md.",
     )
     p.add_argument("paths", nargs="+", metavar="RECEIPT|VECTORS-DIR",
                    help='a receipt (raw COSE bytes, hex or {"envelope": hex}; - for stdin), '

@@ -85,7 +85,7 @@ R, O = True, False
 
 TOOL_TOUCH = {"tool_id": ("text", R), "joules_uj": ("uint", R), "energy_provenance": (PROV, R)}
 TOOL_RECEIPT = {**TOOL_TOUCH, "minted_at": ("rfc3339", R), "gateway_id": ("text", R), "hmac_sha256_hex": ("hex64", R)}
-CLAIM = {"source": ("text", R), "content_hash": ("hex64", R), "fetched_at": ("rfc3339", R), "trust_tier": (("uint", 255), R)}
+CLAIM = {"source": ("text", R), "content_hash": ("hex64", R), "fetched_at": ("rfc3339", R), "trust_tier": (("uint", 10), R)}  # SPEC §4: 0..10
 SPAN = {"start": (("uint", 2**32 - 1), R), "end": (("uint", 2**32 - 1), R)}
 CITATION = {"text_span": (("map", SPAN), R), "source_chunk_id": ("text", R), "exact_quote": ("text", R)}
 

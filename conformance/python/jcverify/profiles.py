@@ -1,12 +1,12 @@
 """The receipt profiles (schema tag → checks): JCR-1 "1", policy/1, verdict-receipt/1, jcp/2,
-jcp/1. Each check raises Refusal with the project's code; a step answering nothing passed."""
+jcp/1, meter-reading/1 (meter_reading.py). Each check raises Refusal with the project's code; a step answering nothing passed."""
 
 import hmac
 import hashlib
 import json
 import re
 
-from . import fields, policy
+from . import fields, meter_reading, policy
 from .blake3 import blake3_hex
 from .cose import Refusal
 
@@ -25,7 +25,7 @@ def dispatch(core):
     if not isinstance(schema, str):
         raise Refusal("bad-field-type", tags[0])
     known = {("jc_receipt", "1"), ("jc_receipt", "policy/1"), ("jc_receipt", "verdict-receipt/1"),
-             ("jcp_receipt", "jcp/2"), ("jcp_receipt", "jcp/1")}
+             ("jcp_receipt", "jcp/2"), ("jcp_receipt", "jcp/1"), ("jc_receipt", "meter-reading/1")}
     if (tags[0], schema) in known:
         return schema
     if tags[0] == "jc_receipt" and re.fullmatch(r"[0-9]+", schema):
@@ -33,8 +33,18 @@ def dispatch(core):
     raise Refusal("unsupported-schema", schema)
 
 
+# SPEC §10, §16.7, JCP §8: the sibling envelopes are {1: -8, 4: steward}, EdDSA only; JCR-1 §4's
+# ES256 is the cascade receipt's alone (docs/DECISIONS.md "Divergences").
+EDDSA_ONLY = {"policy/1", "verdict-receipt/1", "jcp/2", "jcp/1"}
+
+
 def structure(schema, core):
-    if schema == "1":
+    # SPEC §13: the canonical signed core MUST NOT include @context.
+    if "@context" in core:
+        raise Refusal("context-in-core")
+    if schema == "meter-reading/1":
+        fields.check_fields(core, meter_reading.FIELDS)
+    elif schema == "1":
         fields.check_fields(core, fields.JCR1)
         if "token_attributions" in core:
             raise Refusal("field-not-allowed", "token_attributions")
@@ -51,8 +61,13 @@ def structure(schema, core):
         fields.check_fields(core, fields.VERDICT)
     else:
         fields.check_fields(core, fields.JCP2 if schema == "jcp/2" else fields.JCP1)
+        table = fields.JCP2 if schema == "jcp/2" else fields.JCP1
         if schema == "jcp/1" and "payload_hash" in core:
             raise Refusal("field-not-allowed", "payload_hash in jcp/1")
+        # JCP §8: the core field list is per-profile; §8.1: a member the profile lacks is refused.
+        unknown = [k for k in core if k not in table]
+        if unknown:
+            raise Refusal("field-not-allowed", f"{unknown[0]!r} is not a {schema} member")
         if ("seq" in core) != ("prev" in core):
             raise Refusal("missing-field", "seq/prev")
 
@@ -82,7 +97,9 @@ def tool_receipts(schema, core, cfg):
 
 
 def honesty(schema, core, cfg):
-    if schema == "1":
+    if schema == "meter-reading/1":
+        meter_reading.honesty(core)
+    elif schema == "1":
         touched, attested = core.get("tools_touched", []), core.get("tool_receipts", [])
         worst = max((RANK[r["energy_provenance"]] for r in touched + attested), default=None)
         if worst is not None and RANK[core["energy_provenance"]] != worst:

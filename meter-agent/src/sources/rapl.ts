@@ -68,6 +68,27 @@ export function discoverRapl(fs: SysFs): Found<CounterSet> {
       names: zones.map((z) => z.name),
       maxRange: zones.map((z) => z.max),
       read,
+      limitsMw: () => zones.map((z) => powerLimitMw(fs, z.dir)),
     },
   };
+}
+
+/**
+ * A package's enforced power limit, mW (JCP §5 Plausibility: "the board's maximum power limit",
+ * a static bound read independently of the counter): the largest of its readable constraints
+ * (`constraint_<n>_power_limit_uw`: long_term PL1, short_term PL2, peak_power), because a package
+ * runs above PL1 for PL2's time window and a bound must never refute a counter that is right.
+ * Undefined when none is readable or every one is 0 (disabled).
+ */
+function powerLimitMw(fs: SysFs, dir: string): number | undefined {
+  let best = 0;
+  for (let n = 0; n < 3; n++) {
+    try {
+      best = Math.max(
+        best,
+        Math.floor(readUint(fs, `${dir}/constraint_${n}_power_limit_uw`) / 1000),
+      );
+    } catch { /* this constraint is absent or unreadable: no bound from it */ }
+  }
+  return best > 0 ? best : undefined;
 }

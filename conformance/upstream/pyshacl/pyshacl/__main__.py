@@ -1,0 +1,6 @@
+# -*- coding: latin-1 -*-
+#
+from pyshacl.cli import main
+
+
+main()
