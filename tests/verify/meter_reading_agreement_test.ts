@@ -26,7 +26,7 @@ from jcverify.config import Config
 cfg = Config({})
 out = []
 for h in json.load(sys.stdin):
-    valid, codes = receipts.verify(bytes.fromhex(h), cfg)
+    valid, codes, _verdict = receipts.verify(bytes.fromhex(h), cfg)
     out.append([valid, codes])
 json.dump(out, sys.stdout)
 `;
