@@ -142,6 +142,8 @@ function build(env: WorkerEnv): Built {
         ? (e, link) =>
           batcher(Math.floor(Math.random() * settings.batchers)).append(e, link, n || undefined)
         : (e, link) => shardSequencer(n).append(e, link),
+      // issue 29: a bulk append is its own batch, straight to the shard's sequencer
+      appendMany: (entries) => shardSequencer(n).appendMany(entries),
       bootstrap: () => shardSequencer(n).latestHead(),
       // A chain head moves with every reading: asked of the sequencer, never read from R2.
       agentHead: (did) => shardSequencer(n).agentHead(did),
