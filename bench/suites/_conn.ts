@@ -62,4 +62,3 @@ function headEnd(b: Uint8Array, len: number): number {
   }
   return -1;
 }
-

@@ -90,4 +90,3 @@ export function cpuMeter(pid: number) {
     client_cpu_s: Math.round((selfCpu() - c0) * 100) / 100,
   });
 }
-
