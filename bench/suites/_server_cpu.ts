@@ -73,7 +73,7 @@ export async function appendSplit(url: string, pid: number) {
   };
 }
 
-const selfCpu = () => {
+export const selfCpu = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
 };

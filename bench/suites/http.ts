@@ -22,7 +22,7 @@ import { rawWebCryptoVerifiesPerSecond } from "./_limits.ts";
 import { count, ms } from "./_short.ts";
 import { SigningPool } from "./_pool.ts";
 import { Conn } from "./_conn.ts";
-import { appendSplit, cpuMeter } from "./_server_cpu.ts";
+import { appendSplit, cpuMeter, selfCpu } from "./_server_cpu.ts";
 import { bulkLoop } from "./_bulk_http.ts";
 
 export { Conn };
@@ -246,7 +246,18 @@ async function tilesServed(ms: number) {
 
 export default async () => {
   if (Deno.env.get("BENCH_HTTP_TILES_ONLY") === "1") return { tiles: await tilesServed(4000) };
+  const rawCpu0 = selfCpu();
   const raw = await rawWebCryptoVerifiesPerSecond(2000);
+  // CPU µs of one raw verify (this thread's share of the machine does not change it)
+  const rawCpuUs = ((selfCpu() - rawCpu0) * 1e6) / (raw * ms(2000) / 1000);
+  /**
+   * The ratio a quiet 2-core machine would allow if CPU were all that bounded it: both cores'
+   * µs over the server's and the client's µs per append, against one core's raw verifies. It
+   * holds under load, when the measured ratio does not (the server gets what others leave).
+   */
+  const cpuBound = (m: { server_cpu_us_per_append: number; client_cpu_s: number }, n: number) =>
+    Math.round((2 * rawCpuUs / (m.server_cpu_us_per_append + (m.client_cpu_s * 1e6) / n)) * 1000) /
+    1000;
   const bare = await bareDenoServe(ms(2000));
   // The pool is sized from this machine's raw verify rate (the closed loop at 0.6 × raw, the open
   // loop's offered load, 25% spare), signed before the clock starts. Should a faster machine use
@@ -423,6 +434,7 @@ export default async () => {
 
     return {
       raw_webcrypto_ed25519_verifies_per_s: raw,
+      raw_verify_cpu_us: Math.round(rawCpuUs * 10) / 10,
       concurrency: CONCURRENCY,
       server_verify_workers: VERIFY_WORKERS ?? "default (auto)",
       closed_loop: {
@@ -439,8 +451,12 @@ export default async () => {
           (closedCpu.server_main_thread_cpu_s * 1e6) / verified,
         ),
         server_cpu_us_per_append_split: closedSplit,
+        cpu_bound_ratio: cpuBound({
+          server_cpu_us_per_append: Math.round((closedCpu.server_cpu_s * 1e6) / verified),
+          client_cpu_s: closedCpu.client_cpu_s,
+        }, verified),
       },
-      bulk,
+      bulk: { ...bulk, cpu_bound_ratio: cpuBound(bulk, bulk.appends) },
       open_loop: {
         offered_per_s: OPEN_RATE,
         sent,
