@@ -40,6 +40,8 @@ export const HTTP_CODES = {
   // A request body slower than `body_min_rate` (issue 27): the read stops, the connection closes.
   "body-too-slow": { status: 408, title: "Body too slow" },
   "body-too-large": { status: 413, title: "Body too large" },
+  // A bulk append with more envelopes than `bulk_max_envelopes` (issue 29), before any is verified.
+  "too-many-envelopes": { status: 413, title: "Too many envelopes" },
   "unsupported-media-type": { status: 415, title: "Unsupported media type" },
   "invalid-receipt": { status: 422, title: "Invalid receipt" },
   "readings-route-only": { status: 422, title: "Meter readings are appended by /v1/readings" },
@@ -150,23 +152,44 @@ export function problem(
   });
 }
 
+/** A problem's parts, before it is a response (a bulk append's refusals are these, per item). */
+export interface Problem {
+  status: number;
+  code: string;
+  detail: string;
+  extra: Record<string, unknown>;
+  headers: Record<string, string>;
+}
+
 /**
- * Maps any thrown value to its problem response: ApiError as declared; PushbackError → 503 +
- * Retry-After; anything else is an operational fault → 500 with a generic detail (the cause is
- * logged by the caller, never echoed).
+ * Maps any thrown value to its problem: ApiError as declared; PushbackError → 503 + Retry-After;
+ * anything else is an operational fault → 500 with a generic detail (the cause is logged by the
+ * caller, never echoed).
  */
-export function problemResponse(err: unknown): Response {
+export function problemOf(err: unknown): Problem {
+  const p = (
+    status: number,
+    code: string,
+    detail: string,
+    headers: Record<string, string> = {},
+  ): Problem => ({ status, code, detail, extra: {}, headers });
   if (err instanceof ApiError) {
-    return problem(err.status, err.code, err.message, err.extra, err.headers);
+    return {
+      status: err.status,
+      code: err.code,
+      detail: err.message,
+      extra: err.extra,
+      headers: err.headers,
+    };
   }
   if (err instanceof PushbackError) {
-    return problem(503, "sequencer-busy", "Cannot append now: the sequencer is full", {}, {
+    return p(503, "sequencer-busy", "Cannot append now: the sequencer is full", {
       "retry-after": retryAfterSeconds(err.retryAfterMs),
     });
   }
   if (isPinnedHeadRefusal(err)) {
     // Not transient (issue 27): no Retry-After; the code says which pin the store failed.
-    return problem(
+    return p(
       503,
       err.code,
       "Cannot append: the log's store is behind or diverges from a head the log already signed; " +
@@ -176,14 +199,18 @@ export function problemResponse(err: unknown): Response {
   if (err instanceof CodedError && err.kind === "unavailable") {
     // An operational storage fault: transient as far as the client can tell; retrying an append
     // is safe (identical bytes are answered exactly once).
-    return problem(503, "storage-unavailable", "Cannot answer: the store failed", {}, {
-      "retry-after": "1",
-    });
+    return p(503, "storage-unavailable", "Cannot answer: the store failed", { "retry-after": "1" });
   }
   // A typed input error (a CodedError of kind input: verify's, the log's) that escaped a route
   // still gets its code, as a 400.
   if (err instanceof CodedError && err.kind === "input" && err.code.length > 0) {
-    return problem(400, err.code, err.message);
+    return p(400, err.code, err.message);
   }
-  return problem(500, "internal", "Cannot answer: internal error");
+  return p(500, "internal", "Cannot answer: internal error");
+}
+
+/** Maps any thrown value to its problem response (see {@link problemOf}). */
+export function problemResponse(err: unknown): Response {
+  const p = problemOf(err);
+  return problem(p.status, p.code, p.detail, p.extra, p.headers);
 }

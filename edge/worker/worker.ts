@@ -155,6 +155,8 @@ function build(env: WorkerEnv): Built {
             n || undefined,
           )
         : (e, link) => shardSequencer(n).append(e, link),
+      // issue 29: a bulk append is its own batch, straight to the shard's sequencer
+      appendMany: (entries) => shardSequencer(n).appendMany(entries),
       bootstrap: () => shardSequencer(n).latestHead(),
       // A chain head moves with every reading: asked of the sequencer, never read from R2.
       agentHead: (did) => shardSequencer(n).agentHead(did),
