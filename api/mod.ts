@@ -29,6 +29,7 @@ export {
 } from "./http/hydra.ts";
 export {
   ApiError,
+  errorAnswer,
   HTTP_CODES,
   problem,
   PROBLEM_TYPE_BASE,
@@ -38,7 +39,7 @@ export type { HttpCode } from "./http/errors.ts";
 export { ConfigError, defaultConfig, ENV_KEYS, resolveConfig } from "./services/config.ts";
 export type { RateSpec, ServiceConfig } from "./services/config.ts";
 export { Metrics } from "./http/metrics.ts";
-export { TokenBuckets } from "./http/rate_limit.ts";
+export { TokenBuckets } from "./http/middleware/mod.ts";
 export { negotiate, negotiateOr406 } from "./http/negotiate.ts";
 export { ENTRY_FORMATS, entryJson } from "./http/entry_formats.ts";
 export type { EntryFormat, EntryView } from "./http/entry_formats.ts";
@@ -52,7 +53,7 @@ export { verifierOptions, verifyWith } from "./http/verifier_options.ts";
 export { SHARD_ROUTE_GROUPS } from "./http/routes.ts";
 export { badHost, validHost } from "./http/public_url.ts";
 export { readingLink } from "./http/reading_link.ts";
-export { secured } from "./http/security_headers.ts";
+export { secured } from "./http/middleware/mod.ts";
 export { AsyncActiveShardLog } from "./services/shard_active.ts";
 export { parseDuration } from "./services/shard_config.ts";
 export type { ShardLogs } from "./services/shard_logs.ts";
