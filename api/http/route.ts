@@ -180,7 +180,11 @@ export function pathRegExp(path: string): RegExp {
 }
 
 /** The methods `path` allows in `routes` (`matchers[i]`: route i's path), HEAD beside GET, sorted. */
-export function allowedMethods(routes: RouteDef[], matchers: RegExp[], path: string): string[] {
+export function allowedMethods(
+  routes: Pick<RouteDef, "method">[],
+  matchers: RegExp[],
+  path: string,
+): string[] {
   const methods = new Set<string>();
   routes.forEach((r, i) => {
     if (matchers[i].test(path)) {

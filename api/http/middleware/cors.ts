@@ -16,12 +16,15 @@ export const CORS: [string, string][] = [
   ["access-control-expose-headers", EXPOSED],
 ];
 
-/** The route table's public paths, matched once per request at most. */
+/** What the middleware reads of a route: its method, path and whether it is public. */
+export type CorsRoute = Pick<RouteDef, "method" | "path" | "cors">;
+
+/** The route table's public paths and methods. */
 export class CorsRoutes {
-  readonly #routes: RouteDef[];
+  readonly #routes: CorsRoute[];
   readonly #matchers: RegExp[];
 
-  constructor(routes: RouteDef[], matchers: RegExp[] = routes.map((r) => pathRegExp(r.path))) {
+  constructor(routes: CorsRoute[], matchers: RegExp[] = routes.map((r) => pathRegExp(r.path))) {
     this.#routes = routes;
     this.#matchers = matchers;
   }

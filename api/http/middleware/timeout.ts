@@ -16,12 +16,15 @@ export interface TimeoutConfig {
 export type RouteDeadline = <T>(req: Request, work: () => Promise<T>) => Promise<T>;
 
 /** The time limit of route `r`, ms. */
-export function timeoutOf(r: RouteDef, config: TimeoutConfig): number {
+export function timeoutOf(r: Pick<RouteDef, "timeoutMs">, config: TimeoutConfig): number {
   return r.timeoutMs ?? config.requestTimeoutMs;
 }
 
 /** Route `r`'s deadline: its handler, and its body's read, end there with 503 `timeout`. */
-export function routeDeadline(r: RouteDef, config: TimeoutConfig): RouteDeadline {
+export function routeDeadline(
+  r: Pick<RouteDef, "timeoutMs">,
+  config: TimeoutConfig,
+): RouteDeadline {
   const ms = timeoutOf(r, config);
   return (req, work) => withDeadline(req, ms, config.bodyMinRate, work);
 }
