@@ -30,7 +30,7 @@ Deno.test("security headers: nosniff everywhere, framing and CSP on HTML", async
   assert.equal((await a.request("/none")).headers.get("x-content-type-options"), "nosniff");
 });
 
-Deno.test("security headers: an answer whose headers are immutable is copied", async () => {
+Deno.test("security headers: an answer whose headers are immutable is copied", () => {
   const res = secured(Response.redirect("http://x/elsewhere", 302));
   assert.equal(res.status, 302);
   assert.equal(res.headers.get("x-content-type-options"), "nosniff");
