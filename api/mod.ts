@@ -2,6 +2,7 @@
 // table and its row type, the Hydra generators, errors, configuration and metrics. Platform
 // entries (api/deno/main.ts for Deno, edge/worker/worker.ts for Cloudflare Workers) import from here.
 export { createApp } from "./http/app.ts";
+export { type AppFetch, type FrontStage, ServiceApp } from "./http/front_door.ts";
 export { allRoutes, ROUTE_GROUPS } from "./http/routes.ts";
 export type {
   AppDeps,

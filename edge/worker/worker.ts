@@ -5,31 +5,39 @@
 // in the edge cache; the latest head is short-cached. Built by `deno task edge:build` into one
 // module (edge/dist/worker.js) that wrangler.toml names.
 import {
-  ConfigError,
   createApp,
+  type FrontStage,
   Metrics,
-  problem,
   problemResponse,
+  type ServiceApp,
   verifierOptions,
 } from "../../api/mod.ts";
-import type { AppEnv } from "../../api/mod.ts";
 import {
   type EdgeCache,
   edgeConfig,
   EdgeConfigError,
+  edgeErrorAnswer,
   type EdgeSettings,
   edgeSettings,
   logKeyFromEnv,
   type Outcome,
-  serveCached,
 } from "./mod.ts";
+import {
+  edgeCacheStage,
+  edgeShardDispatchStage,
+  shardDirectoryStage,
+} from "./stages.ts";
 import {
   type EdgeFaults,
   LOG_OBJECT_NAME,
   sequencerOf,
   type SequencerStub,
 } from "./durable_object.ts";
-import { ADMIN_TOKEN_SECRET, operatorKeyFromEnv, ShardFront } from "./shard_front.ts";
+import {
+  ADMIN_TOKEN_SECRET,
+  operatorKeyFromEnv,
+  ShardFront,
+} from "./shard_front.ts";
 import { prefixedBucket, shardKeyPrefix } from "../../log/r2/mod.ts";
 import { allRoutes, SHARD_ROUTE_GROUPS } from "../../api/mod.ts";
 import { R2Log } from "./r2_log.ts";
@@ -44,14 +52,22 @@ import {
   type WitnessRpc,
 } from "./witness_rpc.ts";
 import { defaultWitnessName } from "../../api/mod.ts";
-import { type AgentLink, type AppendResult, defaultLogName } from "../../log/mod.ts";
+import {
+  type AgentLink,
+  type AppendResult,
+  defaultLogName,
+} from "../../log/mod.ts";
 import { shardId, shardPrefix } from "../../log/shards/mod.ts";
 import type { ShardLogs } from "../../api/mod.ts";
 import { badHost, validHost } from "../../api/mod.ts";
 import { secured } from "../../api/mod.ts";
-import type { Hono } from "hono";
+import type { ExecutionContext } from "hono";
 
-export { LogBatcher, LogSequencer, LogShardSequencer } from "./durable_object.ts";
+export {
+  LogBatcher,
+  LogSequencer,
+  LogShardSequencer,
+} from "./durable_object.ts";
 
 /** A Durable Object namespace binding (the slice used here). */
 interface Namespace<T> {
@@ -60,7 +76,11 @@ interface Namespace<T> {
 }
 
 export interface BatcherStub {
-  append(entry: Uint8Array, link?: AgentLink, shard?: number): Promise<Outcome<AppendResult>>;
+  append(
+    entry: Uint8Array,
+    link?: AgentLink,
+    shard?: number,
+  ): Promise<Outcome<AppendResult>>;
   injectFaults(f: EdgeFaults): Promise<Outcome<void>>;
   stats(): Promise<Outcome<{ forwards: number; forwarded: number }>>;
 }
@@ -75,13 +95,9 @@ interface WorkerEnv {
   [name: string]: unknown;
 }
 
-interface ExecutionContext {
-  waitUntil(p: Promise<unknown>): void;
-}
-
 /** What one isolate builds from its bindings (once; kept while the isolate lives). */
 export interface Built {
-  app: Hono<AppEnv>;
+  app: ServiceApp;
   settings: EdgeSettings;
   log: R2Log;
   sequencer: () => SequencerStub & WitnessRpc;
@@ -95,7 +111,7 @@ export interface Built {
 // the per-isolate immutable-read cache lives in the R2Log it holds.
 let built: Built | undefined;
 
-function build(env: WorkerEnv): Built {
+function build(env: WorkerEnv, before: WorkerStage | undefined): Built {
   if (built) return built;
   const settings = edgeSettings(env);
   const secret = logKeyFromEnv(env);
@@ -120,15 +136,20 @@ function build(env: WorkerEnv): Built {
     );
   }
   const batchers = env.LOG_BATCHER;
-  if (settings.batchers > 0 && (!batchers || typeof batchers.idFromName !== "function")) {
+  if (
+    settings.batchers > 0 &&
+    (!batchers || typeof batchers.idFromName !== "function")
+  ) {
     throw new EdgeConfigError(
       "Cannot open the log: JC_EDGE_BATCHERS > 0 needs the LOG_BATCHER binding (wrangler.toml)",
     );
   }
   const id = ns.idFromName(LOG_OBJECT_NAME);
   const sequencer = () => ns.get(id);
-  const shardSequencer = (n: number) => n === 0 ? sequencer() : sequencerOf<SequencerStub>(env, n);
-  const batcher = (k: number) => batchers!.get(batchers!.idFromName(`batcher-${k}`));
+  const shardSequencer = (n: number) =>
+    n === 0 ? sequencer() : sequencerOf<SequencerStub>(env, n);
+  const batcher = (k: number) =>
+    batchers!.get(batchers!.idFromName(`batcher-${k}`));
   const pub = ed25519PublicKey(secret);
   const logName = config.logName ?? defaultLogName(pub);
   const metrics = new Metrics();
@@ -140,7 +161,11 @@ function build(env: WorkerEnv): Built {
       bucket: prefixedBucket(bucket, shardKeyPrefix(n)),
       append: settings.batchers > 0
         ? (e, link) =>
-          batcher(Math.floor(Math.random() * settings.batchers)).append(e, link, n || undefined)
+          batcher(Math.floor(Math.random() * settings.batchers)).append(
+            e,
+            link,
+            n || undefined,
+          )
         : (e, link) => shardSequencer(n).append(e, link),
       bootstrap: () => shardSequencer(n).latestHead(),
       // A chain head moves with every reading: asked of the sequencer, never read from R2.
@@ -168,13 +193,24 @@ function build(env: WorkerEnv): Built {
     );
   // read paths over every listed shard (api/services/shard_logs.ts): the policy, healthz, metrics
   const listed: ShardLogs = async () =>
-    (await logsOf()).map((log, n) => ({ id: shardId(n), prefix: shardPrefix(n), log }));
+    (await logsOf()).map((log, n) => ({
+      id: shardId(n),
+      prefix: shardPrefix(n),
+      log,
+    }));
   const activeLog = new AsyncActiveShardLog({
     active: async (fresh) => (await logsOf(fresh)).at(-1)!,
     all: () => logsOf(),
   });
   const operatorSecret = operatorKeyFromEnv(env);
-  const shardApps = new Map<number, (req: Request) => Promise<Response>>();
+  const shardApps = new Map<number, ServiceApp>();
+  // The edge cache (http_cache.ts), a front stage of the root app and of every shard app.
+  const cache = (prefix?: string) =>
+    edgeCacheStage({
+      cache: () => settings.httpCache ? defaultCache() : undefined,
+      headMaxAgeS: settings.headMaxAgeS,
+      prefix,
+    });
   shards = new ShardFront({
     bucket,
     logName,
@@ -187,7 +223,7 @@ function build(env: WorkerEnv): Built {
     shardApp: (n, publicKey, name) => {
       let a = shardApps.get(n);
       if (!a) {
-        const app = createApp({
+        a = createApp({
           log: logOfShard(n, publicKey, name),
           config,
           verifier: verifierOptions(config),
@@ -200,14 +236,15 @@ function build(env: WorkerEnv): Built {
             // docs/WITNESS.md: the shard's own collector runs in its own sequencer object; its
             // SHA-256 checkpoint is served with the cosignatures collected (a frozen one's final).
             ...(config.witnesses.length
-              ? { collector: rpcCollector(() => sequencerOf<WitnessRpc>(env, n)) }
+              ? {
+                collector: rpcCollector(() => sequencerOf<WitnessRpc>(env, n)),
+              }
               : {}),
           },
-        }, allRoutes(SHARD_ROUTE_GROUPS));
-        a = (req) => Promise.resolve(app.fetch(req, { clientAddr: clientAddrOf(req) }));
+        }, allRoutes(SHARD_ROUTE_GROUPS)).host([cache(shardPrefix(n))]);
         shardApps.set(n, a);
       }
-      return a;
+      return a.fetch;
     },
   });
   const app = createApp({
@@ -220,13 +257,24 @@ function build(env: WorkerEnv): Built {
     services: {
       sparql: null,
       witness: edgeWitness(env, config, log, () => ns.get(id)),
-      ...(config.witnesses.length ? { collector: rpcCollector(() => ns.get(id)) } : {}),
+      ...(config.witnesses.length
+        ? { collector: rpcCollector(() => ns.get(id)) }
+        : {}),
       operatorVkey: shards.operatorVkey(),
       activeLog,
       shardLogs: listed,
     },
   });
   built = { app, settings, log, sequencer, batcher, shards, shardSequencer };
+  // The Worker's front door (edge/worker/stages.ts), as the Deno host's (api/deno/main.ts): its
+  // stages ahead of the app's own fast lane and router; a test entry's hooks first.
+  const hooks: FrontStage[] = before ? [hookStage(before, built, env)] : [];
+  app.host([
+    ...hooks,
+    shardDirectoryStage(shards),
+    edgeShardDispatchStage(shards),
+    cache(),
+  ]);
   return built;
 }
 
@@ -240,7 +288,9 @@ function edgeWitness(
   if (!config.witness) return undefined;
   const secret = witnessKeyFromEnv(env);
   if (bytesEqual(ed25519PublicKey(secret), log.publicKey())) {
-    throw new EdgeConfigError("Cannot start the witness: JC_WITNESS_KEY is the log key");
+    throw new EdgeConfigError(
+      "Cannot start the witness: JC_WITNESS_KEY is the log key",
+    );
   }
   return createWitness({
     name: config.witness.name || defaultWitnessName(log.logName()),
@@ -264,7 +314,17 @@ function defaultCache() {
  * A stage a Worker entry may put before the service's own (the test-only entry's `/__edge/`
  * hooks, tests/edge/worker_test_entry.ts); undefined: not its request.
  */
-export type WorkerStage = (req: Request, b: Built) => Promise<Response | undefined>;
+export type WorkerStage = (
+  req: Request,
+  b: Built,
+  env: Record<string, unknown>,
+) => Promise<Response | undefined>;
+
+/** `before` as the first front stage of the root app (`env`: the isolate's bindings). */
+function hookStage(before: WorkerStage, b: Built, env: WorkerEnv): FrontStage {
+  return async (req, e, ctx, next) =>
+    await before(req, b, env) ?? await next(req, e, ctx);
+}
 
 /**
  * The Worker's fetch handler, with `before` ahead of the service's stages. The production entry
@@ -272,7 +332,11 @@ export type WorkerStage = (req: Request, b: Built) => Promise<Response | undefin
  */
 export function workerEntry(before?: WorkerStage) {
   return {
-    async fetch(req: Request, env: WorkerEnv, ctx: ExecutionContext): Promise<Response> {
+    async fetch(
+      req: Request,
+      env: WorkerEnv,
+      ctx: ExecutionContext,
+    ): Promise<Response> {
       // Every answer carries the security headers, the ones made outside the app too (issue 27).
       return secured(await answer(req, env, ctx, before));
     },
@@ -292,24 +356,9 @@ async function answer(
   if (host !== null && !validHost(host)) return problemResponse(badHost());
   let b: Built;
   try {
-    b = build(env);
+    b = build(env, before);
   } catch (err) {
-    if (err instanceof EdgeConfigError || err instanceof ConfigError) {
-      console.error(err.message);
-      return problem(500, "edge-config", err.message);
-    }
-    throw err;
+    return edgeErrorAnswer(err, req); // a configuration fault: 500 edge-config, naming it
   }
-  const early = before ? await before(req, b) : undefined;
-  if (early) return early;
-  const cached = (r: Request, handle: () => Promise<Response>) =>
-    serveCached(r, handle, {
-      cache: b.settings.httpCache ? defaultCache() : undefined,
-      waitUntil: (p) => ctx.waitUntil(p),
-      headMaxAgeS: b.settings.headMaxAgeS,
-    });
-  const sharded = await b.shards.handle(req, cached);
-  if (sharded) return sharded;
-  const clientAddr = clientAddrOf(req);
-  return await cached(req, async () => await b.app.fetch(req, { clientAddr }));
+  return await b.app.fetch(req, { clientAddr: clientAddrOf(req) }, ctx);
 }
