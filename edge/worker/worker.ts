@@ -22,22 +22,14 @@ import {
   logKeyFromEnv,
   type Outcome,
 } from "./mod.ts";
-import {
-  edgeCacheStage,
-  edgeShardDispatchStage,
-  shardDirectoryStage,
-} from "./stages.ts";
+import { edgeCacheStage, edgeShardDispatchStage, shardDirectoryStage } from "./stages.ts";
 import {
   type EdgeFaults,
   LOG_OBJECT_NAME,
   sequencerOf,
   type SequencerStub,
 } from "./durable_object.ts";
-import {
-  ADMIN_TOKEN_SECRET,
-  operatorKeyFromEnv,
-  ShardFront,
-} from "./shard_front.ts";
+import { ADMIN_TOKEN_SECRET, operatorKeyFromEnv, ShardFront } from "./shard_front.ts";
 import { prefixedBucket, shardKeyPrefix } from "../../log/r2/mod.ts";
 import { allRoutes, SHARD_ROUTE_GROUPS } from "../../api/mod.ts";
 import { R2Log } from "./r2_log.ts";
@@ -52,22 +44,14 @@ import {
   type WitnessRpc,
 } from "./witness_rpc.ts";
 import { defaultWitnessName } from "../../api/mod.ts";
-import {
-  type AgentLink,
-  type AppendResult,
-  defaultLogName,
-} from "../../log/mod.ts";
+import { type AgentLink, type AppendResult, defaultLogName } from "../../log/mod.ts";
 import { shardId, shardPrefix } from "../../log/shards/mod.ts";
 import type { ShardLogs } from "../../api/mod.ts";
 import { badHost, validHost } from "../../api/mod.ts";
 import { secured } from "../../api/mod.ts";
 import type { ExecutionContext } from "hono";
 
-export {
-  LogBatcher,
-  LogSequencer,
-  LogShardSequencer,
-} from "./durable_object.ts";
+export { LogBatcher, LogSequencer, LogShardSequencer } from "./durable_object.ts";
 
 /** A Durable Object namespace binding (the slice used here). */
 interface Namespace<T> {
@@ -146,10 +130,8 @@ function build(env: WorkerEnv, before: WorkerStage | undefined): Built {
   }
   const id = ns.idFromName(LOG_OBJECT_NAME);
   const sequencer = () => ns.get(id);
-  const shardSequencer = (n: number) =>
-    n === 0 ? sequencer() : sequencerOf<SequencerStub>(env, n);
-  const batcher = (k: number) =>
-    batchers!.get(batchers!.idFromName(`batcher-${k}`));
+  const shardSequencer = (n: number) => n === 0 ? sequencer() : sequencerOf<SequencerStub>(env, n);
+  const batcher = (k: number) => batchers!.get(batchers!.idFromName(`batcher-${k}`));
   const pub = ed25519PublicKey(secret);
   const logName = config.logName ?? defaultLogName(pub);
   const metrics = new Metrics();
@@ -257,9 +239,7 @@ function build(env: WorkerEnv, before: WorkerStage | undefined): Built {
     services: {
       sparql: null,
       witness: edgeWitness(env, config, log, () => ns.get(id)),
-      ...(config.witnesses.length
-        ? { collector: rpcCollector(() => ns.get(id)) }
-        : {}),
+      ...(config.witnesses.length ? { collector: rpcCollector(() => ns.get(id)) } : {}),
       operatorVkey: shards.operatorVkey(),
       activeLog,
       shardLogs: listed,
@@ -322,8 +302,7 @@ export type WorkerStage = (
 
 /** `before` as the first front stage of the root app (`env`: the isolate's bindings). */
 function hookStage(before: WorkerStage, b: Built, env: WorkerEnv): FrontStage {
-  return async (req, e, ctx, next) =>
-    await before(req, b, env) ?? await next(req, e, ctx);
+  return async (req, e, ctx, next) => await before(req, b, env) ?? await next(req, e, ctx);
 }
 
 /**
