@@ -20,15 +20,15 @@ import {
   type EdgeSettings,
   edgeSettings,
   logKeyFromEnv,
-  type Outcome,
 } from "./mod.ts";
 import { edgeCacheStage, edgeShardDispatchStage, shardDirectoryStage } from "./stages.ts";
 import {
-  type EdgeFaults,
+  type BatcherStub,
   LOG_OBJECT_NAME,
+  type Namespace,
   sequencerOf,
   type SequencerStub,
-} from "./durable_object.ts";
+} from "./object_state.ts";
 import { ADMIN_TOKEN_SECRET, operatorKeyFromEnv, ShardFront } from "./shard_front.ts";
 import { prefixedBucket, shardKeyPrefix } from "../../log/r2/mod.ts";
 import { allRoutes, SHARD_ROUTE_GROUPS } from "../../api/mod.ts";
@@ -44,7 +44,7 @@ import {
   type WitnessRpc,
 } from "./witness_rpc.ts";
 import { defaultWitnessName } from "../../api/mod.ts";
-import { type AgentLink, type AppendResult, defaultLogName } from "../../log/mod.ts";
+import { defaultLogName } from "../../log/mod.ts";
 import { shardId, shardPrefix } from "../../log/shards/mod.ts";
 import type { ShardLogs } from "../../api/mod.ts";
 import { badHost, validHost } from "../../api/mod.ts";
@@ -52,22 +52,6 @@ import { secured } from "../../api/mod.ts";
 import type { ExecutionContext } from "hono";
 
 export { LogBatcher, LogSequencer, LogShardSequencer } from "./durable_object.ts";
-
-/** A Durable Object namespace binding (the slice used here). */
-interface Namespace<T> {
-  idFromName(name: string): unknown;
-  get(id: unknown): T;
-}
-
-export interface BatcherStub {
-  append(
-    entry: Uint8Array,
-    link?: AgentLink,
-    shard?: number,
-  ): Promise<Outcome<AppendResult>>;
-  injectFaults(f: EdgeFaults): Promise<Outcome<void>>;
-  stats(): Promise<Outcome<{ forwards: number; forwarded: number }>>;
-}
 
 /** The Worker's bindings (wrangler.toml): the objects, the bucket, the log key, the vars. */
 interface WorkerEnv {
