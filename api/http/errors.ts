@@ -1,9 +1,9 @@
 // RFC 9457 problem details (application/problem+json) with stable codes (ARCHITECTURE "Errors",
-// API.md). The HTTP status of every error is decided here, in one place: routes throw ApiError
-// (or let a typed error from verify/ or log/ escape) and `problemResponse` maps it, as Hono's
-// app.onError does in src/hono-base.ts. Platform-neutral.
-import { isPinnedHeadRefusal, PushbackError } from "../../log/mod.ts";
-import { CodedError } from "../../net/mod.ts";
+// API.md). The HTTP status of every error is decided here, in one place: routes and front stages
+// throw ApiError (or let a coded error from verify/ or log/ escape) and the one error handler
+// (`errorAnswer`: the app's onError, and the front door's for a stage's exception) maps it by its
+// kind (net/error.ts ErrorKind), never by its class name. Platform-neutral.
+import { CodedError, type ErrorKind } from "../../net/mod.ts";
 import { REASON_CODES } from "../../verify/mod.ts";
 import { WITNESS_CODES } from "../../log/c2sp/mod.ts";
 
@@ -67,11 +67,11 @@ export const PROBLEM_TYPE_BASE = "urn:jouleclaw:problem:";
 
 /**
  * An error answer. `code` is the stable machine-readable code; for a 422 it is the verification
- * reason code of the first failing step, and `extra.report` carries the whole report.
+ * reason code of the first failing step, and `extra.report` carries the whole report. Its status
+ * is declared (by its code, or `opts.status`); its kind follows from the status.
  */
-export class ApiError extends Error {
+export class ApiError extends CodedError {
   readonly status: number;
-  readonly code: string;
   readonly headers: Record<string, string>;
   readonly extra: Record<string, unknown>;
   constructor(
@@ -84,14 +84,19 @@ export class ApiError extends Error {
       cause?: unknown;
     } = {},
   ) {
-    super(detail, { cause: opts.cause });
+    const status = opts.status ??
+      (HTTP_CODES as Record<string, { status: number }>)[code]?.status ?? 500;
+    super(code, detail, kindOfStatus(status), { cause: opts.cause });
     this.name = "ApiError";
-    this.code = code;
-    this.status = opts.status ?? (HTTP_CODES as Record<string, { status: number }>)[code]?.status ??
-      500;
+    this.status = status;
     this.headers = opts.headers ?? {};
     this.extra = opts.extra ?? {};
   }
+}
+
+/** The kind of an answer of `status`: 4xx input, 503 unavailable, any other internal. */
+function kindOfStatus(status: number): ErrorKind {
+  return status < 500 ? "input" : status === 503 ? "unavailable" : "internal";
 }
 
 /** Titles of the codes other folders answer with (vocab/, SPARQL), beside HTTP_CODES. */
@@ -162,9 +167,9 @@ export interface Problem {
 }
 
 /**
- * Maps any thrown value to its problem: ApiError as declared; PushbackError → 503 + Retry-After;
- * anything else is an operational fault → 500 with a generic detail (the cause is logged by the
- * caller, never echoed).
+ * Maps any thrown value to its problem: an ApiError as it declares; any other coded error by its
+ * kind (net/error.ts ErrorKind); anything else is an operational fault → 500 with a generic detail
+ * (the cause is logged by the caller, never echoed).
  */
 export function problemOf(err: unknown): Problem {
   const p = (
@@ -182,35 +187,53 @@ export function problemOf(err: unknown): Problem {
       headers: err.headers,
     };
   }
-  if (err instanceof PushbackError) {
-    return p(503, "sequencer-busy", "Cannot append now: the sequencer is full", {
-      "retry-after": retryAfterSeconds(err.retryAfterMs),
-    });
+  const internal = () => p(500, "internal", "Cannot answer: internal error");
+  if (!(err instanceof CodedError)) return internal();
+  switch (err.kind) {
+    // A typed input error (verify's, the log's) that escaped a route still gets its code, as a 400.
+    case "input":
+      return err.code.length > 0 ? p(400, err.code, err.message) : internal();
+    case "busy":
+      return p(503, "sequencer-busy", "Cannot append now: the sequencer is full", {
+        "retry-after": retryAfterSeconds(err.retryAfterMs ?? 1000),
+      });
+    case "pinned":
+      // Not transient (issue 27): no Retry-After; the code says which pin the store failed.
+      return p(
+        503,
+        err.code,
+        "Cannot append: the log's store is behind or diverges from a head the log already " +
+          "signed; it signs nothing until an operator acts",
+      );
+    case "unavailable":
+      // An operational storage fault: transient as far as the client can tell; retrying an append
+      // is safe (identical bytes are answered exactly once).
+      return p(503, "storage-unavailable", "Cannot answer: the store failed", {
+        "retry-after": "1",
+      });
+    case "config":
+    case "internal":
+      return internal();
   }
-  if (isPinnedHeadRefusal(err)) {
-    // Not transient (issue 27): no Retry-After; the code says which pin the store failed.
-    return p(
-      503,
-      err.code,
-      "Cannot append: the log's store is behind or diverges from a head the log already signed; " +
-        "it signs nothing until an operator acts",
-    );
-  }
-  if (err instanceof CodedError && err.kind === "unavailable") {
-    // An operational storage fault: transient as far as the client can tell; retrying an append
-    // is safe (identical bytes are answered exactly once).
-    return p(503, "storage-unavailable", "Cannot answer: the store failed", { "retry-after": "1" });
-  }
-  // A typed input error (a CodedError of kind input: verify's, the log's) that escaped a route
-  // still gets its code, as a 400.
-  if (err instanceof CodedError && err.kind === "input" && err.code.length > 0) {
-    return p(400, err.code, err.message);
-  }
-  return p(500, "internal", "Cannot answer: internal error");
 }
 
 /** Maps any thrown value to its problem response (see {@link problemOf}). */
 export function problemResponse(err: unknown): Response {
   const p = problemOf(err);
   return problem(p.status, p.code, p.detail, p.extra, p.headers);
+}
+
+/**
+ * The one error handler (issue 22): the answer to `err`, thrown while answering `method` `path`
+ * by a route, a middleware or a front stage. An operational fault (a 500, or a 5xx ApiError with
+ * a cause) is logged with its cause and answered without it.
+ */
+export function errorAnswer(err: unknown, method: string, path: string): Response {
+  const res = problemResponse(err);
+  if (
+    res.status === 500 || (err instanceof ApiError && err.cause !== undefined && res.status >= 500)
+  ) {
+    console.error(`Cannot answer ${method} ${path}:`, err);
+  }
+  return res;
 }

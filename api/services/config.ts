@@ -2,6 +2,7 @@
 // Pure (no Deno.*): the platform entry reads the environment and the file and passes them in,
 // so the Worker entry can build the same ServiceConfig from its bindings. Documented for users in
 // docs/CONFIG.md; every key there is parsed here and nowhere else.
+import { CodedError } from "../../net/mod.ts";
 import { SEQUENCER_DEFAULTS } from "../../log/mod.ts";
 import {
   type CollectorWitnessSetting,
@@ -116,10 +117,10 @@ export interface ServiceConfig extends ShardSettings, ConnSettings {
   rdfSync?: RdfSyncSetting;
 }
 
-/** Thrown for a configuration that cannot be used. */
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
+/** Thrown for a configuration that cannot be used (kind `config`, net/error.ts). */
+export class ConfigError extends CodedError {
+  constructor(message: string, code = "config") {
+    super(code, message, "config");
     this.name = "ConfigError";
   }
 }
