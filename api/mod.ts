@@ -2,6 +2,7 @@
 // table and its row type, the Hydra generators, errors, configuration and metrics. Platform
 // entries (api/deno/main.ts for Deno, edge/worker/worker.ts for Cloudflare Workers) import from here.
 export { createApp } from "./http/app.ts";
+export { type AppFetch, type FrontStage, ServiceApp } from "./http/front_door.ts";
 export { allRoutes, ROUTE_GROUPS } from "./http/routes.ts";
 export type {
   AppDeps,
@@ -29,6 +30,7 @@ export {
 } from "./http/hydra.ts";
 export {
   ApiError,
+  errorAnswer,
   HTTP_CODES,
   problem,
   PROBLEM_TYPE_BASE,
@@ -38,7 +40,7 @@ export type { HttpCode } from "./http/errors.ts";
 export { ConfigError, defaultConfig, ENV_KEYS, resolveConfig } from "./services/config.ts";
 export type { RateSpec, ServiceConfig } from "./services/config.ts";
 export { Metrics } from "./http/metrics.ts";
-export { TokenBuckets } from "./http/rate_limit.ts";
+export { TokenBuckets } from "./http/middleware/mod.ts";
 export { negotiate, negotiateOr406 } from "./http/negotiate.ts";
 export { ENTRY_FORMATS, entryJson } from "./http/entry_formats.ts";
 export type { EntryFormat, EntryView } from "./http/entry_formats.ts";
@@ -52,7 +54,7 @@ export { verifierOptions, verifyWith } from "./http/verifier_options.ts";
 export { SHARD_ROUTE_GROUPS } from "./http/routes.ts";
 export { badHost, validHost } from "./http/public_url.ts";
 export { readingLink } from "./http/reading_link.ts";
-export { secured } from "./http/security_headers.ts";
+export { secured } from "./http/middleware/mod.ts";
 export { AsyncActiveShardLog } from "./services/shard_active.ts";
 export { parseDuration } from "./services/shard_config.ts";
 export type { ShardLogs } from "./services/shard_logs.ts";

@@ -70,6 +70,14 @@ export interface CheckedAppend {
   inclusion_proof: string[];
 }
 
+/**
+ * One envelope's answer in a bulk append (issue 29) as the client checked it: logged (its proof
+ * closes against the answer's one signed head), or the server's refusal of it.
+ */
+export type CheckedBulkItem =
+  | ({ ok: true } & CheckedAppend)
+  | { ok: false; status: number; code: string; detail: string };
+
 /** An inclusion proof as the client checked it. */
 export interface CheckedInclusion {
   index: number;
@@ -228,6 +236,76 @@ export class LogClient {
     const path = proofPath(a.inclusion_proof, `the append's inclusion proof`);
     this.checkInclusion(a.index, leaf, path, a.tree_head);
     return { ...a, created: res.status === 201 };
+  }
+
+  /**
+   * Submits envelopes in one bulk append (issue 29: `application/cbor-seq`, the envelopes one
+   * after another); checks the one head's signature, and for each logged envelope its leaf hash
+   * (or its twin's, as `submit` does) and its inclusion proof against that head. A refusal of
+   * one envelope is its result, not an error; an answer that is not one result per envelope,
+   * or a proof that does not close, is a VerificationFailure.
+   */
+  async submitBulk(envelopes: Uint8Array[]): Promise<CheckedBulkItem[]> {
+    let n = 0;
+    for (const e of envelopes) n += e.length;
+    const body = new Uint8Array(n);
+    n = 0;
+    for (const e of envelopes) body.set(e, n), n += e.length;
+    // "page": the answer holds a proof per envelope (up to ~4.5 KB each), not a small JSON
+    const res = await this.#send("/v1/log/entries", "page", {
+      method: "POST",
+      headers: { "content-type": "application/cbor-seq", accept: "application/json" },
+      body,
+    });
+    if (res.status !== 200) throw new HttpError(res.status, problemOf(res));
+    const a = objectOf(res) as { tree_head?: TreeHead | null; results?: unknown };
+    const results = a.results as Record<string, unknown>[];
+    if (!Array.isArray(results) || results.length !== envelopes.length) {
+      throw new VerificationFailure(
+        `Cannot trust the bulk append: ${envelopes.length} envelopes sent, the answer has ` +
+          `${Array.isArray(results) ? results.length : "no"} results`,
+      );
+    }
+    const head = a.tree_head;
+    if (head && results.some((r) => r && typeof r.index === "number")) await this.checkHead(head);
+    const out: CheckedBulkItem[] = [];
+    for (const [k, r] of results.entries()) {
+      if (!r || typeof r.index !== "number") {
+        out.push({
+          ok: false,
+          status: Number(r?.status),
+          code: String(r?.code),
+          detail: String(r?.detail),
+        });
+        continue;
+      }
+      if (!head) throw new VerificationFailure(`Cannot trust the bulk append: no tree head`);
+      let leaf = toHex(entryLeafHash(envelopes[k]));
+      if (r.leaf_hash !== leaf && r.status === 200) {
+        leaf = await this.#checkTwin(r.index, String(r.leaf_hash), envelopes[k]);
+      }
+      if (r.leaf_hash !== leaf) {
+        throw new VerificationFailure(
+          `Cannot trust the bulk append: item ${k}'s leaf hash ${r.leaf_hash} is not its ${leaf}`,
+        );
+      }
+      const path = proofPath(r.inclusion_proof, `item ${k}'s inclusion proof`);
+      this.checkInclusion(r.index, leaf, path, head);
+      out.push({
+        ok: true,
+        index: r.index,
+        leaf_hash: leaf,
+        // JCR-1 §6, SPEC §6: the class the log appended it with
+        ...(typeof r.verdict === "string" ? { verdict: r.verdict } : {}),
+        ...(r.drift_alert && typeof r.drift_alert === "object"
+          ? { drift_alert: r.drift_alert as Record<string, unknown> }
+          : {}),
+        created: r.status === 201,
+        tree_head: head,
+        inclusion_proof: path,
+      });
+    }
+    return out;
   }
 
   /** The logged twin's leaf hash, once its bytes and its content identity are checked. */

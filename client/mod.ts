@@ -2,7 +2,7 @@
 // witness policy and shard directory helpers rdfsync/ builds on (loadPolicy and the key resolver
 // read files). The CLI is client/main.ts.
 export { HttpError, LogClient, VerificationFailure } from "./client.ts";
-export type { CheckedAppend, CheckedInclusion } from "./client.ts";
+export type { CheckedAppend, CheckedBulkItem, CheckedInclusion } from "./client.ts";
 export { emptyState, MAX_REMEMBERED, parseState, poll } from "./monitor.ts";
 export type { MonitorState, PollResult } from "./monitor.ts";
 export {

@@ -14,13 +14,12 @@ export class LogInputError extends CodedError {
   }
 }
 
-/** The sequencer's pending queue is full: retry after `retryAfterMs`. */
+/** The sequencer's pending queue is full: retry after `retryAfterMs` (kind `busy`). */
 export class PushbackError extends CodedError {
-  readonly retryAfterMs: number;
+  declare readonly retryAfterMs: number;
   constructor(message: string, retryAfterMs: number) {
-    super("log-pushback", message, "unavailable");
+    super("log-pushback", message, "busy", { retryAfterMs });
     this.name = "PushbackError";
-    this.retryAfterMs = retryAfterMs;
   }
 }
 
@@ -29,14 +28,6 @@ export class LogIntegrityError extends CodedError {
   constructor(message: string, options?: { cause?: unknown }) {
     super("log-integrity", message, "internal", options);
     this.name = "LogIntegrityError";
-  }
-}
-
-/** A storage operation failed (an operational fault; the answer is 5xx). */
-export class LogStorageError extends CodedError {
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
-    super(code, message, "unavailable", options);
-    this.name = "LogStorageError";
   }
 }
 
@@ -55,10 +46,20 @@ export const PINNED_HEAD_CODES: readonly string[] = [
   STORE_FORKS_SIGNED_HEAD,
 ];
 
-/** Whether `err` is a pinned-head refusal (a `LogStorageError` with one of PINNED_HEAD_CODES). */
-export function isPinnedHeadRefusal(err: unknown): err is LogStorageError {
-  return err instanceof Error && err.name === "LogStorageError" &&
-    PINNED_HEAD_CODES.includes((err as LogStorageError).code);
+/**
+ * A storage operation failed (an operational fault; the answer is 5xx): kind `unavailable`, or
+ * `pinned` for a pinned-head refusal (one of PINNED_HEAD_CODES), which no retry mends.
+ */
+export class LogStorageError extends CodedError {
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(code, message, PINNED_HEAD_CODES.includes(code) ? "pinned" : "unavailable", options);
+    this.name = "LogStorageError";
+  }
+}
+
+/** Whether `err` is a pinned-head refusal (kind `pinned`: a `LogStorageError` of PINNED_HEAD_CODES). */
+export function isPinnedHeadRefusal(err: unknown): err is CodedError {
+  return err instanceof CodedError && err.kind === "pinned";
 }
 
 /**

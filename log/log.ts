@@ -37,6 +37,13 @@ export interface LogAppends {
    */
   append(entry: Uint8Array, link?: AgentLink): Promise<AppendResult>;
   /**
+   * Optional: appends several entries in one call (a bulk append, issue 29), one outcome per
+   * entry in order, each what `append` would have resolved to or thrown. Absent: the caller
+   * calls `append` for each in one turn (the embedded sequencer batches them alike). The Worker's
+   * log sends them to its sequencer in one call (edge/worker/r2_log.ts).
+   */
+  appendMany?(entries: Uint8Array[]): Promise<PromiseSettledResult<AppendResult>[]>;
+  /**
    * Optional: an agent's chain head, one store read. On a store written before chain heads were
    * kept, the first call folds the log once with `linkOf` (in chunks, yielding to the event
    * loop between them) and stores the result.

@@ -3,26 +3,42 @@
 // limit and what was seen, under a stable code.
 
 /**
- * How the HTTP layer answers a coded error that escaped a route (api/http/errors.ts problemResponse),
- * decided by the error's class, never by its name: `input` → 400 with its code (malformed input);
- * `unavailable` → 503 `storage-unavailable` + Retry-After (an operational storage fault, safe to
- * retry); `internal` → 500 `internal` (the cause is logged, never echoed). Routes that mean
- * another status throw ApiError.
+ * How the HTTP layer answers a coded error (api/http/errors.ts problemResponse, the one error
+ * handler), decided by the error's kind, never by its class or its name:
+ * - `input`: malformed input: 400 with its code;
+ * - `busy`: a queue is full: 503 `sequencer-busy` + Retry-After (its `retryAfterMs`), safe to retry;
+ * - `unavailable`: an operational storage fault: 503 `storage-unavailable` + Retry-After, safe to
+ *   retry (identical bytes are answered exactly once);
+ * - `pinned`: state that may not go backwards was found behind what was published (issue 27):
+ *   503 with its code, no Retry-After: nothing is signed until an operator acts;
+ * - `config`: a setting or binding that cannot be used: 500 (the Worker answers `edge-config`
+ *   naming it, edge/worker/errors.ts);
+ * - `internal`: 500 `internal` (the cause is logged, never echoed).
+ * The HTTP layer's own ApiError declares its status; its kind follows from it.
  */
-export type ErrorKind = "input" | "unavailable" | "internal";
+export type ErrorKind = "input" | "busy" | "unavailable" | "pinned" | "config" | "internal";
+
+/** A coded error's options: its cause, and when to retry (kind `busy`). */
+export interface CodedErrorOptions extends ErrorOptions {
+  /** How long a `busy` refusal asks the client to wait, ms. */
+  retryAfterMs?: number;
+}
 
 /** An error with a stable machine-readable `code` and the `kind` the HTTP layer maps it by. */
 export class CodedError extends Error {
+  /** How long to wait before retrying, ms (kind `busy`). */
+  readonly retryAfterMs?: number;
   constructor(
     /** Stable machine-readable code. */
     readonly code: string,
     message: string,
     /** How an HTTP answer classifies it. */
     readonly kind: ErrorKind = "internal",
-    options?: ErrorOptions,
+    options?: CodedErrorOptions,
   ) {
     super(message, options);
     this.name = "CodedError";
+    if (options?.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
   }
 }
 

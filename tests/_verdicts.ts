@@ -3,7 +3,7 @@
 // (JCR-1 §6, SPEC §6), the operator configuration they are judged under, and the checks every
 // deployment must pass over real HTTP.
 import assert from "node:assert/strict";
-import { fromHex } from "../verify/mod.ts";
+import { concatBytes, fromHex } from "../verify/mod.ts";
 
 const VECTORS = new URL("../conformance/vectors/", import.meta.url);
 
@@ -125,6 +125,23 @@ export async function checkVerdictsOver(base: string | URL): Promise<number[]> {
     assert.equal(again.body.verdict, v.verdict);
   }
   assert.equal(indexes.length, 3, "valid, joule-unverified and alert are all appended");
+
+  // a bulk append (application/cbor-seq) answers each item's verdict the same way
+  const bulk = await fetch(new URL("/v1/log/entries", base), {
+    method: "POST",
+    headers: { "content-type": "application/cbor-seq", accept: "application/json" },
+    body: concatBytes(...vs.map((v) => v.envelope)),
+  });
+  const b = await bulk.json();
+  assert.equal(bulk.status, 200, JSON.stringify(b));
+  for (const [k, v] of vs.entries()) {
+    const r = b.results[k];
+    if (v.verdict === "invalid") assert.equal(r.code, "joules-below-tools", JSON.stringify(r));
+    else {
+      assert.deepEqual([r.status, r.index, r.verdict], [200, indexes[k], v.verdict]);
+      assert.equal(r.drift_alert !== undefined, v.verdict === "alert");
+    }
+  }
 
   const appended = vs.filter((v) => v.verdict !== "invalid");
   for (const [k, v] of appended.entries()) {

@@ -23,23 +23,55 @@ export function splitCoseSequence(body: Uint8Array, maxItems = 1000): Uint8Array
   if (body.length === 0) {
     throw new CborError("empty-sequence", "Cannot split the CBOR sequence: it is empty", 0);
   }
-  const out: Uint8Array[] = [];
+  const { items, more, broken } = splitCoseSequencePrefix(body, maxItems);
+  if (more) {
+    throw new CborError(
+      "sequence-too-long",
+      `Cannot split the CBOR sequence: more than ${maxItems} items`,
+      more,
+    );
+  }
+  if (broken) throw broken;
+  return items;
+}
+
+/** What {@link splitCoseSequencePrefix} delimited. */
+export interface SequencePrefix {
+  /** The items delimited, in order, as slices of the body. */
+  items: Uint8Array[];
+  /** The offset of the first byte past `maxItems` items, when the body goes on; else 0. */
+  more: number;
+  /**
+   * The strict decoder's refusal when an item cannot be delimited: nothing from `brokenAt` (the
+   * item's first byte) on is an item (no later boundary can be trusted).
+   */
+  broken?: CborError;
+  brokenAt?: number;
+}
+
+/**
+ * Delimits as many items of an `application/cbor-seq` body as it can (bulk appends, API.md
+ * "Log": a malformed item is that item's refusal, the ones before it are still judged). Stops
+ * at `maxItems` items (`more` says where the body goes on) or at the first item the strict
+ * decoder cannot delimit (`broken`, from `brokenAt`).
+ */
+export function splitCoseSequencePrefix(body: Uint8Array, maxItems: number): SequencePrefix {
+  const items: Uint8Array[] = [];
   let pos = 0;
   while (pos < body.length) {
-    if (out.length === maxItems) {
-      throw new CborError(
-        "sequence-too-long",
-        `Cannot split the CBOR sequence: more than ${maxItems} items`,
-        pos,
-      );
-    }
+    if (items.length === maxItems) return { items, more: pos };
     const start = pos;
     const itemStart = body[pos] === TAG_COSE_SIGN1 ? pos + 1 : pos;
-    if (itemStart === body.length) {
-      throw new CborError("truncated", "Cannot split the CBOR sequence: a lone tag 18", start);
+    try {
+      if (itemStart === body.length) {
+        throw new CborError("truncated", "Cannot split the CBOR sequence: a lone tag 18", start);
+      }
+      pos = cborItemEnd(body, itemStart);
+    } catch (e) {
+      if (!(e instanceof CborError)) throw e;
+      return { items, more: 0, broken: e, brokenAt: start };
     }
-    pos = cborItemEnd(body, itemStart);
-    out.push(body.subarray(start, pos));
+    items.push(body.subarray(start, pos));
   }
-  return out;
+  return { items, more: 0 };
 }

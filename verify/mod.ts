@@ -18,7 +18,7 @@ export {
   toJson,
 } from "./cbor.ts";
 export type { CborEncodable, CborLimits, CborMap, CborValue } from "./cbor.ts";
-export { splitCoseSequence } from "./cbor_seq.ts";
+export { type SequencePrefix, splitCoseSequence, splitCoseSequencePrefix } from "./cbor_seq.ts";
 export { CborError, VerifyInputError } from "./errors.ts";
 export { isReasonCode, REASON_CODES } from "./codes.ts";
 export type { ReasonCode } from "./codes.ts";

@@ -20,7 +20,6 @@ export const DATA_DIR_LOCKED = "data-dir-locked";
 
 /** Another service holds the data directory: the start is refused. */
 export class DataDirLockedError extends ConfigError {
-  readonly code = DATA_DIR_LOCKED;
   constructor(dir: string, readonly holder: { pid?: number; since?: string }) {
     const who = holder.pid
       ? `pid ${holder.pid}${holder.since ? `, since ${holder.since}` : ""}`
@@ -28,6 +27,7 @@ export class DataDirLockedError extends ConfigError {
     super(
       `Cannot open the data directory ${dir}: another service holds it (${who}); stop that ` +
         `service, or set DATA_DIR to another directory (${DATA_DIR_LOCKED})`,
+      DATA_DIR_LOCKED,
     );
     this.name = "DataDirLockedError";
   }

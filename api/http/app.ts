@@ -1,24 +1,34 @@
-// The Hono app, built from the one route table (docs/CONTRACTS.md "api/"). Cross-cutting
-// behaviour lives here and only here: the Hydra Link header on every response (API.md), CORS
-// for the public read and verify routes, per-client rate limiting (429 + Retry-After), request
-// time limits, 404 vs 405, a malformed Host refused (400 `bad-host`), one canonical path per
-// resource (a percent-encoded unreserved character is 404, as tiles refuse it), the security
-// headers of every answer (api/http/security_headers.ts), and the one error handler deciding every
-// error's status (app.onError, as in Hono's src/hono-base.ts). Platform-neutral: the Deno entry
-// (api/deno/main.ts) and the Worker entry (edge/worker/worker.ts) both call createApp.
-import type { Context } from "hono";
-import { ApiError, problemResponse, retryAfterSeconds } from "./errors.ts";
-import { withDeadline } from "./limits.ts";
-import { TokenBuckets } from "./rate_limit.ts";
-import type { AppDeps, AppEnv, RateClass, RouteDef } from "./route.ts";
-import { pathRegExp } from "./route.ts";
+// The Hono app, built from the one route table (docs/CONTRACTS.md "api/", "The front door"). Its
+// cross-cutting behaviour is middleware, one named module each (api/http/middleware/), composed
+// here and only here around the router: the answer count, CORS for the public read and verify
+// routes, the security headers of every answer, the Hydra Link header on every response (API.md),
+// per-client rate limiting (429 + Retry-After) and route deadlines; besides them 404 vs 405, a
+// malformed Host refused (400 `bad-host`), one canonical path per resource (a percent-encoded
+// unreserved character is 404, as tiles refuse it), and the one error handler deciding every
+// error's status (api/http/errors.ts errorAnswer, the app's onError, as in Hono's
+// src/hono-base.ts), a front stage's exception's too (api/http/front_door.ts). Platform-neutral:
+// the Deno entry (api/deno/main.ts) and the Worker entry (edge/worker/worker.ts) both call createApp.
+import { ApiError, errorAnswer, problemResponse } from "./errors.ts";
+import type { AppDeps, RouteDef } from "./route.ts";
+import { allowedMethods, pathRegExp } from "./route.ts";
 import { rawPath } from "./raw_path.ts";
 import { badHost, validHost } from "./public_url.ts";
-import { secureHeaders } from "./security_headers.ts";
 import { refuseUnknownQuery } from "./params.ts";
 import { allRoutes } from "./routes.ts";
-import { CORS, LINK, ServiceApp } from "./front_door.ts";
+import { ServiceApp, stageFailure } from "./front_door.ts";
 import { fastLaneStage } from "./fast_lane.ts";
+import {
+  corsHeaders,
+  CorsRoutes,
+  countAnswers,
+  linkHeader,
+  peerAddress,
+  preflight,
+  RateLimiter,
+  routeDeadline,
+  securityHeaders,
+  statusCounter,
+} from "./middleware/mod.ts";
 
 /**
  * RFC 3986 §2.3, §6.2.2.2: a percent-encoded unreserved character (ALPHA, DIGIT, - . _ ~) names
@@ -34,17 +44,6 @@ export function aliasedPath(url: string): string | undefined {
   return path.includes("%") && ENCODED_UNRESERVED.test(path) ? path : undefined;
 }
 
-function allowedMethods(routes: RouteDef[], matchers: RegExp[], path: string): string[] {
-  const methods = new Set<string>();
-  routes.forEach((r, i) => {
-    if (matchers[i].test(path)) {
-      methods.add(r.method);
-      if (r.method === "GET") methods.add("HEAD");
-    }
-  });
-  return [...methods].sort();
-}
-
 /**
  * Builds the service's Hono app from `deps` and the route table (default: every group of
  * api/http/routes.ts).
@@ -56,52 +55,30 @@ function allowedMethods(routes: RouteDef[], matchers: RegExp[], path: string): s
  */
 export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): ServiceApp {
   const app = new ServiceApp();
-  const now = deps.now ?? Date.now;
-  const buckets = {
-    read: new TokenBuckets(deps.config.rate.read),
-    write: new TokenBuckets(deps.config.rate.write),
-  };
+  const limiter = new RateLimiter(deps.config.rate, deps.metrics, deps.now ?? Date.now);
   const matchers = routes.map((r) => pathRegExp(r.path));
   // routes that refuse their own non-canonical paths, with their own codes (RouteDef.ownsRawPath)
   const ownRaw = routes.flatMap((r, i) => r.ownsRawPath ? [matchers[i]] : []);
-  const corsPath = (path: string) => routes.some((r, i) => r.cors && matchers[i].test(path));
-  const statusLabels = new Map<number, { status: string }>();
-  const clientKey = deps.clientKey ??
-    ((c: Context<AppEnv>) => String(c.env?.clientAddr ?? "unknown"));
+  const cors = new CorsRoutes(routes, matchers);
+  const countStatus = statusCounter(deps.metrics);
+  const clientKey = deps.clientKey ?? peerAddress;
 
-  // Requests a fast lane took the rate-limit token of and left to the router (below).
-  const admitted = new WeakSet<Request>();
-  const countStatus = (status: number) => {
-    let labels = statusLabels.get(status);
-    if (!labels) statusLabels.set(status, labels = { status: String(status) });
-    deps.metrics.inc("jc_http_responses_total", labels);
-  };
-  /** Takes a token of `rateClass` for the client, or refuses with 429 `rate-limited`. */
-  const admit = (rateClass: RateClass, key: string): void => {
-    if (rateClass === "none") return;
-    const t = buckets[rateClass].take(key, now());
-    if (!t.ok) {
-      deps.metrics.inc("jc_rate_limited_total", { class: rateClass });
-      throw new ApiError(
-        "rate-limited",
-        `Cannot answer now: this client is over its ${rateClass} rate limit`,
-        { headers: { "retry-after": retryAfterSeconds(t.retryAfterMs) } },
-      );
-    }
-  };
-
+  // The middleware, outermost first; each adds to the answer on the way out, whoever made it (a
+  // route, a refusal, the one error handler): counted last, after its headers are set.
+  app.use("*", countAnswers(countStatus));
+  app.use("*", corsHeaders(cors));
+  app.use("*", securityHeaders());
+  app.use("*", linkHeader());
   app.use("*", async (c, next) => {
+    // a front stage's exception (api/http/front_door.ts): answered as a route's
+    const failed = stageFailure(c.req.raw);
+    if (failed) {
+      throw failed.error instanceof Error ? failed.error : new Error(String(failed.error));
+    }
     c.set("deps", deps);
     c.set("routes", routes);
     c.set("startedAt", performance.now());
     await next();
-    c.res.headers.append(...LINK);
-    secureHeaders(c.res.headers);
-    // A matched route said whether it is public; otherwise (404, 405, OPTIONS) match the path.
-    if (c.get("cors") ?? corsPath(c.req.path)) {
-      for (const h of CORS) c.res.headers.set(...h);
-    }
-    countStatus(c.res.status);
   });
 
   // Before any route (issue 27): the Host never decides an answer, so a malformed one is refused
@@ -120,37 +97,24 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Serv
     await next();
   });
 
-  // CORS preflight (Fetch standard §3.2.2) for the public routes.
-  app.options("*", (c) => {
-    const methods = allowedMethods(routes, matchers, c.req.path);
-    if (methods.length === 0) {
-      throw new ApiError("not-found", `Cannot find ${c.req.path}: no such resource`);
-    }
-    const headers: Record<string, string> = { allow: [...methods, "OPTIONS"].join(", ") };
-    if (corsPath(c.req.path)) {
-      headers["access-control-allow-methods"] = [...methods, "OPTIONS"].join(", ");
-      headers["access-control-allow-headers"] = "Content-Type, Accept";
-      headers["access-control-max-age"] = "86400";
-    }
-    return new Response(null, { status: 204, headers });
-  });
+  // CORS preflight (Fetch standard §3.2.2) for the public routes, Allow for every route.
+  app.options("*", preflight(cors));
 
   for (const r of routes) {
     const rateClass = r.rate ?? (r.method === "GET" ? "read" : "write");
-    const timeoutMs = r.timeoutMs ?? deps.config.requestTimeoutMs;
-    const cors = r.cors === true;
+    const deadline = routeDeadline(r, deps.config);
+    const isPublic = r.cors === true;
     const own = r.ownQuery;
     const known = own === "page"
       ? undefined
       : new Set([...(r.query ?? []), ...(own?.refuses ?? [])]);
     app.on(r.method, r.path, async (c) => {
-      c.set("cors", cors);
-      // a fast lane that took this request's token and left it to the router (below)
-      if (!admitted.has(c.req.raw)) admit(rateClass, clientKey(c));
+      c.set("cors", isPublic);
+      // a fast lane that took this request's token and left it to the router takes none here
+      limiter.admit(rateClass, clientKey(c), c.req.raw);
       if (known) refuseUnknownQuery(c.req.url, known);
       // the deadline also bounds the body's read (api/http/limits.ts readBodyLimited)
-      const minRate = deps.config.bodyMinRate;
-      return await withDeadline(c.req.raw, timeoutMs, minRate, async () => await r.handler(c));
+      return await deadline(c.req.raw, async () => await r.handler(c));
     });
   }
 
@@ -159,7 +123,7 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Serv
   // context).
   const lanes = routes.filter((r) => r.method === "GET" && r.fast);
   if (lanes.length > 0 && deps.clientKey === undefined) {
-    app.front([fastLaneStage({ lanes, deps, buckets, now, admitted, countStatus })]);
+    app.front([fastLaneStage({ lanes, deps, limiter, countStatus })]);
   }
 
   app.notFound((c) => {
@@ -178,17 +142,8 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Serv
     );
   });
 
-  app.onError((err, c) => {
-    const res = problemResponse(err);
-    if (
-      res.status === 500 ||
-      (err instanceof ApiError && err.cause !== undefined && res.status >= 500)
-    ) {
-      // An operational fault: logged with its cause, answered without it.
-      console.error(`Cannot answer ${c.req.method} ${c.req.path}:`, err);
-    }
-    return res;
-  });
+  // The one error handler (api/http/errors.ts): every error's status, by its kind.
+  app.onError((err, c) => errorAnswer(err, c.req.method, c.req.path));
 
   return app;
 }

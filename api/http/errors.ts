@@ -1,9 +1,9 @@
 // RFC 9457 problem details (application/problem+json) with stable codes (ARCHITECTURE "Errors",
-// API.md). The HTTP status of every error is decided here, in one place: routes throw ApiError
-// (or let a typed error from verify/ or log/ escape) and `problemResponse` maps it, as Hono's
-// app.onError does in src/hono-base.ts. Platform-neutral.
-import { isPinnedHeadRefusal, PushbackError } from "../../log/mod.ts";
-import { CodedError } from "../../net/mod.ts";
+// API.md). The HTTP status of every error is decided here, in one place: routes and front stages
+// throw ApiError (or let a coded error from verify/ or log/ escape) and the one error handler
+// (`errorAnswer`: the app's onError, and the front door's for a stage's exception) maps it by its
+// kind (net/error.ts ErrorKind), never by its class name. Platform-neutral.
+import { CodedError, type ErrorKind } from "../../net/mod.ts";
 import { REASON_CODES } from "../../verify/mod.ts";
 import { WITNESS_CODES } from "../../log/c2sp/mod.ts";
 
@@ -40,6 +40,8 @@ export const HTTP_CODES = {
   // A request body slower than `body_min_rate` (issue 27): the read stops, the connection closes.
   "body-too-slow": { status: 408, title: "Body too slow" },
   "body-too-large": { status: 413, title: "Body too large" },
+  // A bulk append with more envelopes than `bulk_max_envelopes` (issue 29), before any is verified.
+  "too-many-envelopes": { status: 413, title: "Too many envelopes" },
   "unsupported-media-type": { status: 415, title: "Unsupported media type" },
   "invalid-receipt": { status: 422, title: "Invalid receipt" },
   "readings-route-only": { status: 422, title: "Meter readings are appended by /v1/readings" },
@@ -65,11 +67,11 @@ export const PROBLEM_TYPE_BASE = "urn:jouleclaw:problem:";
 
 /**
  * An error answer. `code` is the stable machine-readable code; for a 422 it is the verification
- * reason code of the first failing step, and `extra.report` carries the whole report.
+ * reason code of the first failing step, and `extra.report` carries the whole report. Its status
+ * is declared (by its code, or `opts.status`); its kind follows from the status.
  */
-export class ApiError extends Error {
+export class ApiError extends CodedError {
   readonly status: number;
-  readonly code: string;
   readonly headers: Record<string, string>;
   readonly extra: Record<string, unknown>;
   constructor(
@@ -82,14 +84,19 @@ export class ApiError extends Error {
       cause?: unknown;
     } = {},
   ) {
-    super(detail, { cause: opts.cause });
+    const status = opts.status ??
+      (HTTP_CODES as Record<string, { status: number }>)[code]?.status ?? 500;
+    super(code, detail, kindOfStatus(status), { cause: opts.cause });
     this.name = "ApiError";
-    this.code = code;
-    this.status = opts.status ?? (HTTP_CODES as Record<string, { status: number }>)[code]?.status ??
-      500;
+    this.status = status;
     this.headers = opts.headers ?? {};
     this.extra = opts.extra ?? {};
   }
+}
+
+/** The kind of an answer of `status`: 4xx input, 503 unavailable, any other internal. */
+function kindOfStatus(status: number): ErrorKind {
+  return status < 500 ? "input" : status === 503 ? "unavailable" : "internal";
 }
 
 /** Titles of the codes other folders answer with (vocab/, SPARQL), beside HTTP_CODES. */
@@ -150,40 +157,83 @@ export function problem(
   });
 }
 
+/** A problem's parts, before it is a response (a bulk append's refusals are these, per item). */
+export interface Problem {
+  status: number;
+  code: string;
+  detail: string;
+  extra: Record<string, unknown>;
+  headers: Record<string, string>;
+}
+
 /**
- * Maps any thrown value to its problem response: ApiError as declared; PushbackError → 503 +
- * Retry-After; anything else is an operational fault → 500 with a generic detail (the cause is
- * logged by the caller, never echoed).
+ * Maps any thrown value to its problem: an ApiError as it declares; any other coded error by its
+ * kind (net/error.ts ErrorKind); anything else is an operational fault → 500 with a generic detail
+ * (the cause is logged by the caller, never echoed).
  */
-export function problemResponse(err: unknown): Response {
+export function problemOf(err: unknown): Problem {
+  const p = (
+    status: number,
+    code: string,
+    detail: string,
+    headers: Record<string, string> = {},
+  ): Problem => ({ status, code, detail, extra: {}, headers });
   if (err instanceof ApiError) {
-    return problem(err.status, err.code, err.message, err.extra, err.headers);
+    return {
+      status: err.status,
+      code: err.code,
+      detail: err.message,
+      extra: err.extra,
+      headers: err.headers,
+    };
   }
-  if (err instanceof PushbackError) {
-    return problem(503, "sequencer-busy", "Cannot append now: the sequencer is full", {}, {
-      "retry-after": retryAfterSeconds(err.retryAfterMs),
-    });
+  const internal = () => p(500, "internal", "Cannot answer: internal error");
+  if (!(err instanceof CodedError)) return internal();
+  switch (err.kind) {
+    // A typed input error (verify's, the log's) that escaped a route still gets its code, as a 400.
+    case "input":
+      return err.code.length > 0 ? p(400, err.code, err.message) : internal();
+    case "busy":
+      return p(503, "sequencer-busy", "Cannot append now: the sequencer is full", {
+        "retry-after": retryAfterSeconds(err.retryAfterMs ?? 1000),
+      });
+    case "pinned":
+      // Not transient (issue 27): no Retry-After; the code says which pin the store failed.
+      return p(
+        503,
+        err.code,
+        "Cannot append: the log's store is behind or diverges from a head the log already " +
+          "signed; it signs nothing until an operator acts",
+      );
+    case "unavailable":
+      // An operational storage fault: transient as far as the client can tell; retrying an append
+      // is safe (identical bytes are answered exactly once).
+      return p(503, "storage-unavailable", "Cannot answer: the store failed", {
+        "retry-after": "1",
+      });
+    case "config":
+    case "internal":
+      return internal();
   }
-  if (isPinnedHeadRefusal(err)) {
-    // Not transient (issue 27): no Retry-After; the code says which pin the store failed.
-    return problem(
-      503,
-      err.code,
-      "Cannot append: the log's store is behind or diverges from a head the log already signed; " +
-        "it signs nothing until an operator acts",
-    );
+}
+
+/** Maps any thrown value to its problem response (see {@link problemOf}). */
+export function problemResponse(err: unknown): Response {
+  const p = problemOf(err);
+  return problem(p.status, p.code, p.detail, p.extra, p.headers);
+}
+
+/**
+ * The one error handler (issue 22): the answer to `err`, thrown while answering `method` `path`
+ * by a route, a middleware or a front stage. An operational fault (a 500, or a 5xx ApiError with
+ * a cause) is logged with its cause and answered without it.
+ */
+export function errorAnswer(err: unknown, method: string, path: string): Response {
+  const res = problemResponse(err);
+  if (
+    res.status === 500 || (err instanceof ApiError && err.cause !== undefined && res.status >= 500)
+  ) {
+    console.error(`Cannot answer ${method} ${path}:`, err);
   }
-  if (err instanceof CodedError && err.kind === "unavailable") {
-    // An operational storage fault: transient as far as the client can tell; retrying an append
-    // is safe (identical bytes are answered exactly once).
-    return problem(503, "storage-unavailable", "Cannot answer: the store failed", {}, {
-      "retry-after": "1",
-    });
-  }
-  // A typed input error (a CodedError of kind input: verify's, the log's) that escaped a route
-  // still gets its code, as a 400.
-  if (err instanceof CodedError && err.kind === "input" && err.code.length > 0) {
-    return problem(400, err.code, err.message);
-  }
-  return problem(500, "internal", "Cannot answer: internal error");
+  return res;
 }

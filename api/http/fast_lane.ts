@@ -4,11 +4,10 @@
 // is left to the router, which answers it as it answers every request (tests/api/
 // fast_lane_test.ts: lane ≡ router). Platform-neutral.
 import type { AppDeps, AppEnv, FastAnswer, RouteDef } from "./route.ts";
-import type { TokenBuckets } from "./rate_limit.ts";
 import { rawPath } from "./raw_path.ts";
 import { validHost } from "./public_url.ts";
-import { NOSNIFF } from "./security_headers.ts";
-import { type AppFetch, CORS, type FrontStage, LINK } from "./front_door.ts";
+import { CORS, LINK, NOSNIFF, type RateLimiter, type StatusCounter } from "./middleware/mod.ts";
+import type { AppFetch, FrontStage } from "./front_door.ts";
 
 /** What a fast lane adds to its answer's own headers, built once (no per-request strings). */
 const LANE_TAIL: [string, string][] = [LINK, NOSNIFF];
@@ -19,18 +18,15 @@ export interface FastLaneOptions {
   /** The GET routes with a `fast` answer. */
   lanes: RouteDef[];
   deps: AppDeps;
-  /** The router's own token buckets: a lane's request takes its token there. */
-  buckets: { read: TokenBuckets; write: TokenBuckets };
-  now: () => number;
-  /** Requests a lane took the token of and left to the router (which then takes none). */
-  admitted: WeakSet<Request>;
+  /** The router's rate limiter: a lane's request takes its token there. */
+  limiter: RateLimiter;
   /** Counts an answer's status in the app's metrics. */
-  countStatus: (status: number) => void;
+  countStatus: StatusCounter;
 }
 
 /** The fast lane as a front stage. */
 export function fastLaneStage(o: FastLaneOptions): FrontStage {
-  const { lanes, deps, buckets, now, admitted, countStatus } = o;
+  const { lanes, deps, limiter, countStatus } = o;
   const lane = async (
     r: RouteDef,
     req: Request,
@@ -41,7 +37,7 @@ export function fastLaneStage(o: FastLaneOptions): FrontStage {
   ): Promise<Response> => {
     const rateClass = r.rate ?? "read";
     const key = String(env?.clientAddr ?? "unknown");
-    if (rateClass !== "none" && !buckets[rateClass].take(key, now()).ok) {
+    if (!limiter.take(rateClass, key)) {
       return await routerFetch(req, env, ctx); // the router refuses it (429) and counts it
     }
     let a: FastAnswer | undefined;
@@ -51,7 +47,7 @@ export function fastLaneStage(o: FastLaneOptions): FrontStage {
       a = undefined; // a fault: the router answers it (and logs it) as any other
     }
     if (a === undefined) {
-      admitted.add(req);
+      limiter.admitted(req);
       return await routerFetch(req, env, ctx);
     }
     countStatus(200);

@@ -1,22 +1,15 @@
-// The front door (issue 22 "One front door"): the app's request pipeline, named stages ahead of
-// the router composed in one place. A stage answers a request itself or passes it on to `next`
-// (the following stage, the router last); the router's own middleware (Link, CORS, security
-// headers, metrics, Host and alias refusals, rate limit, deadlines) and its one error handler
-// (app.onError) answer everything a stage passes on. createApp (api/http/app.ts) puts the fast lane
-// (api/http/fast_lane.ts) here. Platform-neutral.
+// The front door (issue 22 "One front door"; docs/CONTRACTS.md "The front door"): the app's request
+// pipeline, named stages ahead of the router composed in one place, the same on both hosts. A
+// stage answers a request itself or passes it on to `next` (the following stage, the router
+// last). The platform entry's stages come first (the Deno host: the shard dispatch,
+// api/http/shard_dispatch.ts; the Worker: the shard directory, the shard dispatch and the edge
+// cache, edge/worker/stages.ts), then the app's own (the fast lane, api/http/fast_lane.ts), then
+// the router with its middleware (api/http/middleware/). Every error answer goes through the one
+// error handler (api/http/errors.ts errorAnswer): a route's or a middleware's by the router's
+// onError, a stage's exception too, handed to the router (below), so that it is answered, and
+// decorated (Link, CORS, security headers, metrics), exactly as a route's. Platform-neutral.
 import { Hono } from "hono";
 import type { AppEnv } from "./route.ts";
-import { API_DOC_LINK } from "./hydra.ts";
-
-/** Headers a cross-origin script may read from our answers. */
-const EXPOSED = "Link, Location, Retry-After, Content-Type";
-/** API.md: every response carries the ApiDocumentation link. */
-export const LINK: [string, string] = ["link", API_DOC_LINK];
-/** What a public (CORS) route's answers carry. */
-export const CORS: [string, string][] = [
-  ["access-control-allow-origin", "*"],
-  ["access-control-expose-headers", EXPOSED],
-];
 
 /** The app's fetch: Hono's signature (what Deno.serve's handler and the Worker call). */
 export type AppFetch = Hono<AppEnv>["fetch"];
@@ -38,6 +31,19 @@ export function composeStages(stages: readonly FrontStage[], last: AppFetch): Ap
   );
 }
 
+/** What a stage threw, by request, until the router answers it (`stageFailure`). */
+const failures = new WeakMap<Request, { error: unknown }>();
+
+/**
+ * What a front stage threw while answering `req`, once: the router's first middleware throws it
+ * again, so the one error handler answers it (createApp, api/http/app.ts).
+ */
+export function stageFailure(req: Request): { error: unknown } | undefined {
+  const f = failures.get(req);
+  failures.delete(req);
+  return f;
+}
+
 /**
  * The service's Hono app with its front stages: `fetch` (and so `request`) runs the stages, then
  * Hono's router. Typed composition, not a patched method: the router's own fetch is kept as it
@@ -56,18 +62,49 @@ export class ServiceApp extends Hono<AppEnv> {
   /** The app's own stages ahead of the router (createApp: the fast lane); replaces earlier ones. */
   front(stages: readonly FrontStage[]): this {
     this.#own = stages;
-    this.#pipeline = composeStages([...this.#host, ...this.#own], this.routerFetch);
+    return this.#compose();
+  }
+
+  /**
+   * The platform entry's stages, ahead of the app's own (api/deno/main.ts: the shard dispatch,
+   * which hands `/shards/<id>/…` to another app before this one's lanes; the Worker's, edge/
+   * worker/stages.ts); replaces earlier ones.
+   */
+  host(stages: readonly FrontStage[]): this {
+    this.#host = stages;
+    return this.#compose();
+  }
+
+  #compose(): this {
+    const stages = [...this.#host, ...this.#own].map((s) => this.#guarded(s));
+    this.#pipeline = composeStages(stages, this.routerFetch);
     return this;
   }
 
   /**
-   * The platform entry's stages, ahead of the app's own (api/deno/main.ts: the shard dispatch, which
-   * hands `/shards/<id>/…` to another app before this one's lanes); replaces earlier ones.
+   * `stage`, its exception (thrown or rejected) answered by the router's one error handler, never
+   * thrown out. A stage that answers synchronously is not made asynchronous (the fast lane's
+   * path stays as short as it was).
    */
-  host(stages: readonly FrontStage[]): this {
-    this.#host = stages;
-    this.#pipeline = composeStages([...this.#host, ...this.#own], this.routerFetch);
-    return this;
+  #guarded(stage: FrontStage): FrontStage {
+    return (req, env, ctx, next) => {
+      try {
+        const res = stage(req, env, ctx, next);
+        return res instanceof Promise ? res.catch((e) => this.#failed(e, req, env, ctx)) : res;
+      } catch (e) {
+        return this.#failed(e, req, env, ctx);
+      }
+    };
+  }
+
+  #failed(
+    error: unknown,
+    req: Request,
+    env: AppEnv["Bindings"] | undefined,
+    ctx: Parameters<AppFetch>[2],
+  ): Response | Promise<Response> {
+    failures.set(req, { error });
+    return this.routerFetch(req, env, ctx);
   }
 
   override fetch: AppFetch = (req, env, ctx) => this.#pipeline(req, env, ctx);

@@ -46,6 +46,17 @@ const BODIES: Record<string, { description: string; content: Record<string, unkn
       "application/json": { schema: ENVELOPE_JSON },
     },
   },
+  "jc:EnvelopeSubmission": {
+    description: "A COSE_Sign1 receipt envelope (JCR-1 §4): raw bytes, or JSON with its hex; or " +
+      "a bulk of them (issue 29): application/cbor-seq, the envelopes one after another.",
+    content: {
+      "application/cose": { schema: { type: "string", contentMediaType: "application/cose" } },
+      "application/json": { schema: ENVELOPE_JSON },
+      "application/cbor-seq": {
+        schema: { type: "string", contentMediaType: "application/cbor-seq" },
+      },
+    },
+  },
   "jc:MeterReadingBatch": {
     description: "Signed meter-reading/1 envelopes, in seq order (docs/METER-READING.md).",
     content: {

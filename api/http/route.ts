@@ -46,7 +46,7 @@ export interface OperationDoc {
   mutating: boolean;
 }
 
-/** Which token bucket a route draws from (see api/http/rate_limit.ts); "none" exempts it. */
+/** Which token bucket a route draws from (see api/http/middleware/rate_limit.ts); "none" exempts it. */
 export type RateClass = "read" | "write" | "none";
 
 /** Everything a handler may use. Platform entries (api/deno/main.ts, edge/worker/worker.ts) build it. */
@@ -177,4 +177,20 @@ export function pathRegExp(path: string): RegExp {
     .replace(/:([A-Za-z_][A-Za-z0-9_]*)\{rest\}/g, ".+")
     .replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "[^/]+");
   return new RegExp(`^${esc}$`);
+}
+
+/** The methods `path` allows in `routes` (`matchers[i]`: route i's path), HEAD beside GET, sorted. */
+export function allowedMethods(
+  routes: Pick<RouteDef, "method">[],
+  matchers: RegExp[],
+  path: string,
+): string[] {
+  const methods = new Set<string>();
+  routes.forEach((r, i) => {
+    if (matchers[i].test(path)) {
+      methods.add(r.method);
+      if (r.method === "GET") methods.add("HEAD");
+    }
+  });
+  return [...methods].sort();
 }

@@ -2,6 +2,7 @@
 // Pure (no Deno.*): the platform entry reads the environment and the file and passes them in,
 // so the Worker entry can build the same ServiceConfig from its bindings. Documented for users in
 // docs/CONFIG.md; every key there is parsed here and nowhere else.
+import { CodedError } from "../../net/mod.ts";
 import { SEQUENCER_DEFAULTS } from "../../log/mod.ts";
 import {
   type CollectorWitnessSetting,
@@ -55,6 +56,12 @@ export interface ServiceConfig extends ShardSettings, ConnSettings {
   logName?: string;
   /** Largest request body accepted, bytes (413 above). */
   bodyLimit: number;
+  /**
+   * Bulk appends (POST /v1/log/entries as application/cbor-seq, issue 29): largest body, bytes,
+   * and most envelopes in one (413 above either, before any envelope is verified).
+   */
+  bulkBodyLimit: number;
+  bulkMaxEnvelopes: number;
   rate: { read: RateSpec; write: RateSpec };
   /** Sequencer: most entries per batch, longest wait for a batch, bound on pending appends. */
   batchMax: number;
@@ -110,10 +117,10 @@ export interface ServiceConfig extends ShardSettings, ConnSettings {
   rdfSync?: RdfSyncSetting;
 }
 
-/** Thrown for a configuration that cannot be used. */
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
+/** Thrown for a configuration that cannot be used (kind `config`, net/error.ts). */
+export class ConfigError extends CodedError {
+  constructor(message: string, code = "config") {
+    super(code, message, "config");
     this.name = "ConfigError";
   }
 }
@@ -130,6 +137,8 @@ export function defaultConfig(): ServiceConfig {
     keyFile: "",
     pinFile: "",
     bodyLimit: 64 * 1024,
+    bulkBodyLimit: 4 * 1024 * 1024,
+    bulkMaxEnvelopes: 1000,
     rate: { read: { perSecond: 200, burst: 400 }, write: { perSecond: 50, burst: 100 } },
     batchMax: SEQUENCER_DEFAULTS.batchMax,
     batchAgeMs: SEQUENCER_DEFAULTS.batchAgeMs,
@@ -248,6 +257,8 @@ const FILE_KEYS: Record<string, (c: ServiceConfig, v: unknown) => void> = {
     c.store = v;
   },
   body_limit: (c, v) => c.bodyLimit = int("body_limit", v, 1024, 64 * 1024 * 1024),
+  bulk_body_limit: (c, v) => c.bulkBodyLimit = int("bulk_body_limit", v, 1024, 256 * 1024 * 1024),
+  bulk_max_envelopes: (c, v) => c.bulkMaxEnvelopes = int("bulk_max_envelopes", v, 1, 100_000),
   rate_read: (c, v) => c.rate.read = rate("rate_read", v),
   rate_write: (c, v) => c.rate.write = rate("rate_write", v),
   batch_max: (c, v) => c.batchMax = int("batch_max", v, 1, 1_000_000),
@@ -364,6 +375,8 @@ export const ENV_KEYS: Record<string, string> = {
   JC_LOG_NAME: "log_name",
   JC_STORE: "store",
   JC_BODY_LIMIT: "body_limit",
+  JC_BULK_BODY_LIMIT: "bulk_body_limit",
+  JC_BULK_MAX_ENVELOPES: "bulk_max_envelopes",
   JC_RATE_READ: "rate_read",
   JC_RATE_WRITE: "rate_write",
   JC_BATCH_MAX: "batch_max",

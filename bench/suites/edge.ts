@@ -135,6 +135,9 @@ async function appendRun(batchers: number, pool: Uint8Array[]) {
           ? Math.round((seqCalls / answers.length) * 1000) / 1000
           : Math.round(((frontCalls + seqCalls) / answers.length) * 1000) / 1000,
         sequencer_calls_per_append: Math.round((seqCalls / answers.length) * 1000) / 1000,
+        ...writeCosts(s0.sequencer.storage, s1.sequencer.storage, answers.length, {
+          doCalls: batchers === 0 ? seqCalls : frontCalls + seqCalls,
+        }),
       };
     }
     out.signed_during_run = signedDuringRun;
@@ -143,6 +146,33 @@ async function appendRun(batchers: number, pool: Uint8Array[]) {
     await rt.stop();
     throw e;
   }
+}
+
+/** R2 operations and SQLite rows the sequencer's store counted (R2StorageStats). */
+interface StoreCounts {
+  r2Gets: number;
+  r2Puts: number;
+  sqliteRowsWritten: number;
+}
+
+/**
+ * Issue 29's write figures per append over a window, and its price from docs/EDGE.md's cost model
+ * (Cloudflare's published prices, December 2026): Worker requests $0.30/M and ~2 CPU-ms each at
+ * $0.02/M CPU-ms, Durable Object requests $0.15/M, SQLite rows written $1.00/M, R2 Class A $4.50/M
+ * and Class B $0.36/M; duration and storage (~$0.03/M together) added as the model states them.
+ */
+function writeCosts(a: StoreCounts, b: StoreCounts, appends: number, o: { doCalls: number }) {
+  const per = (n: number) => Math.round((n / appends) * 1000) / 1000;
+  const puts = (b.r2Puts - a.r2Puts) / appends, gets = (b.r2Gets - a.r2Gets) / appends;
+  const rows = (b.sqliteRowsWritten - a.sqliteRowsWritten) / appends;
+  const usd = 0.30 + 0.04 + 0.15 * (o.doCalls / appends) + 1.00 * rows + 4.50 * puts +
+    0.36 * gets + 0.03;
+  return {
+    r2_puts_per_append: per(b.r2Puts - a.r2Puts),
+    r2_gets_per_append: per(b.r2Gets - a.r2Gets),
+    do_sqlite_rows_per_append: per(b.sqliteRowsWritten - a.sqliteRowsWritten),
+    usd_per_million_appends: Math.round(usd * 100) / 100,
+  };
 }
 
 /** Tile reads through the Worker: first (R2) and repeated (Cache API). */

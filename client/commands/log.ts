@@ -1,7 +1,8 @@
 // The log commands of `deno task client` (client/main.ts): append an envelope, prove an entry's
 // inclusion, download an entry proven first, check the latest signed head.
 import { readEnvelopeFile } from "../envelope_file.ts";
-import { type ParsedArgs, str, UsageError } from "../../cli/mod.ts";
+import { submitBulkFiles } from "../bulk_submit.ts";
+import { num, type ParsedArgs, str, UsageError } from "../../cli/mod.ts";
 import { HttpError, LogClient } from "../client.ts";
 import { proveFromTiles } from "../tile_commands.ts";
 import { getEntry } from "../get_command.ts";
@@ -58,23 +59,47 @@ export function proveTarget(p: ParsedArgs): number | string {
 /** Rows of the client's command table (client/commands/mod.ts). */
 export const LOG_COMMANDS: Record<string, Command> = {
   submit: {
-    brief: "append an envelope; prints its index and verdict (proof and head checked)",
+    brief: "append envelopes; prints each index and verdict (proofs and head checked)",
     spec: {
       name: "deno task client submit",
-      args: "FILE",
+      args: "FILE…",
       summary: 'Appends a COSE_Sign1 envelope (raw bytes, hex, or {"envelope": hex}) to the log; ' +
         "prints its index and its verdict (valid, joule-unverified, or alert with drift_alert: " +
         "all appended, exit 0), after checking the leaf hash, the signed head and the inclusion " +
         "proof. " +
         'Of a sharded service (GET /v1/logs, docs/CLIENTS.md "Shards"): to the active shard; a ' +
-        "409 shard-frozen re-reads the directory and retries once on the shard it names.",
-      options: [...URL_OPTS, OPERATOR_OPT],
-      positionals: [1, 1],
+        "409 shard-frozen re-reads the directory and retries once on the shard it names. Several " +
+        "files (or --batch): bulk appends (application/cbor-seq) of at most --batch envelopes, " +
+        "one line per file, a refused one beside the others (exit 1 when any is refused).",
+      options: [
+        ...URL_OPTS,
+        OPERATOR_OPT,
+        { name: "batch", value: "N", help: "envelopes per bulk append (default 1000)" },
+      ],
+      positionals: [1, Infinity],
       footer: EXITS,
     },
     async run(p, e) {
+      const files = p.positional.map((f) => path(f, e));
+      if (files.length > 1 || str(p, "batch") !== undefined) {
+        const envelopes = await Promise.all(
+          files.map(async (file, k) => ({
+            file: p.positional[k],
+            envelope: await readEnvelopeFile(file),
+          })),
+        );
+        const ctx = shardCtxOf(p, e, urlOf(p, e), false);
+        const lines = await submitBulkFiles(
+          ctx,
+          envelopes,
+          num(p, "batch", 1000, 1),
+          str(p, "signer"),
+        );
+        for (const l of lines) out(l);
+        return lines.some((l) => "refused" in l) ? EXIT.error : EXIT.ok;
+      }
       // docs/CLIENTS.md "Shards": to the active shard; a 409 shard-frozen is followed once.
-      const envelope = await readEnvelopeFile(path(p.positional[0], e));
+      const envelope = await readEnvelopeFile(files[0]);
       const { append: a, shard } = await submitFollowing(
         shardCtxOf(p, e, urlOf(p, e), false),
         envelope,

@@ -34,8 +34,6 @@ export class Batcher {
   /** Calls made to the sequencer, and appends forwarded (stats). */
   forwards = 0;
   forwarded = 0;
-  /** Test hook: called with each batch before it is forwarded. */
-  beforeForward?: (n: number) => void;
 
   constructor(forward: ForwardBatch, max: number, ageMs: number) {
     this.#forward = forward;
@@ -57,7 +55,6 @@ export class Batcher {
     const batch = this.#pending.splice(0, this.#max);
     if (this.#pending.length) this.#timer = setTimeout(() => this.#flush(), this.#ageMs);
     if (batch.length === 0) return;
-    this.beforeForward?.(batch.length);
     this.forwards++;
     this.forwarded += batch.length;
     this.#forward(batch.map((w) => w.entry), batch.map((w) => w.link)).then(

@@ -1,78 +1,71 @@
-// The Durable Objects of the edge deployment (docs/EDGE.md; ARCHITECTURE "Storage and sequencing";
-// issue 12). `LogSequencer`, one per log, runs the log core's sequencer (openLog) over
-// R2PublishedStorage: its SQLite holds only the latest head, the right edge, the rounds not yet in
-// R2 and a bounded dedup window; every round is in R2 and covered by a signed head there before
-// any append of it is answered (r2_storage.ts). On start it uploads what an interrupted round
-// left staged before it serves anything (blockConcurrencyWhile). `LogBatcher`, B of them, collect
-// appends and forward them in batches (batcher_object.ts); what the Worker sees of both is
-// object_types.ts. Reads
-// never reach either object: the Worker serves them from R2 (r2_log.ts). Loaded only inside
-// workerd (imports cloudflare:workers).
+// The sequencer Durable Objects of the edge deployment (docs/EDGE.md; ARCHITECTURE "Storage and
+// sequencing"; issue 12). `LogSequencer`, one per log, runs the log core's sequencer (openLog)
+// over R2PublishedStorage: its SQLite holds only the latest head, the right edge, the rounds not
+// yet in R2 and a bounded dedup window; every round is in R2 and covered by a signed head there
+// before any append of it is answered (r2_storage.ts). On start it uploads what an interrupted
+// round left staged before it serves anything (blockConcurrencyWhile). The shard rotation runs
+// here (docs/SHARDS.md), the witness part beside it (object_witness.ts); what the objects share
+// and their RPC surface is object_state.ts, the batchers batcher_object.ts. Reads never reach an
+// object: the Worker serves them from R2 (r2_log.ts). Test hooks and fault injection are not
+// here: the test-only Worker entry subclasses these objects (fixtures/worker_test_entry.ts).
+// Loaded only inside workerd (imports cloudflare:workers).
 import { DurableObject } from "cloudflare:workers";
-import {
-  type AgentHead,
-  type AgentLink,
-  type AppendResult,
-  isPinnedHeadRefusal,
-  type Log,
-  LogIntegrityError,
-  type TreeHead,
-  type TreeView,
-} from "../../log/mod.ts";
-import {
-  type DurableSqlStorage,
-  openDurableStorage,
-  openDurableWitnessState,
-} from "../../log/durable/mod.ts";
+import type { AgentHead, AgentLink, AppendResult, Log, TreeHead, TreeView } from "../../log/mod.ts";
+import { openDurableStorage } from "../../log/durable/mod.ts";
+import type { DurableSqlStorage } from "../../log/durable/mod.ts";
 import { logKeyFromEnv, openEdgeLog, SequencerCore } from "./sequencer.ts";
 import { capture, type Outcome, unwrap } from "./wire.ts";
+import { R2PublishedStorage, type RoundStep } from "../../log/r2/mod.ts";
+import type { R2BucketLike } from "../../log/r2/mod.ts";
 import {
   checkAgainstPin,
-  finalOf,
-  FIRST_TIME_KEY,
-  guardedWitnessState,
-  initialState,
-  prefixedBucket,
   proveExtends,
   publishedFreeze,
-  type R2BucketLike,
-  R2PublishedStorage,
-  readDirectoryState,
   readPublishedPin,
+} from "../../log/r2/mod.ts";
+import { edgeSettings } from "./settings.ts";
+import {
+  finalOf,
+  FIRST_TIME_KEY,
+  initialState,
+  LOG_OBJECT_NAME,
+  prefixedBucket,
+  readDirectoryState,
   rotatedState,
-  type RoundStep,
   shardKeyPrefix,
   writeDirectoryState,
 } from "../../log/r2/mod.ts";
-import { edgeConfig, edgeSettings } from "./settings.ts";
 import { shardId, shardLogName } from "../../log/shards/mod.ts";
-import { ed25519PublicKey, toHex } from "../../verify/mod.ts";
-import { EdgeConfigError } from "./errors.ts";
-import { witnessKeyFromEnv } from "./witness_rpc.ts";
-import type {
-  CollectorRecord,
-  CosignedRecord,
-  OriginHead,
-  WitnessStateStore,
-} from "../../log/c2sp/mod.ts";
-import { WitnessCollector, type WitnessStatus } from "../../api/mod.ts";
+import { isPinnedHeadRefusal, LogIntegrityError, LogStorageError } from "../../log/mod.ts";
+import { ed25519PublicKey, fromHex, toHex } from "../../verify/mod.ts";
+import type { CollectorRecord, CosignedRecord, OriginHead } from "../../log/c2sp/mod.ts";
+import type { WitnessStatus } from "../../api/mod.ts";
 import {
   type AlarmStorage,
-  type EdgeFaults,
+  bucketOf,
+  frozenError,
   type FrozenKv,
   type KvStorage,
   type ObjectState,
   type RotateResult,
   type RotationStep,
   sequencerOf,
-  type SequencerStats,
   type ShardIdentity,
+  type ShardRecordKv,
   type ShardSequencerStub,
-} from "./object_types.ts";
-import { bucketOf, faultyBucket, frozenError, publishedSha256Source } from "./object_io.ts";
+} from "./object_state.ts";
+import { ObjectWitness, ROUND_MS } from "./object_witness.ts";
 
-/** Least time between two collector rounds at the edge, ms (docs/WITNESS.md: about once a second). */
-const ROUND_MS = 1000;
+export { LOG_OBJECT_NAME };
+export { LogBatcher } from "./batcher_object.ts";
+export {
+  type BatcherStub,
+  type RotateResult,
+  type RotationStep,
+  sequencerOf,
+  type SequencerStub,
+  type ShardSequencerStub,
+} from "./object_state.ts";
 
 /**
  * The sequencer of the first shard, s0, bound as LOG_SEQUENCER in wrangler.toml (SQLite storage):
@@ -85,12 +78,7 @@ export class LogSequencer extends DurableObject {
   readonly #storage: DurableSqlStorage & AlarmStorage;
   readonly #env: Record<string, unknown>;
   #store: R2PublishedStorage | undefined;
-  #faults: EdgeFaults = {};
-  #calls = 0;
-  #appends = 0;
-  readonly #hooks: boolean;
-  #witness: WitnessStateStore | undefined;
-  #collector: WitnessCollector | undefined;
+  readonly #witness: ObjectWitness;
   #identity: ShardIdentity | undefined;
   /** Set once this shard is frozen (docs/SHARDS.md): appends answer 409 shard-frozen. */
   #frozen: FrozenKv | undefined;
@@ -108,22 +96,17 @@ export class LogSequencer extends DurableObject {
     this.#state = ctx;
     this.#storage = ctx.storage as DurableSqlStorage & AlarmStorage;
     this.#env = env;
-    let hooks = false;
-    try {
-      hooks = edgeSettings(env).testHooks;
-    } catch { /* reported by the Worker */ }
-    this.#hooks = hooks;
     this.#core = new SequencerCore(async (): Promise<Log> => {
       const s = edgeSettings(env);
       const id = this.#identity ??= await this.shardIdentity();
       const store = new R2PublishedStorage(
         openDurableStorage(ctx.storage),
-        faultyBucket(this.#bucket(id.n), () => this.#faults),
+        this.storeBucket(id.n),
         {
           secretKey: id.secretKey,
           window: s.dedupWindow,
           checkpointMs: s.checkpointMs,
-          onStep: (step) => this.#onStep(step),
+          onStep: (step) => this.afterStep(step),
           onCheckpointDeferred: (at) => this.#armCheckpoint(at),
         },
       );
@@ -141,11 +124,7 @@ export class LogSequencer extends DurableObject {
         id.logName === undefined ? undefined : { secretKey: id.secretKey, logName: id.logName },
       );
       if (local) {
-        await proveExtends(
-          local,
-          below,
-          (first) => log.consistencyProof(first, local.size),
-        );
+        await proveExtends(local, below, (first) => log.consistencyProof(first, local.size));
       }
       const listedFrozen = publishedFreeze(directory, id.n, local);
       await store.replay(); // what an interrupted round staged goes out before anything else
@@ -161,6 +140,12 @@ export class LogSequencer extends DurableObject {
       // A rotation interrupted after the freeze: finish it (write the directory) before serving.
       if (this.#frozen) await this.#list().catch(() => {});
       return log;
+    });
+    this.#witness = new ObjectWitness({
+      storage: this.#storage,
+      env,
+      log: () => this.#core.log(),
+      shardBucket: () => this.#bucket(this.#identity?.n ?? 0),
     });
     // Open (and replay) before the first call is let in; a failure is reported by that call.
     ctx.blockConcurrencyWhile(() => this.#core.log().then(() => {}, () => {}));
@@ -179,6 +164,33 @@ export class LogSequencer extends DurableObject {
   }
   #bucket(n: number): R2BucketLike {
     return prefixedBucket(bucketOf(this.#env), shardKeyPrefix(n));
+  }
+
+  /** The bucket shard `n`'s store publishes to (its keys' prefix of LOG_BUCKET). */
+  protected storeBucket(n: number): R2BucketLike {
+    return this.#bucket(n);
+  }
+
+  /**
+   * After each step of a round (R2PublishedStorage's `onStep`) and of a rotation: nothing here;
+   * the test-only entry restarts the object at a step it was asked to (docs/EDGE.md "Faults").
+   */
+  protected afterStep(_step: RoundStep | RotationStep): void {}
+
+  /** The store, once the log is open. */
+  protected published(): R2PublishedStorage | undefined {
+    return this.#store;
+  }
+
+  /** Whether this shard is frozen (its own record, or the directory's when that was lost). */
+  protected frozen(): boolean {
+    return this.#frozen !== undefined;
+  }
+
+  /** Opens the log and puts a checkpoint held back by the once-a-second rule (docs/EDGE.md E1). */
+  protected async publishHeldCheckpoint(): Promise<void> {
+    await this.#core.log();
+    await this.#store?.flushCheckpoint();
   }
 
   /** Opens the log (a new shard's creation opens it: its empty head and checkpoints go to R2). */
@@ -210,9 +222,7 @@ export class LogSequencer extends DurableObject {
       if (!this.#freezing) break;
       await this.#freezing;
     }
-    const all = Promise.all(
-      entries.map((e, k) => this.#core.append(e, links?.[k] ?? undefined)),
-    );
+    const all = Promise.all(entries.map((e, k) => this.#core.append(e, links?.[k] ?? undefined)));
     this.#inflight.add(all);
     try {
       const outs = await all;
@@ -232,10 +242,7 @@ export class LogSequencer extends DurableObject {
       return;
     }
     if (!s.shardMaxSize && !s.shardMaxAgeS) return;
-    const size = Math.max(
-      0,
-      ...outs.map((o) => (o.ok ? o.value.tree_head.size : 0)),
-    );
+    const size = Math.max(0, ...outs.map((o) => (o.ok ? o.value.tree_head.size : 0)));
     const bySize = s.shardMaxSize > 0 && size >= s.shardMaxSize;
     void (async () => {
       let byAge = false;
@@ -249,15 +256,6 @@ export class LogSequencer extends DurableObject {
     })().catch((e) => console.error(`shard rotation failed: ${(e as Error)?.message ?? e}`));
   }
 
-  /** Restarts the object after a rotation step when a test asked for it (test hooks). */
-  #rotationStep(step: RotationStep): void {
-    if (this.#faults.rotateCrashAt === step) {
-      this.#faults = {};
-      this.#state.abort(`injected restart after rotation step ${step}`);
-      throw new Error(`injected restart after rotation step ${step}`);
-    }
-  }
-
   /**
    * The last step of a rotation (docs/SHARDS.md), also run to finish one a crash interrupted:
    * the directory state in R2 lists this shard frozen at its final head and its successor
@@ -269,16 +267,10 @@ export class LogSequencer extends DurableObject {
     const bucket = bucketOf(this.#env);
     const state = await this.#directoryState(bucket, id);
     const me = state.shards[id.n];
-    if (!me) {
-      throw new LogIntegrityError(
-        `Cannot list ${shardId(id.n)}: not in the directory`,
-      );
-    }
+    if (!me) throw new LogIntegrityError(`Cannot list ${shardId(id.n)}: not in the directory`);
     if (me.state === "active") {
       if (state.shards.length !== id.n + 1) {
-        throw new LogIntegrityError(
-          `Cannot list ${shardId(id.n)}: not the last shard`,
-        );
+        throw new LogIntegrityError(`Cannot list ${shardId(id.n)}: not the last shard`);
       }
       await writeDirectoryState(
         bucket,
@@ -291,9 +283,7 @@ export class LogSequencer extends DurableObject {
   async #directoryState(bucket: R2BucketLike, id: ShardIdentity) {
     const state = await readDirectoryState(bucket);
     if (state) return state;
-    if (id.n !== 0) {
-      throw new LogIntegrityError("Cannot rotate: no directory state in R2");
-    }
+    if (id.n !== 0) throw new LogIntegrityError("Cannot rotate: no directory state in R2");
     const log = await this.#core.log();
     return initialState(log.logName(), toHex(ed25519PublicKey(id.secretKey)));
   }
@@ -320,9 +310,7 @@ export class LogSequencer extends DurableObject {
     const bucket = bucketOf(this.#env);
     const state = await this.#directoryState(bucket, id);
     if (state.shards.length !== id.n + 1) {
-      throw new LogIntegrityError(
-        `Cannot rotate ${shardId(id.n)}: it is not the active shard`,
-      );
+      throw new LogIntegrityError(`Cannot rotate ${shardId(id.n)}: it is not the active shard`);
     }
     // 1. The next shard: created (or found, when an interrupted rotation created it already).
     const next = id.n + 1;
@@ -332,7 +320,7 @@ export class LogSequencer extends DurableObject {
         shardLogName(state.shards[0].log_name, next),
       ),
     );
-    this.#rotationStep("created");
+    this.afterStep("created");
     // 2. Freeze: new appends wait; those let in are answered; the final head is in R2.
     const { promise, resolve } = Promise.withResolvers<void>();
     this.#freezing = promise;
@@ -341,9 +329,7 @@ export class LogSequencer extends DurableObject {
       const store = this.#store!;
       await store.replay();
       const head = await store.latestHead();
-      if (!head) {
-        throw new LogIntegrityError("Cannot freeze: the shard has no head");
-      }
+      if (!head) throw new LogIntegrityError("Cannot freeze: the shard has no head");
       await store.checkpointAt(head.size);
       const first = head.size > 0
         ? await (await this.#bucket(id.n).get(FIRST_TIME_KEY))?.text()
@@ -359,7 +345,7 @@ export class LogSequencer extends DurableObject {
       this.#freezing = undefined;
       resolve();
     }
-    this.#rotationStep("frozen");
+    this.afterStep("frozen");
     // 3. The directory state, both changes at once.
     await this.#list();
     return { active: shardId(next) };
@@ -367,61 +353,32 @@ export class LogSequencer extends DurableObject {
 
   /** Rotates this shard (it must be the active one): `POST /v1/logs/rotate`. */
   rotate(): Promise<Outcome<RotateResult>> {
-    this.#calls++;
     return capture(() => this.#rotate());
   }
 
-  #onStep(step: RoundStep): void {
-    if (this.#faults.crashAt === step) {
-      this.#faults = {};
-      this.#state.abort(`injected restart after ${step}`);
-      throw new Error(`injected restart after ${step}`);
-    }
-  }
-
-  // docs/WITNESS.md: the witness role's state beside the sequencer's tables in this object's
-  // SQLite (never in R2: it is not part of the published log), one call at a time; lost or rolled
-  // back with the log's store, so refused while the log's open is, or when the witness's mark in
-  // R2 says it cosigned and it holds nothing (issue 27, witness_guard.ts).
-  #ws(): WitnessStateStore {
-    return this.#witness ??= guardedWitnessState(
-      () => openDurableWitnessState(this.#storage),
-      () => this.#core.log(),
-      {
-        bucket: () => bucketOf(this.#env),
-        witnessKey: () => witnessKeyFromEnv(this.#env),
-      },
-    );
-  }
+  // docs/WITNESS.md: the witness state's RPCs (witness_rpc.ts), answered by the witness part.
   witnessGet(origin: string): Promise<Outcome<CosignedRecord | undefined>> {
-    this.#calls++;
-    return capture(() => this.#ws().get(origin));
+    return capture(() => this.#witness.state().get(origin));
   }
   witnessHeads(): Promise<Outcome<OriginHead[]>> {
-    this.#calls++;
-    return capture(() => this.#ws().heads());
+    return capture(() => this.#witness.state().heads());
   }
   witnessCas(
     origin: string,
     expected: { size: number; root: Uint8Array } | undefined,
     next: CosignedRecord,
   ): Promise<Outcome<boolean>> {
-    this.#calls++;
-    return capture(() => this.#ws().compareAndSwap(origin, expected, next));
+    return capture(() => this.#witness.state().compareAndSwap(origin, expected, next));
   }
   collectorGet(witness: string): Promise<Outcome<CollectorRecord | undefined>> {
-    this.#calls++;
-    return capture(() => this.#ws().getCollector(witness));
+    return capture(() => this.#witness.state().getCollector(witness));
   }
   collectorPut(witness: string, rec: CollectorRecord): Promise<Outcome<void>> {
-    this.#calls++;
-    return capture(() => this.#ws().putCollector(witness, rec));
+    return capture(() => this.#witness.state().putCollector(witness, rec));
   }
 
   append(entry: Uint8Array, link?: AgentLink): Promise<Outcome<AppendResult>> {
-    this.#calls++;
-    this.#appends++;
-    this.#kickCollector();
+    this.#witness.kick();
     return this.#run([entry], [link]).then((o) => o[0]);
   }
   /**
@@ -432,45 +389,13 @@ export class LogSequencer extends DurableObject {
     entries: Uint8Array[],
     links?: (AgentLink | undefined)[],
   ): Promise<Outcome<AppendResult>[]> {
-    this.#calls++;
-    this.#appends += entries.length;
-    this.#kickCollector();
+    this.#witness.kick();
     return this.#run(entries, links);
   }
   agentHead(did: string): Promise<Outcome<AgentHead | undefined>> {
-    this.#calls++;
     return this.#core.agentHead(did);
   }
 
-  #kickCollector(): void {
-    void this.#armCollector().catch((e) => console.error(`witness collector: ${e}`));
-  }
-
-  // docs/WITNESS.md: the cosignature collector runs in this object, one round per alarm, at most
-  // about once a second, off the append path; its state is the witness state above. It asks the
-  // witnesses to cosign the SHA-256 checkpoint published in R2 (what the Worker serves beside
-  // it, so a cosigned checkpoint is never ahead of R2's heads), and proves consistency from the
-  // log's tiles, which R2PublishedStorage reads from SQLite's right edge or R2's full tiles.
-  async #collectorOf(): Promise<WitnessCollector | undefined> {
-    if (this.#collector) return this.#collector;
-    const witnesses = edgeConfig(this.#env).witnesses;
-    if (witnesses.length === 0) return undefined;
-    this.#collector = new WitnessCollector({
-      witnesses,
-      source: publishedSha256Source(
-        await this.#core.log(),
-        this.#bucket(this.#identity?.n ?? 0),
-      ),
-      state: this.#ws(),
-    });
-    return this.#collector;
-  }
-  async #armCollector(): Promise<void> {
-    if (!(await this.#collectorOf())) return;
-    if ((await this.#storage.getAlarm()) === null) {
-      await this.#storage.setAlarm(Date.now() + ROUND_MS);
-    }
-  }
   /** A held-back checkpoint is due at `at`: an alarm then, unless one is set sooner. */
   #armCheckpoint(at: number): void {
     void (async () => {
@@ -482,86 +407,72 @@ export class LogSequencer extends DurableObject {
     // A checkpoint held back by the once-a-second rule (docs/EDGE.md E1): opening the log (after
     // an eviction) publishes it, else the flush does; a failure re-arms the alarm.
     try {
-      await this.#core.log();
-      await this.#store?.flushCheckpoint();
+      await this.publishHeldCheckpoint();
     } catch (e) {
       console.error(`checkpoint alarm: ${(e as Error)?.message ?? e}`);
       // A pinned-head refusal waits for an operator, not for a retry each second (issue 27).
       if (isPinnedHeadRefusal(e)) return;
       await this.#storage.setAlarm(Date.now() + ROUND_MS);
     }
-    const c = await this.#collectorOf();
-    if (!c) return;
-    try {
-      await c.round();
-    } catch (e) {
-      console.error(
-        `witness collector: round failed: ${(e as Error)?.message ?? e}`,
-      );
-    } finally {
-      await this.#storage.setAlarm(Date.now() + ROUND_MS);
-    }
+    await this.#witness.round();
   }
   servedCheckpoint(latest: string): Promise<Outcome<string>> {
-    this.#calls++;
     return capture(async () => {
-      void this.#armCollector().catch(() => {});
-      return (await this.#collectorOf())?.served(latest) ?? latest;
+      void this.#witness.arm().catch(() => {});
+      return (await this.#witness.collector())?.served(latest) ?? latest;
     });
   }
   collectorStatus(): Promise<Outcome<WitnessStatus[]>> {
-    this.#calls++;
-    return capture(async () => (await (await this.#collectorOf())?.status()) ?? []);
+    return capture(async () => (await (await this.#witness.collector())?.status()) ?? []);
   }
   latestHead(): Promise<Outcome<TreeHead>> {
-    this.#calls++;
     return this.#core.latestHead();
   }
   checkpoint(view: TreeView): Promise<Outcome<string>> {
-    this.#calls++;
     return this.#core.checkpoint(view);
   }
   check(): Promise<Outcome<void>> {
-    this.#calls++;
     return this.#core.check();
   }
-  /** Test hooks only: counts, storage figures. */
-  stats(): Promise<Outcome<SequencerStats>> {
-    this.#calls++;
-    return capture(() => {
-      if (!this.#hooks) {
-        throw new EdgeConfigError(
-          "Cannot read stats: JC_EDGE_TEST_HOOKS is off",
+}
+
+/**
+ * The sequencer of every shard after the first (docs/SHARDS.md), bound as LOG_SHARD_SEQUENCER
+ * (object "shard-sN"; R2 keys under `shards/sN/`). Created by a rotation (`createShard`), which
+ * generates its Ed25519 key and keeps it in the object's own storage; it never leaves the object.
+ * An object never created refuses to open (`shard-unknown`).
+ */
+export class LogShardSequencer extends LogSequencer {
+  protected override async shardIdentity(): Promise<ShardIdentity> {
+    const rec = await this.kvStorage().get<ShardRecordKv>("jc-shard");
+    if (!rec) {
+      throw new LogStorageError("shard-unknown", "Cannot open the shard: it was never created");
+    }
+    return { n: rec.n, secretKey: fromHex(rec.secret), logName: rec.log_name };
+  }
+
+  /**
+   * Creates shard `n` named `logName` (the first step of a rotation): a fresh key, kept here;
+   * the log opened, so its signed empty head and checkpoints are in R2. Again on the same
+   * object (an interrupted rotation retried): the same key, nothing changed.
+   */
+  createShard(n: number, logName: string): Promise<Outcome<{ public_key: string }>> {
+    return capture(async () => {
+      const kv = this.kvStorage();
+      let rec = await kv.get<ShardRecordKv>("jc-shard");
+      if (!rec) {
+        const secret = toHex(crypto.getRandomValues(new Uint8Array(32)));
+        rec = { n, log_name: logName, secret };
+        await kv.put("jc-shard", rec);
+        await kv.sync?.();
+      }
+      if (rec.n !== n || rec.log_name !== logName) {
+        throw new LogIntegrityError(
+          `Cannot create shard ${shardId(n)}: this object is ${rec.log_name}`,
         );
       }
-      return {
-        calls: this.#calls,
-        appends: this.#appends,
-        storage: this.#store && { ...this.#store.stats },
-        databaseBytes: this.#store?.databaseBytes() ?? 0,
-        frozen: this.#frozen !== undefined,
-      };
-    });
-  }
-  /** Test hooks only: injects faults into the next rounds. */
-  injectFaults(f: EdgeFaults): Promise<Outcome<void>> {
-    this.#calls++;
-    return capture(() => {
-      if (!this.#hooks) {
-        throw new EdgeConfigError("Cannot inject: JC_EDGE_TEST_HOOKS is off");
-      }
-      this.#faults = { ...f };
-    });
-  }
-  /** Test hooks only: puts a checkpoint held back by the once-a-second rule now. */
-  flushCheckpoint(): Promise<Outcome<void>> {
-    this.#calls++;
-    return capture(async () => {
-      if (!this.#hooks) {
-        throw new EdgeConfigError("Cannot flush: JC_EDGE_TEST_HOOKS is off");
-      }
-      await this.#core.log();
-      await this.#store?.flushCheckpoint();
+      await this.openLog();
+      return { public_key: toHex(ed25519PublicKey(fromHex(rec.secret))) };
     });
   }
 }

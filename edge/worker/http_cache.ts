@@ -22,6 +22,11 @@ export interface CacheOptions {
   waitUntil: (p: Promise<unknown>) => void;
   /** `max-age` of the latest-head answer, seconds; 0 leaves the app's own header. */
   headMaxAgeS: number;
+  /**
+   * The prefix the request's path was found below (a shard's `/shards/sN`, edge/worker/stages.ts):
+   * part of the cache key, so that a shard's answers never collide with the root's.
+   */
+  prefix?: string;
 }
 
 /** Response header telling whether the edge cache answered (`HIT`) or the app did (`MISS`). */
@@ -30,10 +35,14 @@ export const EDGE_CACHE_HEADER = "x-edge-cache";
 /** Routes whose answer is the latest head, short-cached (API.md). */
 const LATEST_HEAD_PATHS = new Set(["/v1/log/tree-head"]);
 
-/** The cache key of a request: its URL plus its normalised Accept header. */
-export function cacheKey(req: Request): Request {
+/** The cache key of a request: its URL (below `prefix`) plus its normalised Accept header. */
+export function cacheKey(req: Request, prefix = ""): Request {
   const url = new URL(req.url);
-  const accept = (req.headers.get("accept") ?? "").toLowerCase().replace(/\s+/g, "");
+  if (prefix) url.pathname = prefix + url.pathname;
+  const accept = (req.headers.get("accept") ?? "").toLowerCase().replace(
+    /\s+/g,
+    "",
+  );
   url.searchParams.append("__jc_accept", accept);
   return new Request(url.toString(), { method: "GET" });
 }
@@ -55,8 +64,10 @@ export async function serveCached(
   opts: CacheOptions,
 ): Promise<Response> {
   const path = new URL(req.url).pathname;
-  if (req.method !== "GET" || !opts.cache) return withHeadMaxAge(path, await handle(), opts);
-  const key = cacheKey(req);
+  if (req.method !== "GET" || !opts.cache) {
+    return withHeadMaxAge(path, await handle(), opts);
+  }
+  const key = cacheKey(req, opts.prefix);
   let hit: Response | undefined;
   try {
     hit = await opts.cache.match(key);
@@ -81,10 +92,15 @@ export async function serveCached(
   return out;
 }
 
-function withHeadMaxAge(path: string, res: Response, opts: CacheOptions): Response {
+function withHeadMaxAge(
+  path: string,
+  res: Response,
+  opts: CacheOptions,
+): Response {
   // A shard's routes (docs/SHARDS.md) are the log routes below its prefix.
   if (
-    !LATEST_HEAD_PATHS.has(path.replace(/^\/shards\/s\d+(?=\/)/, "")) || res.status !== 200 ||
+    !LATEST_HEAD_PATHS.has(path.replace(/^\/shards\/s\d+(?=\/)/, "")) ||
+    res.status !== 200 ||
     opts.headMaxAgeS <= 0
   ) return res;
   const out = new Response(res.body, res);

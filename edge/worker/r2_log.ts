@@ -36,7 +36,7 @@ import {
   type R2BucketLike,
   tileKey,
 } from "../../log/r2/mod.ts";
-import { type Outcome, unwrap } from "./wire.ts";
+import { fromWire, type Outcome, unwrap } from "./wire.ts";
 
 /**
  * Sends one append to the Durable Objects (a batcher or the sequencer); `link`: a meter reading's
@@ -48,6 +48,11 @@ export type AppendRpc = (entry: Uint8Array, link?: AgentLink) => Promise<Outcome
 export interface R2LogOptions {
   bucket: R2BucketLike;
   append: AppendRpc;
+  /**
+   * Optional: sends a bulk append's entries to the sequencer in one call (issue 29: the bulk is
+   * its own batch); absent, `appendMany` sends each through `append`.
+   */
+  appendMany?: (entries: Uint8Array[]) => Promise<Outcome<AppendResult>[]>;
   /** Asked once when R2 has no head yet (a deployment's first request opens the sequencer). */
   bootstrap: () => Promise<Outcome<TreeHead>>;
   /** An agent's chain head, from the sequencer (it moves: never cached, never in R2). */
@@ -222,6 +227,41 @@ export class R2Log extends LogReader implements Log {
     const r = unwrap(o);
     this.#src.saw(r.tree_head);
     return r;
+  }
+
+  /**
+   * A bulk append's entries (issue 29): one call to the sequencer, which sequences them together;
+   * each outcome is what `append` would have resolved to or thrown.
+   */
+  async appendMany(entries: Uint8Array[]): Promise<PromiseSettledResult<AppendResult>[]> {
+    const many = this.#o.appendMany;
+    if (!many) return await Promise.allSettled(entries.map((e) => this.append(e)));
+    const frozen = await this.#o.frozen?.(false);
+    if (frozen) return entries.map(() => ({ status: "rejected", reason: frozen }));
+    let outs: Outcome<AppendResult>[];
+    try {
+      outs = await many(entries);
+    } catch (e) {
+      // As for one append: they may or may not be in the log; a retry is answered exactly once.
+      const reason = new LogStorageError(
+        "sequencer-unavailable",
+        "Cannot append: the sequencer failed",
+        { cause: e },
+      );
+      return entries.map(() => ({ status: "rejected", reason }));
+    }
+    let refrozen: Error | undefined;
+    if (outs.some((o) => !o.ok && o.error.code === "shard-frozen") && this.#o.frozen) {
+      refrozen = await this.#o.frozen(true);
+    }
+    return outs.map((o): PromiseSettledResult<AppendResult> => {
+      if (!o.ok) {
+        const reason = o.error.code === "shard-frozen" && refrozen ? refrozen : fromWire(o.error);
+        return { status: "rejected", reason };
+      }
+      this.#src.saw(o.value.tree_head);
+      return { status: "fulfilled", value: o.value };
+    });
   }
 
   /** The sequencer's chain head of `did` (it folds a store older than chain heads once). */

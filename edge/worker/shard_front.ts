@@ -1,10 +1,10 @@
 // The Worker's side of shards (docs/SHARDS.md, docs/EDGE.md "Shards"): `GET /v1/logs` (the
 // directory, signed here with the operator key from `directory.json` and the active shard's
 // latest head, both read from R2: no Durable Object call), `POST /v1/logs/rotate` (admin token;
-// the active shard's sequencer rotates), routing of `/shards/sN/<log route>` to shard n's app,
-// and the 409 `shard-frozen` answer. The directory state is re-read at most once a second per
-// isolate. Platform-neutral.
-import { ApiError, problem, problemResponse } from "../../api/mod.ts";
+// the active shard's sequencer rotates), which shard's app answers `/shards/sN/<log route>`,
+// and the 409 `shard-frozen` answer. The front stages that serve them are edge/worker/stages.ts.
+// The directory state is re-read at most once a second per isolate. Platform-neutral.
+import { ApiError, type AppFetch } from "../../api/mod.ts";
 import { type Directory, operatorVkey, shardPrefix, signDirectory } from "../../log/shards/mod.ts";
 import { constantTimeEqual, ed25519PublicKey, fromHex, toHex } from "../../verify/mod.ts";
 import {
@@ -27,7 +27,9 @@ export const OPERATOR_KEY_SECRET = "JC_OPERATOR_KEY";
 export const ADMIN_TOKEN_SECRET = "JC_ADMIN_TOKEN";
 
 /** Reads the operator key; undefined when unset, EdgeConfigError when malformed. */
-export function operatorKeyFromEnv(env: Record<string, unknown>): Uint8Array | undefined {
+export function operatorKeyFromEnv(
+  env: Record<string, unknown>,
+): Uint8Array | undefined {
   const v = env[OPERATOR_KEY_SECRET];
   if (v === undefined || v === "") return undefined;
   if (typeof v !== "string" || !/^[0-9a-f]{64}$/.test(v.trim())) {
@@ -49,11 +51,7 @@ export interface ShardFrontOptions {
   /** Asks shard n's sequencer to rotate (it must be the active one). */
   rotate: (n: number) => Promise<Outcome<{ active: string }>>;
   /** Shard n's app (n >= 1): answers a request for a log route (its prefix removed). */
-  shardApp: (
-    n: number,
-    publicKey: Uint8Array,
-    logName: string,
-  ) => (req: Request) => Promise<Response>;
+  shardApp: (n: number, publicKey: Uint8Array, logName: string) => AppFetch;
   /** How long the directory state and the signed directory are reused, ms (<= 1000). */
   cacheMs?: number;
   now?: () => number;
@@ -86,11 +84,15 @@ export class ShardFront {
   /** The directory state (R2's, at most `cacheMs` old unless `fresh`). */
   async state(fresh = false): Promise<DirectoryState> {
     const now = this.#now();
-    if (fresh || !this.#state || now - this.#state.at >= (this.#o.cacheMs ?? 1000)) {
+    if (
+      fresh || !this.#state || now - this.#state.at >= (this.#o.cacheMs ?? 1000)
+    ) {
       const s = await readDirectoryState(this.#o.bucket) ??
         initialState(this.#o.logName, toHex(this.#o.logPublicKey));
       // A rotation seen here (a 409 re-read the state): the signed directory follows at once.
-      if (this.#state && this.#state.s.shards.length !== s.shards.length) this.#signed = undefined;
+      if (this.#state && this.#state.s.shards.length !== s.shards.length) {
+        this.#signed = undefined;
+      }
       this.#state = { s, at: now };
     }
     return this.#state.s;
@@ -114,7 +116,10 @@ export class ShardFront {
 
   async #signedDirectory(fresh = false): Promise<Signed> {
     const now = this.#now();
-    if (!fresh && this.#signed && now - this.#signed.at < (this.#o.cacheMs ?? 1000)) {
+    if (
+      !fresh && this.#signed &&
+      now - this.#signed.at < (this.#o.cacheMs ?? 1000)
+    ) {
       return this.#signed.d;
     }
     const secret = this.#o.operatorSecret;
@@ -124,7 +129,10 @@ export class ShardFront {
       );
     }
     const s = await this.state(fresh);
-    const active = prefixedBucket(this.#o.bucket, shardKeyPrefix(s.shards.length - 1));
+    const active = prefixedBucket(
+      this.#o.bucket,
+      shardKeyPrefix(s.shards.length - 1),
+    );
     const [head, first] = await Promise.all([
       active.get(LATEST_HEAD_KEY).then(async (o) => o && headFromJson(await o.text())),
       active.get(FIRST_TIME_KEY).then((o) => o?.text()),
@@ -146,11 +154,17 @@ export class ShardFront {
     const accept = req.headers.get("accept") ?? "";
     if (/text\/plain/.test(accept) && !/application\/json/.test(accept)) {
       return new Response(d.note, {
-        headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-cache" },
+        headers: {
+          "content-type": "text/plain; charset=utf-8",
+          "cache-control": "no-cache",
+        },
       });
     }
     return new Response(JSON.stringify(d), {
-      headers: { "content-type": "application/json", "cache-control": "no-cache" },
+      headers: {
+        "content-type": "application/json",
+        "cache-control": "no-cache",
+      },
     });
   }
 
@@ -158,71 +172,84 @@ export class ShardFront {
   #authorize(req: Request): void {
     const token = this.#o.adminToken;
     if (!token) {
-      throw new ApiError("admin-disabled", "Cannot rotate: no admin token is configured", {
-        status: 403,
-      });
+      throw new ApiError(
+        "admin-disabled",
+        "Cannot rotate: no admin token is configured",
+        {
+          status: 403,
+        },
+      );
     }
     const m = /^Bearer (.+)$/.exec(req.headers.get("authorization") ?? "");
     const enc = new TextEncoder();
     if (!m || !constantTimeEqual(enc.encode(m[1].trim()), enc.encode(token))) {
-      throw new ApiError("admin-unauthorized", "Cannot rotate: the admin token is wrong", {
-        status: 401,
-        headers: { "www-authenticate": "Bearer" },
-      });
+      throw new ApiError(
+        "admin-unauthorized",
+        "Cannot rotate: the admin token is wrong",
+        {
+          status: 401,
+          headers: { "www-authenticate": "Bearer" },
+        },
+      );
     }
   }
 
   /**
-   * Answers the shards' routes; undefined for any other path. `app` answers a request below a
-   * listed shard's prefix (with the prefix removed), `cached` wraps it in the edge cache.
+   * Answers the directory's routes (`GET /v1/logs`, `POST /v1/logs/rotate`); undefined for any
+   * other path. Throws an error answer (the caller answers it: edge/worker/stages.ts).
    */
-  async handle(
-    req: Request,
-    cached: (req: Request, handle: () => Promise<Response>) => Promise<Response>,
-  ): Promise<Response | undefined> {
-    const url = new URL(req.url);
-    const path = url.pathname;
-    try {
-      if (path === "/v1/logs") {
-        if (req.method !== "GET" && req.method !== "HEAD") {
-          throw new ApiError("method-not-allowed", `Cannot ${req.method} /v1/logs`, {
+  async directory(req: Request, path: string): Promise<Response | undefined> {
+    if (path === "/v1/logs") {
+      if (req.method !== "GET" && req.method !== "HEAD") {
+        throw new ApiError(
+          "method-not-allowed",
+          `Cannot ${req.method} /v1/logs`,
+          {
             headers: { allow: "GET, HEAD, OPTIONS" },
-          });
-        }
-        return this.#directoryAnswer(req, await this.#signedDirectory());
+          },
+        );
       }
-      if (path === "/v1/logs/rotate") {
-        if (req.method !== "POST") {
-          throw new ApiError("method-not-allowed", `Cannot ${req.method} /v1/logs/rotate`, {
-            headers: { allow: "POST" },
-          });
-        }
-        this.#authorize(req);
-        const s = await this.state(true);
-        unwrap(await this.#o.rotate(s.shards.length - 1));
-        return this.#directoryAnswer(req, await this.#signedDirectory(true));
-      }
-      const m = /^\/shards\/([^/]+)(\/.*)$/.exec(path);
-      if (!m) return undefined;
-      const n = shardNumber(m[1]);
-      const s = await this.state();
-      // Shard 0's prefix is the service root; a shard not listed (yet) has no URLs.
-      const fresh = n !== undefined && n >= 1 && n >= s.shards.length ? await this.state(true) : s;
-      if (n === undefined || n === 0 || n >= fresh.shards.length) {
-        throw new ApiError("not-found", `Cannot find ${path}: no shard ${m[1]}`);
-      }
-      const rec = fresh.shards[n];
-      const pub = fromHex(rec.public_key);
-      const inner = new URL(url);
-      inner.pathname = m[2];
-      const app = this.#o.shardApp(n, pub, rec.log_name);
-      return await cached(req, async () => await app(new Request(inner, req)));
-    } catch (e) {
-      if (e instanceof EdgeConfigError) {
-        console.error(e.message);
-        return problem(500, "edge-config", e.message);
-      }
-      return problemResponse(e);
+      return this.#directoryAnswer(req, await this.#signedDirectory());
     }
+    if (path === "/v1/logs/rotate") {
+      if (req.method !== "POST") {
+        throw new ApiError(
+          "method-not-allowed",
+          `Cannot ${req.method} /v1/logs/rotate`,
+          {
+            headers: { allow: "POST" },
+          },
+        );
+      }
+      this.#authorize(req);
+      const s = await this.state(true);
+      unwrap(await this.#o.rotate(s.shards.length - 1));
+      return this.#directoryAnswer(req, await this.#signedDirectory(true));
+    }
+    return undefined;
+  }
+
+  /**
+   * The listed shard after the first that `path` (`/shards/<id>/<rest>`) addresses: its app and
+   * the path below its prefix; undefined for a path below no `/shards/<id>/`. Throws 404
+   * `not-found` for a shard not listed (s0's prefix is the service root: it has no `/shards/s0/`).
+   */
+  async target(
+    path: string,
+  ): Promise<{ app: AppFetch; rest: string } | undefined> {
+    const m = /^\/shards\/([^/]+)(\/.*)$/.exec(path);
+    if (!m) return undefined;
+    const n = shardNumber(m[1]);
+    const s = await this.state();
+    // a shard not listed (yet) has no URLs: re-read the state once before saying so
+    const fresh = n !== undefined && n >= 1 && n >= s.shards.length ? await this.state(true) : s;
+    if (n === undefined || n === 0 || n >= fresh.shards.length) {
+      throw new ApiError("not-found", `Cannot find ${path}: no shard ${m[1]}`);
+    }
+    const rec = fresh.shards[n];
+    return {
+      app: this.#o.shardApp(n, fromHex(rec.public_key), rec.log_name),
+      rest: m[2],
+    };
   }
 }

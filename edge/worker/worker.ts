@@ -5,30 +5,30 @@
 // in the edge cache; the latest head is short-cached. Built by `deno task edge:build` into one
 // module (edge/dist/worker.js) that wrangler.toml names.
 import {
-  ConfigError,
   createApp,
+  type FrontStage,
   Metrics,
-  problem,
   problemResponse,
+  type ServiceApp,
   verifierOptions,
 } from "../../api/mod.ts";
-import type { AppEnv } from "../../api/mod.ts";
 import {
   type EdgeCache,
   edgeConfig,
   EdgeConfigError,
+  edgeErrorAnswer,
   type EdgeSettings,
   edgeSettings,
   logKeyFromEnv,
-  type Outcome,
-  serveCached,
 } from "./mod.ts";
+import { edgeCacheStage, edgeShardDispatchStage, shardDirectoryStage } from "./stages.ts";
 import {
-  type EdgeFaults,
+  type BatcherStub,
   LOG_OBJECT_NAME,
+  type Namespace,
   sequencerOf,
   type SequencerStub,
-} from "./object_types.ts";
+} from "./object_state.ts";
 import { ADMIN_TOKEN_SECRET, operatorKeyFromEnv, ShardFront } from "./shard_front.ts";
 import { prefixedBucket, shardKeyPrefix } from "../../log/r2/mod.ts";
 import { allRoutes, SHARD_ROUTE_GROUPS } from "../../api/mod.ts";
@@ -44,32 +44,14 @@ import {
   type WitnessRpc,
 } from "./witness_rpc.ts";
 import { defaultWitnessName } from "../../api/mod.ts";
-import { type AgentLink, type AppendResult, defaultLogName } from "../../log/mod.ts";
+import { defaultLogName } from "../../log/mod.ts";
 import { shardId, shardPrefix } from "../../log/shards/mod.ts";
 import type { ShardLogs } from "../../api/mod.ts";
 import { badHost, validHost } from "../../api/mod.ts";
 import { secured } from "../../api/mod.ts";
-import type { Hono } from "hono";
+import type { ExecutionContext } from "hono";
 
-export { LogSequencer } from "./durable_object.ts";
-export { LogShardSequencer } from "./shard_sequencer_object.ts";
-export { LogBatcher } from "./batcher_object.ts";
-
-/** A Durable Object namespace binding (the slice used here). */
-interface Namespace<T> {
-  idFromName(name: string): unknown;
-  get(id: unknown): T;
-}
-
-export interface BatcherStub {
-  append(
-    entry: Uint8Array,
-    link?: AgentLink,
-    shard?: number,
-  ): Promise<Outcome<AppendResult>>;
-  injectFaults(f: EdgeFaults): Promise<Outcome<void>>;
-  stats(): Promise<Outcome<{ forwards: number; forwarded: number }>>;
-}
+export { LogBatcher, LogSequencer, LogShardSequencer } from "./durable_object.ts";
 
 /** The Worker's bindings (wrangler.toml): the objects, the bucket, the log key, the vars. */
 interface WorkerEnv {
@@ -81,13 +63,9 @@ interface WorkerEnv {
   [name: string]: unknown;
 }
 
-interface ExecutionContext {
-  waitUntil(p: Promise<unknown>): void;
-}
-
 /** What one isolate builds from its bindings (once; kept while the isolate lives). */
 export interface Built {
-  app: Hono<AppEnv>;
+  app: ServiceApp;
   settings: EdgeSettings;
   log: R2Log;
   sequencer: () => SequencerStub & WitnessRpc;
@@ -101,7 +79,7 @@ export interface Built {
 // the per-isolate immutable-read cache lives in the R2Log it holds.
 let built: Built | undefined;
 
-function build(env: WorkerEnv): Built {
+function build(env: WorkerEnv, before: WorkerStage | undefined): Built {
   if (built) return built;
   const settings = edgeSettings(env);
   const secret = logKeyFromEnv(env);
@@ -155,6 +133,8 @@ function build(env: WorkerEnv): Built {
             n || undefined,
           )
         : (e, link) => shardSequencer(n).append(e, link),
+      // issue 29: a bulk append is its own batch, straight to the shard's sequencer
+      appendMany: (entries) => shardSequencer(n).appendMany(entries),
       bootstrap: () => shardSequencer(n).latestHead(),
       // A chain head moves with every reading: asked of the sequencer, never read from R2.
       agentHead: (did) => shardSequencer(n).agentHead(did),
@@ -191,7 +171,14 @@ function build(env: WorkerEnv): Built {
     all: () => logsOf(),
   });
   const operatorSecret = operatorKeyFromEnv(env);
-  const shardApps = new Map<number, (req: Request) => Promise<Response>>();
+  const shardApps = new Map<number, ServiceApp>();
+  // The edge cache (http_cache.ts), a front stage of the root app and of every shard app.
+  const cache = (prefix?: string) =>
+    edgeCacheStage({
+      cache: () => settings.httpCache ? defaultCache() : undefined,
+      headMaxAgeS: settings.headMaxAgeS,
+      prefix,
+    });
   shards = new ShardFront({
     bucket,
     logName,
@@ -204,7 +191,7 @@ function build(env: WorkerEnv): Built {
     shardApp: (n, publicKey, name) => {
       let a = shardApps.get(n);
       if (!a) {
-        const app = createApp({
+        a = createApp({
           log: logOfShard(n, publicKey, name),
           config,
           verifier: verifierOptions(config),
@@ -222,11 +209,10 @@ function build(env: WorkerEnv): Built {
               }
               : {}),
           },
-        }, allRoutes(SHARD_ROUTE_GROUPS));
-        a = (req) => Promise.resolve(app.fetch(req, { clientAddr: clientAddrOf(req) }));
+        }, allRoutes(SHARD_ROUTE_GROUPS)).host([cache(shardPrefix(n))]);
         shardApps.set(n, a);
       }
-      return a;
+      return a.fetch;
     },
   });
   const app = createApp({
@@ -246,6 +232,15 @@ function build(env: WorkerEnv): Built {
     },
   });
   built = { app, settings, log, sequencer, batcher, shards, shardSequencer };
+  // The Worker's front door (edge/worker/stages.ts), as the Deno host's (api/deno/main.ts): its
+  // stages ahead of the app's own fast lane and router; a test entry's hooks first.
+  const hooks: FrontStage[] = before ? [hookStage(before, built, env)] : [];
+  app.host([
+    ...hooks,
+    shardDirectoryStage(shards),
+    edgeShardDispatchStage(shards),
+    cache(),
+  ]);
   return built;
 }
 
@@ -288,7 +283,13 @@ function defaultCache() {
 export type WorkerStage = (
   req: Request,
   b: Built,
+  env: Record<string, unknown>,
 ) => Promise<Response | undefined>;
+
+/** `before` as the first front stage of the root app (`env`: the isolate's bindings). */
+function hookStage(before: WorkerStage, b: Built, env: WorkerEnv): FrontStage {
+  return async (req, e, ctx, next) => await before(req, b, env) ?? await next(req, e, ctx);
+}
 
 /**
  * The Worker's fetch handler, with `before` ahead of the service's stages. The production entry
@@ -320,24 +321,9 @@ async function answer(
   if (host !== null && !validHost(host)) return problemResponse(badHost());
   let b: Built;
   try {
-    b = build(env);
+    b = build(env, before);
   } catch (err) {
-    if (err instanceof EdgeConfigError || err instanceof ConfigError) {
-      console.error(err.message);
-      return problem(500, "edge-config", err.message);
-    }
-    throw err;
+    return edgeErrorAnswer(err, req); // a configuration fault: 500 edge-config, naming it
   }
-  const early = before ? await before(req, b) : undefined;
-  if (early) return early;
-  const cached = (r: Request, handle: () => Promise<Response>) =>
-    serveCached(r, handle, {
-      cache: b.settings.httpCache ? defaultCache() : undefined,
-      waitUntil: (p) => ctx.waitUntil(p),
-      headMaxAgeS: b.settings.headMaxAgeS,
-    });
-  const sharded = await b.shards.handle(req, cached);
-  if (sharded) return sharded;
-  const clientAddr = clientAddrOf(req);
-  return await cached(req, async () => await b.app.fetch(req, { clientAddr }));
+  return await b.app.fetch(req, { clientAddr: clientAddrOf(req) }, ctx);
 }

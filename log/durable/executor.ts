@@ -8,10 +8,14 @@ const cell = (v: SqlValue) => v instanceof ArrayBuffer ? new Uint8Array(v) : v;
 
 /** `ctx.storage` as a SqlExecutor, with the database's size. */
 export class DurableExecutor implements SqlExecutor {
+  /** Rows written so far by this executor's statements (SQLite's count, what is billed). */
+  rowsWritten = 0;
   constructor(readonly storage: DurableSqlStorage) {}
 
   all(sql: string, ...params: SqlParam[]): SqlRow[] {
-    const rows = this.storage.sql.exec<Record<string, SqlValue>>(sql, ...params).toArray();
+    const c = this.storage.sql.exec<Record<string, SqlValue>>(sql, ...params);
+    const rows = c.toArray();
+    this.rowsWritten += c.rowsWritten;
     const out: SqlRow[] = new Array(rows.length);
     for (let i = 0; i < rows.length; i++) {
       const r: SqlRow = {};
@@ -24,6 +28,7 @@ export class DurableExecutor implements SqlExecutor {
   run(sql: string, ...params: SqlParam[]): number {
     const c = this.storage.sql.exec(sql, ...params);
     c.toArray(); // run to completion before reading the count
+    this.rowsWritten += c.rowsWritten;
     return c.rowsWritten;
   }
 

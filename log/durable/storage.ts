@@ -54,6 +54,8 @@ export interface DurableLogStorage
   markPublished(size: number, window: number): Promise<void>;
   /** Bytes the object's SQLite database occupies (`ctx.storage.sql.databaseSize`). */
   databaseBytes(): number;
+  /** SQLite rows written so far by this store (issue 29: `bench edge` counts them per append). */
+  rowsWritten(): number;
   /** The content identities of entries `from` .. `to - 1` that have one (for R2's index). */
   contentIdsIn(from: number, to: number): Promise<{ index: number; contentId: Uint8Array }[]>;
 }
@@ -123,6 +125,7 @@ class DurableStore extends SqlStore implements DurableLogStorage {
   }
 
   databaseBytes = (): number => this.#x.databaseBytes();
+  rowsWritten = (): number => this.#x.rowsWritten;
 
   contentIdsIn = (from: number, to: number): Promise<{ index: number; contentId: Uint8Array }[]> =>
     this.read(

@@ -93,6 +93,8 @@ export interface R2StorageStats {
   checkpointPuts: number;
   rounds: number;
   replays: number;
+  /** SQLite rows the object's store wrote (issue 29: billed per row). */
+  sqliteRowsWritten: number;
 }
 
 /**
@@ -114,13 +116,18 @@ export class R2PublishedStorage
   #cpPending: StoredHead | undefined;
   #cpTimer: ReturnType<typeof setTimeout> | undefined;
   #replaying: Promise<void> | undefined;
-  readonly stats: R2StorageStats = {
+  readonly #counts: Omit<R2StorageStats, "sqliteRowsWritten"> = {
     r2Gets: 0,
     r2Puts: 0,
     checkpointPuts: 0,
     rounds: 0,
     replays: 0,
   };
+
+  /** What this store did so far. */
+  get stats(): R2StorageStats {
+    return { ...this.#counts, sqliteRowsWritten: this.#hot.rowsWritten() };
+  }
 
   constructor(hot: DurableLogStorage, r2: R2BucketLike, o: R2StorageOptions) {
     if (!Number.isSafeInteger(o.window) || o.window < TILE_WIDTH) {
@@ -138,7 +145,7 @@ export class R2PublishedStorage
   }
 
   async #get(key: string): Promise<Uint8Array | undefined> {
-    this.stats.r2Gets++;
+    this.#counts.r2Gets++;
     try {
       const o = await this.#r2.get(key);
       return o ? new Uint8Array(await o.arrayBuffer()) : undefined;
@@ -148,7 +155,7 @@ export class R2PublishedStorage
   }
 
   async #put(key: string, value: Uint8Array | string, contentType: string): Promise<void> {
-    this.stats.r2Puts++;
+    this.#counts.r2Puts++;
     try {
       await this.#r2.put(key, value, { httpMetadata: { contentType } });
     } catch (e) {
@@ -170,7 +177,7 @@ export class R2PublishedStorage
     this.#published = pub;
     const latest = await this.#hot.latestHead();
     if (!latest || latest.size <= pub) return;
-    this.stats.replays++;
+    this.#counts.replays++;
     let from = Math.max(pub, 0);
     for (;;) {
       const heads = await this.#hot.heads(pub < 0 ? 0 : pub + 1, 64);
@@ -256,7 +263,7 @@ export class R2PublishedStorage
     await this.#o.onStep?.("checkpoint", to);
     await this.#hot.markPublished(to, this.#o.window);
     this.#published = to;
-    this.stats.rounds++;
+    this.#counts.rounds++;
     await this.#o.onStep?.("published", to);
   }
 
@@ -270,7 +277,7 @@ export class R2PublishedStorage
     conflict = (was: string | undefined): Error =>
       new LogIntegrityError(`Cannot publish ${key} at ${value}: R2 holds it at ${was}`),
   ): Promise<void> {
-    this.stats.r2Puts++;
+    this.#counts.r2Puts++;
     const put = await this.#r2.put(key, value, {
       onlyIf: { etagDoesNotMatch: "*" },
       httpMetadata: { contentType: "text/plain" },
@@ -313,7 +320,7 @@ export class R2PublishedStorage
         },
         this.#o.secretKey,
       );
-    this.stats.checkpointPuts++;
+    this.#counts.checkpointPuts++;
     await limited([
       () => this.#put(checkpointKey("blake3"), cp("blake3"), "text/plain; charset=utf-8"),
       () => this.#put(checkpointKey("sha256"), cp("sha256"), "text/plain; charset=utf-8"),

@@ -20,6 +20,7 @@
 import { WitnessStartError } from "../c2sp/mod.ts";
 import type { WitnessStateStore } from "../c2sp/mod.ts";
 import { isPinnedHeadRefusal, LogStorageError } from "../mod.ts";
+import type { CodedError } from "../../net/mod.ts";
 import { ed25519PublicKey, toHex } from "../../verify/mod.ts";
 import type { R2BucketLike } from "./r2.ts";
 
@@ -29,7 +30,7 @@ export const WITNESS_STATE_BEHIND = "witness-state-behind";
 const ACTS = 'the witness cosigns nothing until an operator acts (docs/EDGE.md "Pinned state")';
 
 /** The witness's refusal when the object's log refuses its store (`cause`). */
-export function witnessStateBehind(cause: LogStorageError): WitnessStartError {
+export function witnessStateBehind(cause: CodedError): WitnessStartError {
   return new WitnessStartError(
     WITNESS_STATE_BEHIND,
     `the Durable Object that holds the witness state refuses its log's store (${cause.code}): ` +

@@ -4,7 +4,6 @@
 // bytes is answered with the existing index, so a retry after a lost answer duplicates nothing.
 
 import { request } from "../../net/mod.ts";
-import { toHex } from "../../verify/mod.ts";
 import type { Spool } from "./spool.ts";
 
 /** One envelope's answer. */
@@ -47,7 +46,8 @@ export interface DeliverOptions {
 }
 
 /**
- * POSTs one batch as JSON `{"envelopes": [hex]}` through net/ (a deadline per batch, the answer's
+ * POSTs one batch as `application/cbor-seq` (RFC 8742: the envelopes one after another, half the
+ * bytes of JSON's hex and no hex to decode on the service: issue 29's bulk format) through net/ (a deadline per batch, the answer's
  * size capped while streaming, redirects capped); throws on transport failure (a NetError) or a
  * non-200. Nothing leaves the spool unless this returns.
  */
@@ -60,8 +60,8 @@ export async function postReadings(
   const url = new URL("/v1/readings", server);
   const res = await request(url, { // a NetError names the URL
     method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ envelopes: envelopes.map(toHex) }),
+    headers: { "content-type": "application/cbor-seq" },
+    body: cborSeq(envelopes),
     kind: "json",
     totalMs,
     connectMs: Math.min(totalMs, 10_000),
@@ -83,6 +83,16 @@ export async function postReadings(
     throw new Error("Cannot deliver readings: the answer has no results array");
   }
   return body.results;
+}
+
+/** The envelopes one after another (RFC 8742 §2: a CBOR sequence is its items' bytes, concatenated). */
+function cborSeq(envelopes: Uint8Array[]): Uint8Array<ArrayBuffer> {
+  let n = 0;
+  for (const e of envelopes) n += e.length;
+  const out = new Uint8Array(n);
+  n = 0;
+  for (const e of envelopes) out.set(e, n), n += e.length;
+  return out;
 }
 
 /** Drains the spool to the service, forever, until stopped. */

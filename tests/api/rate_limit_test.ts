@@ -1,6 +1,6 @@
 // Token buckets: burst, refill, Retry-After, isolation per client, bounded memory.
 import assert from "node:assert/strict";
-import { TokenBuckets } from "../../api/http/rate_limit.ts";
+import { TokenBuckets } from "../../api/http/middleware/mod.ts";
 
 Deno.test("rate limit: burst then refusal with the wait until the next token", () => {
   const b = new TokenBuckets({ perSecond: 2, burst: 3 });

@@ -54,6 +54,12 @@ Deno.test("deno task bench: every suite completes in short mode, none reports an
   assert.ok(report.http.signed_during_run > 0, JSON.stringify(report.http));
   assert.ok(report.http.closed_loop.appends > 200, JSON.stringify(report.http.closed_loop));
   assert.equal(Object.keys(report.http.open_loop.failed_by_status).length, 0);
+  // bulk appends (issue 29) in the same run, with their ratio beside the closed loop's
+  assert.ok(report.http.bulk.appends > 0, JSON.stringify(report.http.bulk));
+  for (const m of [report.http.bulk, report.http.closed_loop]) {
+    assert.equal(typeof m.ratio_to_raw_verifies, "number");
+    assert.equal(typeof m.cpu_bound_ratio, "number");
+  }
   // the witness suite too (it crashed "out of envelopes" on a faster machine)
   const w = report.witness.appends_with_witnesses;
   assert.ok(w.signed_during_run > 0, JSON.stringify(w));

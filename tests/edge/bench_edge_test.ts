@@ -22,6 +22,12 @@ Deno.test({
       assert.equal(run.verified, run.appends, "every acknowledged append verifies");
       assert.ok(run.ack_ms.p99 >= run.ack_ms.p50);
     }
+    // issue 29's write figures, counted by the sequencer's store: every run has them
+    for (const run of [single, batched]) {
+      assert.ok(run.r2_puts_per_append > 0, JSON.stringify(run));
+      assert.ok(run.do_sqlite_rows_per_append > 0, JSON.stringify(run));
+      assert.ok(run.usd_per_million_appends > 0.34, JSON.stringify(run));
+    }
     assert.equal(single.durable_object_calls_per_append, 1);
     assert.ok(batched.sequencer_calls_per_append < 1, "batches reach the sequencer, not appends");
     const s = r.sequencer_storage;

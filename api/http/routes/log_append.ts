@@ -8,12 +8,10 @@
 // beyond the band is "a non-conformance signal, not a hard failure", so the log holds the evidence
 // and the answer carries the DriftAlert (`drift_alert`: the band, the reference and the figure).
 import { PushbackError } from "../../../log/mod.ts";
-import { failureCodes } from "../../../verify/mod.ts";
-import { readEnvelope } from "../envelope_input.ts";
-import { ApiError } from "../errors.ts";
+import { admitEnvelope } from "../append_admission.ts";
+import { mediaTypeOf, readEnvelope } from "../envelope_input.ts";
 import type { RouteGroup } from "../route.ts";
-import { verifyWith } from "../verifier_options.ts";
-import { outcomeCode } from "./verify.ts";
+import { appendBulk } from "./log_append_bulk.ts";
 
 /** The log-append route group. */
 export const logAppendRoutes: RouteGroup = {
@@ -33,8 +31,13 @@ export const logAppendRoutes: RouteGroup = {
         "valid, joule-unverified and alert (joules outside the drift band, SPEC §6 DriftAlert) " +
         "receipts are appended. Answered after the entry is durable and covered by a signed tree " +
         "head, with {index, leaf_hash, verdict, drift_alert (alert only), tree_head, " +
-        "inclusion_proof}.",
-      expects: "jc:Envelope",
+        "inclusion_proof}. Bulk (issue 29): an application/cbor-seq body (RFC 8742, the " +
+        "envelopes one after another, at most bulk_max_envelopes and bulk_body_limit bytes) is " +
+        "answered 200 with {tree_head, results}: one result per envelope, in order, either a " +
+        "single append's answer (status 201 or 200, index, leaf_hash, verdict, drift_alert, " +
+        "inclusion_proof against that one tree_head, created) or its refusal (status, code, " +
+        "detail); tree_head is null when none was logged.",
+      expects: "jc:EnvelopeSubmission",
       returns: "jc:AppendResult",
       possibleStatus: [
         {
@@ -46,7 +49,8 @@ export const logAppendRoutes: RouteGroup = {
           status: 200,
           description:
             "The same signed content was already in the log (identical bytes, or a twin envelope: " +
-            "tag 18 added or removed, or another valid signature): that entry, with its leaf hash.",
+            "tag 18 added or removed, or another valid signature): that entry, with its leaf " +
+            "hash. Bulk (application/cbor-seq): always, {tree_head, results}.",
         },
         { status: 400, description: "No body, bad JSON or bad hex." },
         { status: 403, description: "The steward is not on this log's list of stewards." },
@@ -55,7 +59,16 @@ export const logAppendRoutes: RouteGroup = {
           description:
             "This shard is frozen (shard-frozen): `active` names the shard to append to.",
         },
-        { status: 415, description: "Neither application/cose nor application/json." },
+        {
+          status: 413,
+          description: "Over body_limit, an envelope over 65,535 bytes; bulk: over " +
+            "bulk_body_limit (body-too-large) or bulk_max_envelopes (too-many-envelopes), before " +
+            "any envelope is verified.",
+        },
+        {
+          status: 415,
+          description: "Neither application/cose, application/json nor application/cbor-seq.",
+        },
         {
           status: 422,
           description:
@@ -71,37 +84,11 @@ export const logAppendRoutes: RouteGroup = {
     handler: async (c) => {
       const deps = c.get("deps");
       const started = c.get("startedAt");
+      if (mediaTypeOf(c.req.header("content-type") ?? null) === "application/cbor-seq") {
+        return await appendBulk(c);
+      }
       const envelope = await readEnvelope(c.req.raw, deps.config.bodyLimit);
-      const report = await verifyWith(deps, envelope);
-      const outcome = outcomeCode(report);
-      deps.metrics.verification(outcome);
-      deps.metrics.verdict(report.verdict);
-      if (!report.valid) {
-        // JCR-1 §6: failure at steps 1-5 makes the receipt invalid; it is never logged. Step 6 out
-        // of band is an alert (SPEC §6), appended below with its DriftAlert.
-        throw new ApiError(outcome, `Cannot append the envelope: it does not verify (${outcome})`, {
-          status: 422,
-          extra: { codes: failureCodes(report), report },
-        });
-      }
-      if (report.schema === "meter-reading/1") {
-        // A reading is only ever logged through POST /v1/readings, which checks the agent's
-        // registration and its chain (strictly increasing seq, prev = BLAKE3 of the previous
-        // envelope) before appending; a reading appended here would skip both, and a replayed
-        // out-of-order reading would corrupt the chain state /v1/readings derives from the log.
-        throw new ApiError(
-          "readings-route-only",
-          "Cannot append the envelope: a meter-reading/1 is appended through POST /v1/readings",
-        );
-      }
-      if (
-        deps.config.appends === "listed" && !deps.config.stewards.includes(report.steward ?? "")
-      ) {
-        throw new ApiError(
-          "steward-not-allowed",
-          `Cannot append the envelope: steward ${report.steward} is not listed on this log`,
-        );
-      }
+      const report = await admitEnvelope(deps, envelope);
       let res;
       try {
         res = await deps.log.append(envelope);

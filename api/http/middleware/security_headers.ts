@@ -3,8 +3,10 @@
 // answer into another type), and on every HTML answer framing refused (`X-Frame-Options: DENY`
 // for old browsers, CSP `frame-ancestors 'none'`) and a Content-Security-Policy — the route's own
 // (the page, the vocabulary index, the offline verifier: each allows exactly what it loads) or,
-// for an HTML answer without one, one that allows nothing. Pure: the app (api/http/app.ts) applies it
-// to the router's answers, the Worker (edge/worker/worker.ts) to the answers made outside the app.
+// for an HTML answer without one, one that allows nothing. The app (api/http/app.ts) applies it to
+// the router's answers as middleware, the Worker (edge/worker/worker.ts) to every answer it sends.
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../route.ts";
 
 /** MIME sniffing refused (Fetch standard §3.5 "X-Content-Type-Options"). */
 export const NOSNIFF: [string, string] = ["x-content-type-options", "nosniff"];
@@ -34,4 +36,12 @@ export function secured(res: Response): Response {
     secureHeaders(copy.headers);
     return copy;
   }
+}
+
+/** Adds the security headers to every answer that passes through it. */
+export function securityHeaders(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    await next();
+    secureHeaders(c.res.headers);
+  };
 }

@@ -2,7 +2,7 @@
 // `burst` tokens refilled at `perSecond`; a request takes one token or is refused with the wait
 // until the next token (429 + Retry-After, RFC 6585 §4). Memory is bounded: at most `maxClients`
 // buckets, and a bucket that has refilled completely carries no state and is dropped first. Pure.
-import type { RateSpec } from "../services/config.ts";
+import type { RateSpec } from "../../services/config.ts";
 
 /** Outcome of `take`: allowed, or refused with the milliseconds until a token is available. */
 export type TakeResult = { ok: true } | { ok: false; retryAfterMs: number };

@@ -1,0 +1,51 @@
+// What an envelope must be to be appended by POST /v1/log/entries (API.md "Log"; ARCHITECTURE
+// Decision 7; JouleClaw SPEC §22.3), one envelope or each of a bulk's (issue 29): it verifies,
+// it is not a meter reading, and its steward may append here. Throws the ApiError a single
+// append answers; a bulk append answers it as that envelope's refusal. Every verdict class but
+// invalid is admitted (JCR-1 §6, SPEC §6; verify/verdict_class.ts): valid, joule-unverified, and
+// alert — drift beyond the band is "a non-conformance signal, not a hard failure", so the log holds
+// the evidence and the answer names the verdict and the DriftAlert. Platform-neutral.
+import { failureCodes, type VerificationReport } from "../../verify/mod.ts";
+import { ApiError } from "./errors.ts";
+import type { AppDeps } from "./route.ts";
+import { verifyWith } from "./verifier_options.ts";
+import { outcomeCode } from "./routes/verify.ts";
+
+/**
+ * Verifies `envelope` and checks it may be appended here; throws the refusal's ApiError, else
+ * answers the report (its verdict: valid, joule-unverified or alert).
+ */
+export async function admitEnvelope(
+  deps: AppDeps,
+  envelope: Uint8Array,
+): Promise<VerificationReport> {
+  const report = await verifyWith(deps, envelope);
+  const outcome = outcomeCode(report);
+  deps.metrics.verification(outcome);
+  deps.metrics.verdict(report.verdict);
+  if (!report.valid) {
+    // JCR-1 §6: failure at steps 1-5 makes the receipt invalid; it is never logged. Step 6 out
+    // of band is an alert (SPEC §6), appended with its DriftAlert.
+    throw new ApiError(outcome, `Cannot append the envelope: it does not verify (${outcome})`, {
+      status: 422,
+      extra: { codes: failureCodes(report), report },
+    });
+  }
+  if (report.schema === "meter-reading/1") {
+    // A reading is only ever logged through POST /v1/readings, which checks the agent's
+    // registration and its chain (strictly increasing seq, prev = BLAKE3 of the previous
+    // envelope) before appending; a reading appended here would skip both, and a replayed
+    // out-of-order reading would corrupt the chain state /v1/readings derives from the log.
+    throw new ApiError(
+      "readings-route-only",
+      "Cannot append the envelope: a meter-reading/1 is appended through POST /v1/readings",
+    );
+  }
+  if (deps.config.appends === "listed" && !deps.config.stewards.includes(report.steward ?? "")) {
+    throw new ApiError(
+      "steward-not-allowed",
+      `Cannot append the envelope: steward ${report.steward} is not listed on this log`,
+    );
+  }
+  return report;
+}
