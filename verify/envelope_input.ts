@@ -38,7 +38,7 @@ export type EnvelopeInput =
   | { ok: true; envelope: Uint8Array; form: "cose" | "hex" | "json" }
   | { ok: false; fault: EnvelopeFault; cause?: unknown };
 
-const refuse = (fault: EnvelopeFault, cause?: unknown): EnvelopeInput => ({
+const inputFault = (fault: EnvelopeFault, cause?: unknown): EnvelopeInput => ({
   ok: false,
   fault,
   cause,
@@ -50,30 +50,30 @@ function fromWrapper(text: string): EnvelopeInput {
   try {
     doc = JSON.parse(text);
   } catch (e) {
-    return refuse("not-json", e);
+    return inputFault("not-json", e);
   }
   const hex = (doc as { envelope?: unknown } | null)?.envelope;
-  if (typeof hex !== "string") return refuse("no-envelope");
+  if (typeof hex !== "string") return inputFault("no-envelope");
   let envelope: Uint8Array;
   try {
     envelope = fromHex(hex);
   } catch (e) {
-    return refuse("bad-hex", e);
+    return inputFault("bad-hex", e);
   }
   // An empty envelope is no envelope (as an empty body is): refused before any verifier sees it.
-  return envelope.length === 0 ? refuse("empty") : { ok: true, envelope, form: "json" };
+  return envelope.length === 0 ? inputFault("empty") : { ok: true, envelope, form: "json" };
 }
 
 /** Reads the envelope of `input` in `form` (default: told by its content). Pure; never throws. */
 export function readEnvelopeInput(input: Uint8Array, form: EnvelopeForm = "sniff"): EnvelopeInput {
-  if (input.length === 0) return refuse("empty");
+  if (input.length === 0) return inputFault("empty");
   if (form === "cose") return { ok: true, envelope: input, form: "cose" };
   let text: string;
   try {
     text = utf8.decode(input);
   } catch (e) {
     // not UTF-8: raw bytes, unless it was declared JSON
-    return form === "json" ? refuse("not-json", e) : { ok: true, envelope: input, form: "cose" };
+    return form === "json" ? inputFault("not-json", e) : { ok: true, envelope: input, form: "cose" };
   }
   if (form === "json") return fromWrapper(text);
   text = text.trim();
@@ -82,11 +82,11 @@ export function readEnvelopeInput(input: Uint8Array, form: EnvelopeForm = "sniff
     try {
       return { ok: true, envelope: fromHex(text.replace(/\s+/g, "").toLowerCase()), form: "hex" };
     } catch (e) {
-      return refuse("bad-hex", e);
+      return inputFault("bad-hex", e);
     }
   }
   if (input[0] === 0x84 || input[0] === 0xd2) return { ok: true, envelope: input, form: "cose" };
-  return refuse("unknown-form");
+  return inputFault("unknown-form");
 }
 
 /**
