@@ -8,6 +8,7 @@ import type { TreeHead } from "./head.ts";
 import type { HeadPin } from "./pin.ts";
 import type { AgentHead, AgentLink } from "./storage.ts";
 import type { LogReads } from "./reader.ts";
+import type { EntryFacts, LogStreams, StreamFinding } from "./streams/mod.ts";
 import { sha256 } from "@noble/hashes/sha2.js";
 
 /** Largest entry, bytes (ARCHITECTURE Decision 5). */
@@ -24,6 +25,8 @@ export interface AppendResult {
    * logged: the index and leaf hash are then the logged entry's.
    */
   created: boolean;
+  /** The stream findings this append caused (issue 24; docs/STREAMS.md), when it caused any. */
+  findings?: StreamFinding[];
 }
 
 /**
@@ -35,7 +38,7 @@ export interface LogAppends {
    * Resolves once the entry is durable and covered by a signed head. `link`: the entry is an
    * agent's chained entry (a meter reading): its chain head is stored in the same commit.
    */
-  append(entry: Uint8Array, link?: AgentLink): Promise<AppendResult>;
+  append(entry: Uint8Array, link?: AgentLink, facts?: EntryFacts): Promise<AppendResult>;
   /**
    * Optional: an agent's chain head, one store read. On a store written before chain heads were
    * kept, the first call folds the log once with `linkOf` (in chunks, yielding to the event
@@ -47,6 +50,8 @@ export interface LogAppends {
   ): Promise<AgentHead | undefined>;
   /** Drains the sequencer, then closes the store. */
   close(): Promise<void>;
+  /** Optional: streams, findings and lookups (issue 24), when the store keeps them. */
+  readonly streamReads?: LogStreams;
   /**
    * Optional: the sequencer's CPU time so far, ms, by phase: `sequence` (dedupe, tree, tiles,
    * signing), `commit` (the store's commit call; its durability runs off this thread), `answer`
@@ -99,6 +104,14 @@ export interface LogOptions extends SequencerOptions {
    */
   contentId?: ((entry: Uint8Array) => Uint8Array | undefined) | null;
   /**
+   * An entry's stream facts (issue 24; log/streams/read_facts.ts `entryFacts` by default), read
+   * when an append hands none over; `null` turns the stream checks off. Used only with a store
+   * that has `streamIndex`.
+   */
+  streamFacts?: ((entry: Uint8Array) => EntryFacts | undefined) | null;
+  /** `closed-after-integration` skew, ms (default 5 minutes; docs/CONFIG.md). */
+  closedSkewMs?: number;
+  /**
    * Optional: this thread's CPU time in ms (api/deno/main.ts reads /proc/thread-self/schedstat); when
    * given, `phaseCpuMs()` reports the sequencer's CPU time by phase.
    */
@@ -122,3 +135,17 @@ export function defaultLogName(publicKey: Uint8Array): string {
 
 /** Defaults sized for ≥ 20,000 appends/s with one durable commit per batch. */
 export const SEQUENCER_DEFAULTS = { batchMax: 4096, batchAgeMs: 5, pendingMax: 65_536 } as const;
+
+/** A positive-integer setting, checked (its default when absent). */
+export function positive(name: string, v: number | undefined, dflt: number): number {
+  if (v === undefined) return dflt;
+  if (!Number.isSafeInteger(v) || v < 1) {
+    throw new RangeError(`Cannot open log: ${name} must be a positive integer, got ${v}`);
+  }
+  return v;
+}
+
+/** The sequencer's `tileCacheTiles`, checked. */
+export function tileCacheTiles(o: LogOptions): number {
+  return positive("tileCacheTiles", o.tileCacheTiles, 4096);
+}
