@@ -16,7 +16,7 @@ export type { EntryFormat, EntryView } from "./entry_format.ts";
 /** The JSON object of an entry (API.md): `{index, leaf_hash, schema, steward, envelope, receipt}`. */
 export async function entryJson(view: EntryView): Promise<Record<string, unknown>> {
   const r = await view.report();
-  return {
+  const out: Record<string, unknown> = {
     index: view.index,
     leaf_hash: view.leafHash,
     schema: r.schema,
@@ -24,6 +24,10 @@ export async function entryJson(view: EntryView): Promise<Record<string, unknown
     envelope: toHex(view.envelope),
     receipt: r.receipt,
   };
+  // JCP §11: the signed head is the one time a third party can trust (issue 24)
+  const at = await view.integrated?.();
+  if (at) out.integrated_in = at;
+  return out;
 }
 
 /** Builds an EntryView whose report is computed at most once. */
@@ -42,6 +46,8 @@ export function entryView(
     envelope,
     url,
     report: () => report ??= verifyWith(c.get("deps"), envelope),
+    integrated: () =>
+      c.get("deps").log.streamReads?.integratedIn(index) ?? Promise.resolve(undefined),
   };
 }
 

@@ -47,6 +47,13 @@ export class LogStreams {
     return index < this.#size() ? await this.#x.entryFindings(index) : [];
   }
 
+  /** The first signed head that covers entry `index` (JCP §11), undefined past the log. */
+  async integratedIn(index: number): Promise<{ size: number; timestamp: number } | undefined> {
+    if (index >= this.#size()) return undefined;
+    const [h] = await this.#s.heads(index + 1, 1);
+    return h && { size: h.size, timestamp: h.timestamp };
+  }
+
   reach(): Promise<number | "all"> {
     return this.#x.streamsReach();
   }

@@ -4,8 +4,8 @@
 // bytes, or another envelope of the same signed content, resubmitted get the existing entry (200,
 // exactly once: docs/DECISIONS.md "One entry per signed content"). An invalid envelope never
 // reaches the log (422 with the report).
-import { PushbackError } from "../../../log/mod.ts";
-import { failureCodes } from "../../../verify/mod.ts";
+import { factsOfCore, PushbackError, SEQ_RANGE } from "../../../log/mod.ts";
+import { blake3, failureCodes } from "../../../verify/mod.ts";
 import { readEnvelope } from "../envelope_input.ts";
 import { ApiError } from "../errors.ts";
 import type { RouteGroup } from "../route.ts";
@@ -28,7 +28,7 @@ export const logAppendRoutes: RouteGroup = {
       description:
         "Verifies the envelope (as POST /v1/verify) and appends it. Answered after the entry is " +
         "durable and covered by a signed tree head, with {index, leaf_hash, tree_head, " +
-        "inclusion_proof}.",
+        "inclusion_proof} and the stream findings it caused (findings; docs/STREAMS.md).",
       expects: "jc:Envelope",
       returns: "jc:AppendResult",
       possibleStatus: [
@@ -39,7 +39,11 @@ export const logAppendRoutes: RouteGroup = {
             "The same signed content was already in the log (identical bytes, or a twin envelope: " +
             "tag 18 added or removed, or another valid signature): that entry, with its leaf hash.",
         },
-        { status: 400, description: "No body, bad JSON or bad hex." },
+        {
+          status: 400,
+          description: "No body, bad JSON or bad hex; a stream seq past 2^53 - 1 " +
+            "(stream-seq-range).",
+        },
         { status: 403, description: "The steward is not on this log's list of stewards." },
         {
           status: 409,
@@ -90,9 +94,19 @@ export const logAppendRoutes: RouteGroup = {
           `Cannot append the envelope: steward ${report.steward} is not listed on this log`,
         );
       }
+      // issue 24: the stream facts from the report's core (read once, here), for the log's checks
+      const core = report.receipt as Record<string, unknown>;
+      const facts = deps.log.streamReads &&
+        factsOfCore((k) => core[k], report.steward ?? "", blake3(envelope));
+      if (facts?.refused === SEQ_RANGE) {
+        throw new ApiError(
+          SEQ_RANGE,
+          "Cannot append the envelope: its seq is past 2^53 - 1, which the log cannot keep exactly",
+        );
+      }
       let res;
       try {
-        res = await deps.log.append(envelope);
+        res = await deps.log.append(envelope, undefined, facts);
       } catch (e) {
         if (e instanceof PushbackError) {
           deps.metrics.inc("jc_pushback_total");
@@ -107,6 +121,8 @@ export const logAppendRoutes: RouteGroup = {
         leaf_hash: res.leaf_hash,
         tree_head: res.tree_head,
         inclusion_proof: res.inclusion_proof,
+        // issue 24: the stream findings this append caused (never a refusal: the entry is logged)
+        ...(res.findings ? { findings: res.findings } : {}),
       };
       if (!res.created) return c.json(body, 200);
       c.header("location", `/v1/log/entries/${res.index}`);
