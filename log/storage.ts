@@ -6,7 +6,9 @@
 // reads once when it opens (issue 22 "Narrow storage"); nothing probes a store's methods. The
 // shared contract tests are log/storage_contract_tests.ts.
 import type { Tile } from "./tiles.ts";
-import type { CheckedEntry, StreamFinding, StreamSummary } from "./streams/mod.ts";
+import type { CheckedEntry } from "./streams/check.ts";
+import type { StreamFinding } from "./streams/facts.ts";
+import type { StreamSummary } from "./streams/summary.ts";
 
 /**
  * The two Merkle views of the one entry sequence (PUBLICATION.md Decision P1): `blake3` is the

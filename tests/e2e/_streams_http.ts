@@ -36,9 +36,33 @@ export async function post(
   return { status: r.status, body: await r.json() };
 }
 
+/** A finding as the service answers it. */
+export interface Finding {
+  id: number;
+  code: string;
+  index: number;
+  seq?: number;
+  other?: number;
+  cleared_by?: number;
+}
+
+/** The answers these tests read, as one loose shape (members by route). */
+export interface Answer {
+  code?: string;
+  index: number;
+  size: number;
+  streams: { key: string; length: number; last_seq: number; findings: Finding[] }[];
+  findings: Finding[];
+  next: number | null;
+  indices: number[];
+  integrated_in: { size: number; timestamp: number };
+  checkpoint: string;
+  tree_head: { size: number; root: string };
+  entries: { index: number; envelope: string; leaf_hash: string; inclusion_proof: string[] }[];
+}
+
 /** GETs JSON; the status and the body. */
-// deno-lint-ignore no-explicit-any
-export async function getJson(url: string): Promise<{ status: number; body: any }> {
+export async function getJson(url: string): Promise<{ status: number; body: Answer }> {
   const r = await fetch(url);
   return { status: r.status, body: await r.json() };
 }
