@@ -82,6 +82,11 @@ export interface SequencerOptions {
    * so such a store does not open again (recovery refuses it). Default true.
    */
   sha256View?: boolean;
+  /**
+   * `closed-after-integration` (issue 24): how far past the head that integrated it a receipt's
+   * close may lie, ms (default 5 minutes; docs/CONFIG.md `closed_skew_ms`).
+   */
+  closedSkewMs?: number;
 }
 
 /** Everything `openLog` needs besides the store. */
@@ -109,8 +114,7 @@ export interface LogOptions extends SequencerOptions {
    * that has `streamIndex`.
    */
   streamFacts?: ((entry: Uint8Array) => EntryFacts | undefined) | null;
-  /** `closed-after-integration` skew, ms (default 5 minutes; docs/CONFIG.md). */
-  closedSkewMs?: number;
+
   /**
    * Optional: this thread's CPU time in ms (api/deno/main.ts reads /proc/thread-self/schedstat); when
    * given, `phaseCpuMs()` reports the sequencer's CPU time by phase.

@@ -103,6 +103,7 @@ export async function startService(
       batchMax: config.batchMax,
       batchAgeMs: config.batchAgeMs,
       pendingMax: config.pendingMax,
+      closedSkewMs: config.closedSkewMs,
       logName: config.logName,
       cpuClock: cpuClock?.read,
     };
