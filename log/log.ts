@@ -8,7 +8,7 @@ import type { TreeHead } from "./head.ts";
 import type { HeadPin } from "./pin.ts";
 import type { AgentHead, AgentLink } from "./storage.ts";
 import type { LogReads } from "./reader.ts";
-import type { EntryFacts, LogStreams, StreamFinding } from "./streams/mod.ts";
+import type { EntryFacts, StreamFinding, StreamReads } from "./streams/mod.ts";
 import { sha256 } from "@noble/hashes/sha2.js";
 
 /** Largest entry, bytes (ARCHITECTURE Decision 5). */
@@ -51,7 +51,7 @@ export interface LogAppends {
   /** Drains the sequencer, then closes the store. */
   close(): Promise<void>;
   /** Optional: streams, findings and lookups (issue 24), when the store keeps them. */
-  readonly streamReads?: LogStreams;
+  readonly streamReads?: StreamReads;
   /**
    * Optional: the sequencer's CPU time so far, ms, by phase: `sequence` (dedupe, tree, tiles,
    * signing), `commit` (the store's commit call; its durability runs off this thread), `answer`

@@ -8,7 +8,15 @@
 // never reach either object: the Worker serves them from R2 (r2_log.ts). Loaded only inside
 // workerd (imports cloudflare:workers).
 import { DurableObject } from "cloudflare:workers";
-import type { AgentHead, AgentLink, AppendResult, Log, TreeHead, TreeView } from "../../log/mod.ts";
+import type {
+  AgentHead,
+  AgentLink,
+  AppendResult,
+  Log,
+  StreamQuery,
+  TreeHead,
+  TreeView,
+} from "../../log/mod.ts";
 import { openDurableStorage } from "../../log/durable/mod.ts";
 import type { DurableSqlStorage } from "../../log/durable/mod.ts";
 import { logKeyFromEnv, openEdgeLog, SequencerCore } from "./sequencer.ts";
@@ -547,6 +555,9 @@ export class LogSequencer extends DurableObject {
     this.#calls++;
     return this.#core.agentHead(did);
   }
+  streamQuery(q: StreamQuery): Promise<Outcome<unknown>> {
+    return this.#core.streamQuery(q);
+  }
 
   #kickCollector(): void {
     void this.#armCollector().catch((e) => console.error(`witness collector: ${e}`));
@@ -667,6 +678,8 @@ export interface SequencerStub {
     links?: (AgentLink | undefined)[],
   ): Promise<Outcome<AppendResult>[]>;
   agentHead(did: string): Promise<Outcome<AgentHead | undefined>>;
+  /** A stream read (issue 24). */
+  streamQuery(q: StreamQuery): Promise<Outcome<unknown>>;
   latestHead(): Promise<Outcome<TreeHead>>;
   /** Opens the log if needed and checks its store (a pinned-head refusal fails with its code). */
   check(): Promise<Outcome<void>>;

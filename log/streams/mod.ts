@@ -7,3 +7,5 @@ export type { StreamSummary } from "./summary.ts";
 export { entryFacts, factsOfCore, SEQ_RANGE } from "./read_facts.ts";
 export type { CoreGet } from "./read_facts.ts";
 export { LogStreams, type SearchQuery } from "./reads.ts";
+export { answerStreamQuery, queriedStreamReads } from "./query.ts";
+export type { Integration, StreamQuery, StreamReads } from "./query.ts";

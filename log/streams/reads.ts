@@ -6,6 +6,7 @@ import type { ContentIndex, LogStorage, StreamIndex } from "../storage.ts";
 import { cidKey, searchKey } from "./check.ts";
 import type { StreamFinding } from "./facts.ts";
 import type { StreamSummary } from "./summary.ts";
+import type { StreamReads } from "./query.ts";
 
 /** What GET /v1/log/search narrows by (any combination, at least one). */
 export interface SearchQuery {
@@ -21,7 +22,7 @@ function same(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 /** The stream reads of one log. */
-export class LogStreams {
+export class LogStreams implements StreamReads {
   readonly #s: LogStorage;
   readonly #x: StreamIndex;
   readonly #c: ContentIndex | undefined;

@@ -5,7 +5,7 @@
 // Findings change as entries arrive (a gap clears, a fork appears later), so these answers are
 // never cached as immutable.
 import type { Context } from "hono";
-import type { LogStreams } from "../../../log/mod.ts";
+import type { StreamReads } from "../../../log/mod.ts";
 import { fromHex, toHex } from "../../../verify/mod.ts";
 import { ApiError } from "../errors.ts";
 import { hashParam, intParam, optIntParam } from "../params.ts";
@@ -18,7 +18,7 @@ const OK_404 = [
 ];
 
 /** The log's stream reads, or 404 `streams-unavailable` where its store keeps none. */
-function reads(c: Context<AppEnv>): LogStreams {
+function reads(c: Context<AppEnv>): StreamReads {
   const r = c.get("deps").log.streamReads;
   if (!r) {
     throw new ApiError("streams-unavailable", "Cannot answer for streams: this log keeps none", {
