@@ -87,6 +87,12 @@ export interface SequencerOptions {
    * close may lie, ms (default 5 minutes; docs/CONFIG.md `closed_skew_ms`).
    */
   closedSkewMs?: number;
+  /**
+   * An entry's stream facts (issue 24; log/streams/read_facts.ts `entryFacts` by default), read
+   * when an append hands none over; `null` turns the stream checks off. Used only with a store
+   * that has `streamIndex`.
+   */
+  streamFacts?: ((entry: Uint8Array) => EntryFacts | undefined) | null;
 }
 
 /** Everything `openLog` needs besides the store. */
@@ -108,12 +114,6 @@ export interface LogOptions extends SequencerOptions {
    * has `contentIndex` (all of this repository's).
    */
   contentId?: ((entry: Uint8Array) => Uint8Array | undefined) | null;
-  /**
-   * An entry's stream facts (issue 24; log/streams/read_facts.ts `entryFacts` by default), read
-   * when an append hands none over; `null` turns the stream checks off. Used only with a store
-   * that has `streamIndex`.
-   */
-  streamFacts?: ((entry: Uint8Array) => EntryFacts | undefined) | null;
 
   /**
    * Optional: this thread's CPU time in ms (api/deno/main.ts reads /proc/thread-self/schedstat); when

@@ -151,7 +151,7 @@ export class SqlStore
     openSchema(x, p, o.lineage ?? "sqlite", o.name ?? "");
     const t = viewTables(p);
     this.views = [new ViewTiles(x, t.blake3), new ViewTiles(x, t.sha256)];
-    this.#streams = new SqlStreams(x, p);
+    this.#streams = new SqlStreams(x, p, o.rowsPerInsert ?? 64);
     this.#syncTail();
   }
 
@@ -380,7 +380,9 @@ export class SqlStore
       const st = batch.streams;
       if (st) {
         // issue 24: the stream checks' state moves in the entries' own transaction
-        st.findings = checkStreams(this.#streams.tx(), st.entries, h.timestamp, st.skewMs);
+        const tx = this.#streams.tx();
+        st.findings = checkStreams(tx, st.entries, h.timestamp, st.skewMs);
+        tx.flush();
       }
       // Lagging leaf index: once the tail would exceed the lag, the tail and this batch go to
       // `leaves` in key order (each index page written once), in this same transaction.

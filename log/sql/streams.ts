@@ -10,7 +10,8 @@ import type {
   StreamSummary,
   StreamTx,
 } from "../streams/mod.ts";
-import type { SqlExecutor, SqlRow } from "./executor.ts";
+import type { SqlExecutor, SqlParam, SqlRow } from "./executor.ts";
+import { insertPairs } from "./queries.ts";
 
 /** The tables (CREATE ... IF NOT EXISTS, like the content index). */
 export function streamSchema(p: string): string[] {
@@ -21,7 +22,7 @@ export function streamSchema(p: string): string[] {
     `CREATE TABLE IF NOT EXISTS ${p}stream_links (sid INTEGER NOT NULL, seq INTEGER NOT NULL,` +
     ` idx INTEGER NOT NULL, cid BLOB NOT NULL, prev BLOB NOT NULL, PRIMARY KEY (sid, seq, idx))` +
     ` WITHOUT ROWID`,
-    // search keys (log/streams/check.ts searchKey): 8 bytes of BLAKE3 over (kind, value)
+    // search keys (log/streams/check.ts searchKey): a kind byte and 8 bytes
     `CREATE TABLE IF NOT EXISTS ${p}search_keys (k BLOB NOT NULL, idx INTEGER NOT NULL,` +
     ` PRIMARY KEY (k, idx)) WITHOUT ROWID`,
     `CREATE TABLE IF NOT EXISTS ${p}audit_heads (steward TEXT NOT NULL, engine TEXT NOT NULL,` +
@@ -58,14 +59,24 @@ function toFinding(r: SqlRow): StreamFinding {
 export class SqlStreams {
   readonly #x: SqlExecutor;
   readonly #q: ReturnType<typeof streamQueries>;
-  constructor(x: SqlExecutor, p: string) {
+  constructor(x: SqlExecutor, p: string, rows: number) {
     this.#x = x;
-    this.#q = streamQueries(p);
+    this.#q = streamQueries(p, rows);
   }
 
-  /** The check's view of the state; valid inside the caller's transaction only. */
-  tx(): StreamTx {
+  /**
+   * The check's view of the state; valid inside the caller's transaction only. Search keys are
+   * held until `flush` and written as multi-row inserts (one call per 64 rows, not per row); the
+   * batch's own keys are answered from memory meanwhile.
+   */
+  tx(): StreamTx & { flush(): void } {
     const x = this.#x, q = this.#q;
+    const pending: SqlParam[] = [];
+    const mem = new Map<string, number[]>();
+    // a 9-byte key as a short string: its kind and two 32-bit words
+    const str = (k: Uint8Array) =>
+      `${k[0]}.${((k[1] << 24) | (k[2] << 16) | (k[3] << 8) | k[4]) >>> 0}.` +
+      `${((k[5] << 24) | (k[6] << 16) | (k[7] << 8) | k[8]) >>> 0}`;
     return {
       countLink: (steward, key, seq, index) => {
         x.run(q.countLink, steward, key, seq, index, index);
@@ -78,11 +89,22 @@ export class SqlStreams {
           prev: r.prev as Uint8Array,
         })),
       putLink: (sid, seq, l) => void x.run(q.putLink, sid, seq, l.index, l.cid, l.prev),
-      keyed: (k, limit) => x.all(q.keyed, k, -1, limit).map((r) => Number(r.idx)),
-      hasKey: (k, index) => x.all(q.hasKey, k, index).length > 0,
-      putKeys: (index, keys) => {
-        for (const k of keys) x.run(q.putKey, k, index);
+      keyed: (k, limit) => {
+        const out = x.all(q.keyed, k, -1, limit).map((r) => Number(r.idx));
+        const more = mem.get(str(k));
+        return more ? [...out, ...more].slice(0, limit) : out;
       },
+      hasKey: (k, index) =>
+        mem.get(str(k))?.includes(index) || x.all(q.hasKey, k, index).length > 0,
+      putKeys: (index, keys) => {
+        for (const k of keys) {
+          pending.push(k, index);
+          const s = str(k), l = mem.get(s);
+          if (!l) mem.set(s, [index]);
+          else if (!l.includes(index)) l.push(index);
+        }
+      },
+      flush: () => insertPairs(x, q.rows, q.putKeys, q.putKey, pending),
       auditHead: (steward, engine) => {
         const r = x.all(q.audit, steward, engine)[0];
         return r && { seq: Number(r.seq), index: Number(r.idx) };
@@ -132,7 +154,7 @@ export class SqlStreams {
   }
 }
 
-function streamQueries(p: string) {
+function streamQueries(p: string, rows: number) {
   const and = (n: number) =>
     Array.from(
       { length: n },
@@ -151,7 +173,10 @@ function streamQueries(p: string) {
     putLink: `INSERT INTO ${p}stream_links (sid, seq, idx, cid, prev) VALUES (?, ?, ?, ?, ?)`,
     keyed: `SELECT idx FROM ${p}search_keys WHERE k = ? AND idx > ? ORDER BY idx LIMIT ?`,
     hasKey: `SELECT 1 AS x FROM ${p}search_keys WHERE k = ? AND idx = ?`,
+    rows,
     putKey: `INSERT OR IGNORE INTO ${p}search_keys (k, idx) VALUES (?, ?)`,
+    putKeys: `INSERT OR IGNORE INTO ${p}search_keys (k, idx) VALUES ` +
+      `${"(?, ?), ".repeat(rows - 1)}(?, ?)`,
     audit: `SELECT seq, idx FROM ${p}audit_heads WHERE steward = ? AND engine = ?`,
     putAudit: `INSERT OR REPLACE INTO ${p}audit_heads (steward, engine, seq, idx)` +
       " VALUES (?, ?, ?, ?)",

@@ -47,26 +47,50 @@ export interface CheckedEntry {
 
 const enc = new TextEncoder();
 
+/** Each kind's first byte: keys of two kinds never collide. */
+const KIND = { s: 1, i: 2, n: 3, c: 4, h: 5 } as const;
+
+/** Stewards recur: their keys are kept (bounded; cleared when full). */
+const stewardKeys = new Map<string, Uint8Array>();
+
 /**
- * A search key: the first 8 bytes of BLAKE3(kind || 0x00 || value). 2^64 second preimages keep
- * a forged collision out of reach; a lookup is one index seek (docs/STREAMS.md "Lookups").
+ * A search key (docs/STREAMS.md "Lookups"): the kind's byte, then 8 bytes. A steward (`s`) and a
+ * receipt id (`i`) are chosen by the submitter, so theirs are the first 8 bytes of
+ * BLAKE3(kind || 0x00 || value): a collision costs a 2^64 second preimage. A content id (`c`, and
+ * a hold's, `h`) is a BLAKE3 output already, and an input hash (`n`) is the submitter's own claim
+ * (anyone may log that input hash): theirs are its first 8 bytes.
  */
-export function searchKey(
-  kind: "s" | "i" | "n" | "c" | "h",
-  value: string | Uint8Array,
-): Uint8Array {
-  const v = typeof value === "string" ? enc.encode(value) : value;
-  const b = new Uint8Array(v.length + 2);
-  b[0] = kind.charCodeAt(0);
-  b.set(v, 2);
-  return blake3(b).slice(0, 8);
+export function searchKey(kind: "s" | "i" | "n", value: string): Uint8Array {
+  if (kind === "n") {
+    const b = new Uint8Array(9);
+    b[0] = KIND.n;
+    for (let j = 0; j < 8; j++) b[1 + j] = parseInt(value.slice(2 * j, 2 * j + 2), 16) | 0;
+    return b;
+  }
+  if (kind === "s") {
+    const hit = stewardKeys.get(value);
+    if (hit) return hit;
+  }
+  const v = enc.encode(value);
+  const pre = new Uint8Array(v.length + 2);
+  pre[0] = kind.charCodeAt(0);
+  pre.set(v, 2);
+  const b = new Uint8Array(9);
+  b[0] = KIND[kind];
+  b.set(blake3(pre).subarray(0, 8), 1);
+  if (kind === "s") {
+    if (stewardKeys.size >= 4096) stewardKeys.clear();
+    stewardKeys.set(value, b);
+  }
+  return b;
 }
 
-const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
-
-/** Lowercase-hex content id → bytes (the search key of `c`/`h` is over the 32 bytes). */
+/** The search key of a content id (`c`) or of a hold's (`h`), 32 bytes. */
 export function cidKey(kind: "c" | "h", cid: Uint8Array): Uint8Array {
-  return searchKey(kind, hex(cid));
+  const b = new Uint8Array(9);
+  b[0] = KIND[kind];
+  b.set(cid.subarray(0, 8), 1);
+  return b;
 }
 
 function same(a: Uint8Array, b: Uint8Array): boolean {
