@@ -3,8 +3,14 @@
 // `answerStreamQuery` runs a query on a log's reads and `queriedStreamReads` is the reads a
 // caller with only that RPC gets. Platform-neutral.
 import type { StreamFinding } from "./facts.ts";
-import type { SearchQuery } from "./reads.ts";
 import type { StreamSummary } from "./summary.ts";
+
+/** What GET /v1/log/search narrows by (any combination, at least one). */
+export interface SearchQuery {
+  steward?: string;
+  receiptId?: string;
+  inputHash?: string;
+}
 
 /** What `GET /v1/log/entries/{index}` and the findings route name as its integration. */
 export interface Integration {

@@ -6,14 +6,7 @@ import type { ContentIndex, LogStorage, StreamIndex } from "../storage.ts";
 import { cidKey, searchKey } from "./check.ts";
 import type { StreamFinding } from "./facts.ts";
 import type { StreamSummary } from "./summary.ts";
-import type { StreamReads } from "./query.ts";
-
-/** What GET /v1/log/search narrows by (any combination, at least one). */
-export interface SearchQuery {
-  steward?: string;
-  receiptId?: string;
-  inputHash?: string;
-}
+import type { SearchQuery, StreamReads } from "./query.ts";
 
 function same(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
