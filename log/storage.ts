@@ -198,6 +198,11 @@ export interface StreamIndex {
   entryFindings(index: number): Promise<StreamFinding[]>;
   /** Indices under all of 1-3 search keys (log/streams/check.ts `searchKey`), after `after`. */
   search(keys: Uint8Array[], after: number, limit: number): Promise<number[]>;
+  /**
+   * The first signed head covering entry `index` (size and timestamp), from the batch records
+   * (never pruned); undefined for an entry committed before they were kept.
+   */
+  integration(index: number): Promise<{ size: number; timestamp: number } | undefined>;
   /** From which index on the entries were checked: "all" for a store created with streams. */
   streamsReach(): Promise<number | "all">;
 }

@@ -525,6 +525,9 @@ export class R2PublishedStorage
   streamsReach(): Promise<number | "all"> {
     return this.#hot.streamsReach();
   }
+  integration(index: number): Promise<{ size: number; timestamp: number } | undefined> {
+    return this.#hot.integration(index);
+  }
   logName(): Promise<string | undefined> {
     return this.#hot.logName();
   }

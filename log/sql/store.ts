@@ -377,6 +377,9 @@ export class SqlStore
       const h = batch.head;
       this.x.run(q.insHead, h.size, h.root, h.timestamp, h.signature, h.sha256Root ?? null);
       for (const a of batch.agents ?? []) this.#putAgent(a);
+      if (batch.entries.length) {
+        this.#streams.putIntegration(batch.entries[0].index, h.size, h.timestamp);
+      }
       const st = batch.streams;
       if (st) {
         // issue 24: the stream checks' state moves in the entries' own transaction
@@ -492,6 +495,8 @@ export class SqlStore
     this.#op("read an entry's findings", () => this.#streams.entryFindings(index));
   search = (keys: Uint8Array[], after: number, limit: number): Promise<number[]> =>
     this.#op("search the log", () => this.#streams.search(keys, after, limit));
+  integration = (index: number): Promise<{ size: number; timestamp: number } | undefined> =>
+    this.#op("read an entry's integration", () => this.#streams.integration(index));
   streamsReach = (): Promise<number | "all"> =>
     this.#op("read the streams reach", () => this.#streams.reach());
   capabilities = (): StorageCapabilities => this.storeCapabilities();

@@ -33,6 +33,10 @@ export function streamSchema(p: string): string[] {
     `CREATE INDEX IF NOT EXISTS ${p}stream_findings_steward ON ${p}stream_findings (steward, id)`,
     `CREATE INDEX IF NOT EXISTS ${p}stream_findings_idx ON ${p}stream_findings (idx)`,
     `CREATE INDEX IF NOT EXISTS ${p}stream_findings_other ON ${p}stream_findings (other)`,
+    // Each batch's first index and its head (the first signed head covering it: issue 24's
+    // integration time), never pruned: a Durable Object prunes old heads (R2 holds them).
+    `CREATE TABLE IF NOT EXISTS ${p}integrations (first_idx INTEGER PRIMARY KEY,` +
+    ` size INTEGER NOT NULL, ts INTEGER NOT NULL)`,
     // From which index on entries were checked: "all" for a store created with the tables.
     `INSERT OR IGNORE INTO ${p}meta (k, v) SELECT 'streams_upto', CASE WHEN coalesce(max(size),` +
     ` 0) = 0 THEN 'all' ELSE CAST(max(size) AS TEXT) END FROM ${p}heads`,
@@ -147,6 +151,19 @@ export class SqlStreams {
     return this.#x.all(sql, keys[0], after, ...keys.slice(1), limit).map((r) => Number(r.idx));
   }
 
+  /** Records a committed batch's first index and its head (inside the commit transaction). */
+  putIntegration(firstIndex: number, size: number, ts: number): void {
+    this.#x.run(this.#q.putIntegration, firstIndex, size, ts);
+  }
+
+  /** The head that integrated entry `index`, if the batch that logged it was recorded. */
+  integration(index: number): { size: number; timestamp: number } | undefined {
+    const r = this.#x.all(this.#q.integration, index)[0];
+    return r && Number(r.size) > index
+      ? { size: Number(r.size), timestamp: Number(r.ts) }
+      : undefined;
+  }
+
   /** From which index on entries were checked ("all": every entry). */
   reach(): number | "all" {
     const v = this.#x.all(this.#q.reach)[0]?.v;
@@ -191,5 +208,8 @@ function streamQueries(p: string, rows: number) {
       ` SELECT * FROM ${p}stream_findings WHERE other = ? ORDER BY id`,
     search: [search(0), search(1), search(2)],
     reach: `SELECT v FROM ${p}meta WHERE k = 'streams_upto'`,
+    putIntegration: `INSERT INTO ${p}integrations (first_idx, size, ts) VALUES (?, ?, ?)`,
+    integration: `SELECT size, ts FROM ${p}integrations WHERE first_idx <= ?` +
+      " ORDER BY first_idx DESC LIMIT 1",
   };
 }

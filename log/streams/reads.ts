@@ -44,7 +44,9 @@ export class LogStreams implements StreamReads {
   /** The first signed head that covers entry `index` (JCP §11), undefined past the log. */
   async integratedIn(index: number): Promise<{ size: number; timestamp: number } | undefined> {
     if (index >= this.#size()) return undefined;
-    const [h] = await this.#s.heads(index + 1, 1);
+    const at = await this.#x.integration(index);
+    if (at) return at;
+    const [h] = await this.#s.heads(index + 1, 1); // an entry logged before the records
     return h && { size: h.size, timestamp: h.timestamp };
   }
 
