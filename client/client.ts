@@ -157,6 +157,11 @@ export class LogClient {
     return objectOf(res);
   }
 
+  /** A JSON answer of the service at `path` (an HttpError when not 2xx). */
+  getJson(path: string): Promise<Record<string, unknown>> {
+    return this.#get(path, "json");
+  }
+
   /** The log's signer: the pinned one, or the one /v1/log/key names (then pinned). */
   async signer(): Promise<string> {
     if (!this.#signer) this.#signer = String((await this.#get("/v1/log/key", "json")).signer);

@@ -7,6 +7,7 @@ import { LogReader } from "./reader.ts";
 import type { Sequencer } from "./sequencer.ts";
 import { type StoreNodes, StoreSource } from "./store_source.ts";
 import { AgentHeadReader, type LinkOf } from "./agent_heads.ts";
+import { type EntryFacts, LogStreams } from "./streams/mod.ts";
 
 /** A log over a store, sequenced in this process. */
 export class EmbeddedLog extends LogReader implements Log {
@@ -14,6 +15,8 @@ export class EmbeddedLog extends LogReader implements Log {
   readonly #seq: Sequencer;
   readonly #agents: AgentHeadReader;
   readonly #release: (() => void) | undefined;
+  /** Streams, findings and lookups (issue 24), with a store that keeps them. */
+  readonly streamReads: LogStreams | undefined;
   #closed = false;
 
   constructor(
@@ -29,10 +32,12 @@ export class EmbeddedLog extends LogReader implements Log {
     this.#seq = seq;
     this.#agents = new AgentHeadReader(s, caps.agentHeads, () => seq.served.head.size);
     this.#release = release;
+    const x = caps.streamIndex;
+    this.streamReads = x && new LogStreams(s, x, caps.contentIndex, () => seq.served.head.size);
   }
 
-  append(entry: Uint8Array, link?: AgentLink): Promise<AppendResult> {
-    return this.#seq.append(entry, link);
+  append(entry: Uint8Array, link?: AgentLink, facts?: EntryFacts): Promise<AppendResult> {
+    return this.#seq.append(entry, link, facts);
   }
 
   agentHead(did: string, linkOf?: LinkOf): Promise<AgentHead | undefined> {

@@ -8,6 +8,7 @@ import type { TreeHead } from "./head.ts";
 import type { HeadPin } from "./pin.ts";
 import type { AgentHead, AgentLink } from "./storage.ts";
 import type { LogReads } from "./reader.ts";
+import type { EntryFacts, StreamFinding, StreamReads } from "./streams/mod.ts";
 import { sha256 } from "@noble/hashes/sha2.js";
 
 /** Largest entry, bytes (ARCHITECTURE Decision 5). */
@@ -24,6 +25,8 @@ export interface AppendResult {
    * logged: the index and leaf hash are then the logged entry's.
    */
   created: boolean;
+  /** The stream findings this append caused (issue 24; docs/STREAMS.md), when it caused any. */
+  findings?: StreamFinding[];
 }
 
 /**
@@ -35,7 +38,7 @@ export interface LogAppends {
    * Resolves once the entry is durable and covered by a signed head. `link`: the entry is an
    * agent's chained entry (a meter reading): its chain head is stored in the same commit.
    */
-  append(entry: Uint8Array, link?: AgentLink): Promise<AppendResult>;
+  append(entry: Uint8Array, link?: AgentLink, facts?: EntryFacts): Promise<AppendResult>;
   /**
    * Optional: appends several entries in one call (a bulk append, issue 29), one outcome per
    * entry in order, each what `append` would have resolved to or thrown. Absent: the caller
@@ -54,6 +57,8 @@ export interface LogAppends {
   ): Promise<AgentHead | undefined>;
   /** Drains the sequencer, then closes the store. */
   close(): Promise<void>;
+  /** Optional: streams, findings and lookups (issue 24), when the store keeps them. */
+  readonly streamReads?: StreamReads;
   /**
    * Optional: the sequencer's CPU time so far, ms, by phase: `sequence` (dedupe, tree, tiles,
    * signing), `commit` (the store's commit call; its durability runs off this thread), `answer`
@@ -84,6 +89,17 @@ export interface SequencerOptions {
    * so such a store does not open again (recovery refuses it). Default true.
    */
   sha256View?: boolean;
+  /**
+   * `closed-after-integration` (issue 24): how far past the head that integrated it a receipt's
+   * close may lie, ms (default 5 minutes; docs/CONFIG.md `closed_skew_ms`).
+   */
+  closedSkewMs?: number;
+  /**
+   * An entry's stream facts (issue 24; log/streams/read_facts.ts `entryFacts` by default), read
+   * when an append hands none over; `null` turns the stream checks off. Used only with a store
+   * that has `streamIndex`.
+   */
+  streamFacts?: ((entry: Uint8Array) => EntryFacts | undefined) | null;
 }
 
 /** Everything `openLog` needs besides the store. */
@@ -105,6 +121,7 @@ export interface LogOptions extends SequencerOptions {
    * has `contentIndex` (all of this repository's).
    */
   contentId?: ((entry: Uint8Array) => Uint8Array | undefined) | null;
+
   /**
    * Optional: this thread's CPU time in ms (api/deno/main.ts reads /proc/thread-self/schedstat); when
    * given, `phaseCpuMs()` reports the sequencer's CPU time by phase.
@@ -129,3 +146,17 @@ export function defaultLogName(publicKey: Uint8Array): string {
 
 /** Defaults sized for ≥ 20,000 appends/s with one durable commit per batch. */
 export const SEQUENCER_DEFAULTS = { batchMax: 4096, batchAgeMs: 5, pendingMax: 65_536 } as const;
+
+/** A positive-integer setting, checked (its default when absent). */
+export function positive(name: string, v: number | undefined, dflt: number): number {
+  if (v === undefined) return dflt;
+  if (!Number.isSafeInteger(v) || v < 1) {
+    throw new RangeError(`Cannot open log: ${name} must be a positive integer, got ${v}`);
+  }
+  return v;
+}
+
+/** The sequencer's `tileCacheTiles`, checked. */
+export function tileCacheTiles(o: LogOptions): number {
+  return positive("tileCacheTiles", o.tileCacheTiles, 4096);
+}

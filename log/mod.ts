@@ -57,6 +57,8 @@ export {
   type StorageCapabilities,
   StorageConflictError,
   type StoredHead,
+  type StreamBatch,
+  type StreamIndex,
   type TileGroups,
   TREE_VIEWS,
   type TreeView,
@@ -65,6 +67,24 @@ export {
   type WriteProbe,
 } from "./storage.ts";
 export { type CommitFault, createMemoryStore, type MemoryStore } from "./memory.ts";
+export {
+  answerStreamQuery,
+  CLOSED_SKEW_MS,
+  type EntryFacts,
+  entryFacts,
+  factsOfCore,
+  FINDING_CODES,
+  type FindingCode,
+  type Integration,
+  LogStreams,
+  queriedStreamReads,
+  type SearchQuery,
+  SEQ_RANGE,
+  type StreamFinding,
+  type StreamQuery,
+  type StreamReads,
+  type StreamSummary,
+} from "./streams/mod.ts";
 export { type Tile, TILE_HEIGHT, TILE_WIDTH } from "./tiles.ts";
 export {
   type AppendResult,

@@ -13,7 +13,8 @@ import { TreeEdge } from "./edge.ts";
 import { isKeyName } from "./c2sp/mod.ts";
 import { defaultLogName, type Log, type LogOptions } from "./log.ts";
 import { backfillContentIndex, recoverMigrated } from "./migrations.ts";
-import { Sequencer, type SequencerStart, tileCacheTiles } from "./sequencer.ts";
+import { Sequencer, type SequencerStart } from "./sequencer.ts";
+import { tileCacheTiles } from "./log.ts";
 import { StoreNodes } from "./store_source.ts";
 import { EmbeddedLog } from "./embedded.ts";
 

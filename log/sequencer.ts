@@ -26,19 +26,28 @@ import type {
   LogStorage,
   StorageCapabilities,
   StoredHead,
+  StreamBatch,
   TreeView,
 } from "./storage.ts";
 import type { TreeEdge } from "./edge.ts";
-import { type Tile, TileNodeReader } from "./tiles.ts";
+import { TileNodeReader } from "./tiles.ts";
 import { consistencyProof, inclusionProof, treeRoot } from "./tree.ts";
 import type { BatchTree } from "./batch_tree.ts";
 import { verifyConsistency } from "./proof.ts";
 import { recover } from "./recover.ts";
 import { WriteHealth } from "./write_health.ts";
 import { checkpointsOf, type GrownView, growView, VIEWS } from "./views.ts";
+import { findStored } from "./sequencer_find.ts";
 import { headJson } from "./reader.ts";
 import type { Served, StoreNodes, Tip } from "./store_source.ts";
-import { type AppendResult, type LogOptions, MAX_ENTRY_BYTES, SEQUENCER_DEFAULTS } from "./log.ts";
+import {
+  type AppendResult,
+  type LogOptions,
+  MAX_ENTRY_BYTES,
+  positive,
+  SEQUENCER_DEFAULTS,
+} from "./log.ts";
+import { CLOSED_SKEW_MS, type EntryFacts, entryFacts } from "./streams/mod.ts";
 
 interface Waiter {
   resolve(r: AppendResult): void;
@@ -58,25 +67,14 @@ interface Pending {
   reject(e: unknown): void;
   more: Waiter[] | undefined;
   link: AgentLink | undefined;
+  /** Its stream facts (issue 24), when the store checks streams. */
+  facts: EntryFacts | undefined;
 }
 
 /** The sequencer's state at open: the proven head and each view's right edge (VIEWS order). */
 export interface SequencerStart {
   head: StoredHead;
   edges: TreeEdge[];
-}
-
-function positive(name: string, v: number | undefined, dflt: number): number {
-  if (v === undefined) return dflt;
-  if (!Number.isSafeInteger(v) || v < 1) {
-    throw new RangeError(`Cannot open log: ${name} must be a positive integer, got ${v}`);
-  }
-  return v;
-}
-
-/** The sequencer's `tileCacheTiles`, checked. */
-export function tileCacheTiles(o: LogOptions): number {
-  return positive("tileCacheTiles", o.tileCacheTiles, 4096);
 }
 
 const h = blake3Hasher;
@@ -124,6 +122,9 @@ export class Sequencer implements Tip {
   readonly #byKey = new Map<string, Pending>();
   readonly #byContent = new Map<string, Pending>(); // pending entries by content identity
   readonly #contentId: ((entry: Uint8Array) => Uint8Array | undefined) | undefined;
+  /** Reads an entry's stream facts: with a store that checks streams (issue 24). */
+  readonly #facts: ((entry: Uint8Array) => EntryFacts | undefined) | undefined;
+  readonly #skewMs: number;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #running: Promise<void> | undefined;
   #reload = false;
@@ -170,6 +171,10 @@ export class Sequencer implements Tip {
     this.#served = { head: start.head, json: this.#headJson, checkpoints: this.#checkpoints };
     this.#cpu = o.cpuClock;
     this.#contentId = contentId;
+    this.#facts = caps.streamIndex && o.streamFacts !== null
+      ? o.streamFacts ?? entryFacts
+      : undefined;
+    this.#skewMs = o.closedSkewMs ?? CLOSED_SKEW_MS;
     this.#writes = new WriteHealth(caps.writeProbe);
   }
 
@@ -193,7 +198,7 @@ export class Sequencer implements Tip {
     return { ...this.#phase };
   }
 
-  append(entry: Uint8Array, link?: AgentLink): Promise<AppendResult> {
+  append(entry: Uint8Array, link?: AgentLink, facts?: EntryFacts): Promise<AppendResult> {
     if (!(entry instanceof Uint8Array)) {
       return Promise.reject(new LogInputError("entry-not-bytes", "Cannot append entry: not bytes"));
     }
@@ -245,6 +250,7 @@ export class Sequencer implements Tip {
       reject,
       more: undefined,
       link,
+      facts: this.#facts && (facts ?? this.#facts(entry)),
     };
     this.#queue.push(p);
     this.#byKey.set(key, p);
@@ -306,12 +312,13 @@ export class Sequencer implements Tip {
     try {
       if (this.#reload) await this.#recover();
       const reader0 = this.#nodes.reader(this.#edges[0]);
-      const found = await this.#findAll(batch, reader0);
+      const found = await findStored(this.#s, this.#caps, this.#edges[0].size, batch, reader0);
       const fresh = batch.filter((_, k) => found[k] === undefined);
       const base = this.#edges[0].size;
       let head = this.#head;
       let reader = reader0;
       let tree: BatchTree | undefined;
+      let streams: StreamBatch | undefined;
       if (fresh.length) {
         // Every view advances in the same batch, over the same entries (PUBLICATION.md P1).
         const grown: GrownView[] = [];
@@ -340,17 +347,23 @@ export class Sequencer implements Tip {
         }));
         let agents: AgentHead[] | undefined;
         for (let i = 0; i < fresh.length; i++) {
-          const l = fresh[i].link;
+          const l = fresh[i].link, f = fresh[i].facts;
           if (l) (agents ??= []).push({ ...l, index: base + i });
+          if (f) {
+            streams ??= { entries: [], skewMs: this.#skewMs, findings: new Map() };
+            streams.entries.push({ index: base + i, facts: f });
+          }
         }
         if (cpu) c0 = this.#tick("sequence", c0);
-        const tiles = grown[0].tiles;
-        const sha256Tiles: Tile[] = grown[1]?.tiles ?? [];
-        ({ durable } = await this.#commit(
-          agents
-            ? { entries, tiles, sha256Tiles, head, agents }
-            : { entries, tiles, sha256Tiles, head },
-        ));
+        const b: Batch = {
+          entries,
+          tiles: grown[0].tiles,
+          sha256Tiles: grown[1]?.tiles ?? [],
+          head,
+        };
+        if (agents) b.agents = agents;
+        if (streams) b.streams = streams;
+        ({ durable } = await this.#commit(b));
         if (cpu) c0 = this.#tick("commit", c0);
         this.#edges = this.#edges.map((e, k) => grown[k]?.edge ?? e);
         this.#head = head;
@@ -366,7 +379,7 @@ export class Sequencer implements Tip {
           this.#served = { head, json: treeHead, checkpoints };
         }
         const a0 = cpu?.() ?? 0;
-        await this.#answer(batch, found, base, head, treeHead, tree, reader);
+        await this.#answer(batch, found, base, head, treeHead, tree, reader, streams?.findings);
         if (cpu) this.#tick("answer", a0);
       };
       const done: Promise<void> = before.then(answer, (e) => {
@@ -454,6 +467,7 @@ export class Sequencer implements Tip {
     treeHead: TreeHead,
     tree: BatchTree | undefined,
     reader: TileNodeReader,
+    findings: StreamBatch["findings"] | undefined,
   ): Promise<void> {
     const memo = new Map<string, Uint8Array>();
     let next = base;
@@ -467,7 +481,15 @@ export class Sequencer implements Tip {
         : (await inclusionProof(h, index, head.size, reader.read, memo)).map(toHex);
       // a twin (same signed content, other bytes) answers with the logged entry's leaf hash
       const leafHex = created ? p.key : toHex((await reader.read([{ level: 0, index }]))[0]);
-      const r = { index, leaf_hash: leafHex, tree_head: treeHead, inclusion_proof: proof, created };
+      const r: AppendResult = {
+        index,
+        leaf_hash: leafHex,
+        tree_head: treeHead,
+        inclusion_proof: proof,
+        created,
+      };
+      const fs = created ? findings?.get(index) : undefined;
+      if (fs) r.findings = fs; // issue 24: the findings this append caused
       p.resolve(r);
       // the same bytes sent again while pending: the same answer, not created by them
       if (p.more) { for (const w of p.more) w.resolve({ ...r, created: false }); }
@@ -548,38 +570,6 @@ export class Sequencer implements Tip {
         { cause: e },
       );
     }
-  }
-
-  /** The stored index of each pending entry's leaf hash (undefined: not stored). */
-  async #findAll(batch: Pending[], reader: TileNodeReader): Promise<(number | undefined)[]> {
-    const s = this.#s;
-    const size = this.#edges[0].size;
-    const hashes = batch.map((p) => p.leafHash);
-    const many = this.#caps.leafLookupMany;
-    const cands = many
-      ? await many.leafCandidatesMany(hashes)
-      : await Promise.all(hashes.map((x) => s.leafCandidates(x)));
-    const out: (number | undefined)[] = new Array(batch.length);
-    for (let k = 0; k < batch.length; k++) {
-      for (const i of cands[k]) {
-        if (i >= size) continue;
-        const [stored] = await reader.read([{ level: 0, index: i }]);
-        if (same(stored, hashes[k])) {
-          out[k] = i;
-          break;
-        }
-      }
-    }
-    // Not stored as these bytes: is the same signed content stored (another envelope of it)?
-    const ask = batch.flatMap((p, k) => out[k] === undefined && p.contentId ? [k] : []);
-    if (ask.length && this.#caps.contentIndex) {
-      const at = await this.#caps.contentIndex.contentIndex(ask.map((k) => batch[k].contentId!));
-      ask.forEach((k, j) => {
-        const i = at[j];
-        if (i !== undefined && i < size) out[k] = i;
-      });
-    }
-    return out;
   }
 
   /**

@@ -6,6 +6,9 @@
 // reads once when it opens (issue 22 "Narrow storage"); nothing probes a store's methods. The
 // shared contract tests are log/storage_contract_tests.ts.
 import type { Tile } from "./tiles.ts";
+import type { CheckedEntry } from "./streams/check.ts";
+import type { StreamFinding } from "./streams/facts.ts";
+import type { StreamSummary } from "./streams/summary.ts";
 
 /**
  * The two Merkle views of the one entry sequence (PUBLICATION.md Decision P1): `blake3` is the
@@ -94,6 +97,22 @@ export interface Batch {
    * transaction; per agent the one with the largest index is kept.
    */
   agents?: AgentHead[];
+  /**
+   * The entries' stream facts (issue 24), for a store with `streamIndex`: checked and indexed in
+   * the same transaction (log/streams/check.ts); the store puts the findings they caused in
+   * `findings` (an out-list: emptied and refilled by each commit attempt).
+   */
+  streams?: StreamBatch;
+}
+
+/** A batch's stream checks (`Batch.streams`). */
+export interface StreamBatch {
+  /** The checked entries (those with facts), in index order. */
+  entries: CheckedEntry[];
+  /** `closed-after-integration` skew, ms: a receipt closed this long after the head is flagged. */
+  skewMs: number;
+  /** Filled by the store: the findings the entries caused, by the causing entry's index. */
+  findings: Map<number, StreamFinding[]>;
 }
 
 /** One step of the SHA-256 view's migration (`ViewMigration.commitViewBackfill`). */
@@ -183,6 +202,27 @@ export interface StorageCapabilities {
   agentHeads?: AgentHeads;
   /** The SHA-256 view's migration of a store written before it. */
   viewMigration?: ViewMigration;
+  /** Stream state, findings and search keys, written with the batches (issue 24). */
+  streamIndex?: StreamIndex;
+}
+
+/** Extension: streams, findings and lookups (issue 24; docs/STREAMS.md). */
+export interface StreamIndex {
+  /** A steward's hash-chained streams. */
+  streams(steward: string): Promise<StreamSummary[]>;
+  /** A steward's findings after finding number `after`, at most `limit`, oldest first. */
+  streamFindings(steward: string, after: number, limit: number): Promise<StreamFinding[]>;
+  /** The findings about one entry (it caused them or is their other side). */
+  entryFindings(index: number): Promise<StreamFinding[]>;
+  /** Indices under all of 1-3 search keys (log/streams/check.ts `searchKey`), after `after`. */
+  search(keys: Uint8Array[], after: number, limit: number): Promise<number[]>;
+  /**
+   * The first signed head covering entry `index` (size and timestamp), from the batch records
+   * (never pruned); undefined for an entry committed before they were kept.
+   */
+  integration(index: number): Promise<{ size: number; timestamp: number } | undefined>;
+  /** From which index on the entries were checked: "all" for a store created with streams. */
+  streamsReach(): Promise<number | "all">;
 }
 
 /** Extension: full tile groups as one read. */

@@ -73,7 +73,9 @@ export function readEnvelopeInput(input: Uint8Array, form: EnvelopeForm = "sniff
     text = utf8.decode(input);
   } catch (e) {
     // not UTF-8: raw bytes, unless it was declared JSON
-    return form === "json" ? inputFault("not-json", e) : { ok: true, envelope: input, form: "cose" };
+    return form === "json"
+      ? inputFault("not-json", e)
+      : { ok: true, envelope: input, form: "cose" };
   }
   if (form === "json") return fromWrapper(text);
   text = text.trim();

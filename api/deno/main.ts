@@ -103,6 +103,9 @@ export async function startService(
       batchMax: config.batchMax,
       batchAgeMs: config.batchAgeMs,
       pendingMax: config.pendingMax,
+      closedSkewMs: config.closedSkewMs,
+      // issue 24: "off" logs no stream state (the bench's "before" figure)
+      ...(config.streamChecks === "off" ? { streamFacts: null } : {}),
       logName: config.logName,
       cpuClock: cpuClock?.read,
     };

@@ -18,6 +18,8 @@ export interface EntryView {
   verdict(): Verdict;
   /** Absolute URL of the entry. */
   url: string;
+  /** The first signed head that covers the entry (issue 24), where the log keeps streams. */
+  integrated?: () => Promise<{ size: number; timestamp: number } | undefined>;
 }
 
 /** One row: a media type and its producer. */

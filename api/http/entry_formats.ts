@@ -19,7 +19,7 @@ export type { EntryFormat, EntryView } from "./entry_format.ts";
  */
 export async function entryJson(view: EntryView): Promise<Record<string, unknown>> {
   const r = await view.report();
-  return {
+  const out: Record<string, unknown> = {
     index: view.index,
     leaf_hash: view.leafHash,
     verdict: view.verdict(),
@@ -28,6 +28,10 @@ export async function entryJson(view: EntryView): Promise<Record<string, unknown
     envelope: toHex(view.envelope),
     receipt: r.receipt,
   };
+  // JCP §11: the signed head is the one time a third party can trust (issue 24)
+  const at = await view.integrated?.();
+  if (at) out.integrated_in = at;
+  return out;
 }
 
 /** Builds an EntryView whose report is computed at most once. */
@@ -48,6 +52,8 @@ export function entryView(
     url,
     report: () => report ??= verifyWith(c.get("deps"), envelope),
     verdict: () => verdict ??= loggedVerdict(envelope, c.get("deps").verifier),
+    integrated: () =>
+      c.get("deps").log.streamReads?.integratedIn(index) ?? Promise.resolve(undefined),
   };
 }
 

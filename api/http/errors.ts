@@ -14,6 +14,7 @@ export const HTTP_CODES = {
   // A query parameter the route does not take (api/http/params.ts refuseUnknownQuery): never ignored.
   "unknown-query-parameter": { status: 400, title: "Unknown query parameter" },
   "bad-envelope-encoding": { status: 400, title: "Bad envelope encoding" },
+  "stream-seq-range": { status: 400, title: "Stream seq out of range" },
   "empty-body": { status: 400, title: "Empty body" },
   // A Host header that is not a host[:port] (RFC 3986 §3.2.2; api/http/public_url.ts), any route.
   "bad-host": { status: 400, title: "Bad Host header" },
@@ -24,6 +25,7 @@ export const HTTP_CODES = {
   // An append to a frozen shard (docs/SHARDS.md "Lifecycle"): `active` names the active one.
   "shard-frozen": { status: 409, title: "Shard frozen" },
   "not-found": { status: 404, title: "Not found" },
+  "streams-unavailable": { status: 404, title: "This log keeps no streams" },
   // A proof asked for at a size that has no signed head (SPEC §22.2: only signed roots are proven to).
   "head-not-found": { status: 404, title: "No signed head at that size" },
   // The tiled publication (docs/PUBLICATION.md): paths that are not canonical tlog-tiles ones

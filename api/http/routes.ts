@@ -14,6 +14,7 @@ import { readingsRoutes } from "./routes/readings.ts";
 import { rdfRoutes } from "./routes/rdf.ts";
 import { shardRoutes } from "./routes/shards.ts";
 import { sparqlRoutes } from "./routes/sparql.ts";
+import { streamRoutes } from "./routes/streams.ts";
 import { vocabRoutes } from "./routes/vocab.ts";
 import { verifyRoutes } from "./routes/verify.ts";
 import { webRoutes } from "./routes/web.ts";
@@ -25,6 +26,7 @@ export const ROUTE_GROUPS: RouteGroup[] = [
   verifyRoutes,
   logAppendRoutes,
   logReadRoutes,
+  streamRoutes,
   logProofRoutes,
   logPolicyRoutes,
   publicationRoutes,
@@ -45,6 +47,7 @@ export const ROUTE_GROUPS: RouteGroup[] = [
 export const SHARD_ROUTE_GROUPS: RouteGroup[] = [
   logAppendRoutes,
   logReadRoutes,
+  streamRoutes,
   logProofRoutes,
   logPolicyRoutes,
   publicationRoutes,

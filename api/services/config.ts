@@ -67,6 +67,9 @@ export interface ServiceConfig extends ShardSettings, ConnSettings {
   batchMax: number;
   batchAgeMs: number;
   pendingMax: number;
+  /** Stream checks (issue 24): `closed-after-integration` skew, ms; "off" turns them off. */
+  closedSkewMs: number;
+  streamChecks: "on" | "off";
   /** "open": any steward whose receipt verifies may append; "listed": only `stewards`. */
   appends: "open" | "listed";
   stewards: string[];
@@ -142,6 +145,8 @@ export function defaultConfig(): ServiceConfig {
     rate: { read: { perSecond: 200, burst: 400 }, write: { perSecond: 50, burst: 100 } },
     batchMax: SEQUENCER_DEFAULTS.batchMax,
     batchAgeMs: SEQUENCER_DEFAULTS.batchAgeMs,
+    closedSkewMs: 300_000,
+    streamChecks: "on",
     pendingMax: SEQUENCER_DEFAULTS.pendingMax,
     appends: "open",
     stewards: [],
@@ -263,6 +268,11 @@ const FILE_KEYS: Record<string, (c: ServiceConfig, v: unknown) => void> = {
   rate_write: (c, v) => c.rate.write = rate("rate_write", v),
   batch_max: (c, v) => c.batchMax = int("batch_max", v, 1, 1_000_000),
   batch_age_ms: (c, v) => c.batchAgeMs = int("batch_age_ms", v, 0, 60_000),
+  closed_skew_ms: (c, v) => c.closedSkewMs = int("closed_skew_ms", v, 0, 86_400_000),
+  stream_checks: (c, v) => {
+    if (v !== "on" && v !== "off") fail("stream_checks", `must be "on" or "off"`);
+    c.streamChecks = v;
+  },
   pending_max: (c, v) => c.pendingMax = int("pending_max", v, 1, 10_000_000),
   appends: (c, v) => {
     if (v !== "open" && v !== "listed") fail("appends", `must be "open" or "listed"`);
@@ -381,6 +391,8 @@ export const ENV_KEYS: Record<string, string> = {
   JC_RATE_WRITE: "rate_write",
   JC_BATCH_MAX: "batch_max",
   JC_BATCH_AGE_MS: "batch_age_ms",
+  JC_CLOSED_SKEW_MS: "closed_skew_ms",
+  JC_STREAM_CHECKS: "stream_checks",
   JC_PENDING_MAX: "pending_max",
   JC_APPENDS: "appends",
   JC_STEWARDS: "stewards",

@@ -3,7 +3,15 @@
 // gate) and the active shard's log (shard_active.ts). One line per method of the contract, so a
 // method added to `Log` is a compile error here until it is forwarded, never a silent gap.
 // Platform-neutral.
-import type { AgentHead, AgentLink, AppendResult, Log, TreeHead, TreeView } from "../../log/mod.ts";
+import type {
+  AgentHead,
+  AgentLink,
+  AppendResult,
+  EntryFacts,
+  Log,
+  TreeHead,
+  TreeView,
+} from "../../log/mod.ts";
 
 /** Forwards every call to `target()`; subclasses override what they compose. */
 export class ForwardingLog implements Log {
@@ -13,8 +21,8 @@ export class ForwardingLog implements Log {
     this.#target = target;
   }
 
-  append(entry: Uint8Array, link?: AgentLink): Promise<AppendResult> {
-    return this.#target().append(entry, link);
+  append(entry: Uint8Array, link?: AgentLink, facts?: EntryFacts): Promise<AppendResult> {
+    return this.#target().append(entry, link, facts);
   }
   /** The target's, when it keeps agents' chain heads. */
   get agentHead(): Log["agentHead"] {
@@ -22,6 +30,10 @@ export class ForwardingLog implements Log {
     return t.agentHead &&
       ((did: string, linkOf?: (e: Uint8Array) => AgentLink | undefined) =>
         t.agentHead!(did, linkOf) as Promise<AgentHead | undefined>);
+  }
+  /** The target's stream reads (issue 24), when its store keeps them. */
+  get streamReads(): Log["streamReads"] {
+    return this.#target().streamReads;
   }
   /** The target's, when it measures its sequencer. */
   get phaseCpuMs(): Log["phaseCpuMs"] {

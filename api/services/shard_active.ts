@@ -4,7 +4,15 @@
 // active shard's log, an agent's chain head is the newest shard's that has one, and an append
 // that meets a rotation (409 `shard-frozen`) is made once more on the new active shard.
 // Platform-neutral.
-import type { AgentHead, AgentLink, AppendResult, Log, TreeHead, TreeView } from "../../log/mod.ts";
+import type {
+  AgentHead,
+  AgentLink,
+  AppendResult,
+  EntryFacts,
+  Log,
+  TreeHead,
+  TreeView,
+} from "../../log/mod.ts";
 import { ApiError } from "../http/errors.ts";
 import { ForwardingLog } from "./log_forward.ts";
 
@@ -34,12 +42,13 @@ export async function appendToActive(
   s: ShardLogs,
   entry: Uint8Array,
   link?: AgentLink,
+  facts?: EntryFacts,
 ): Promise<AppendResult> {
   try {
-    return await (await s.active()).append(entry, link);
+    return await (await s.active()).append(entry, link, facts);
   } catch (e) {
     if (e instanceof ApiError && e.code === "shard-frozen") {
-      return await (await s.active(true)).append(entry, link);
+      return await (await s.active(true)).append(entry, link, facts);
     }
     throw e;
   }
@@ -64,8 +73,8 @@ export class ActiveShardLog extends ForwardingLog {
     this.#s = s;
   }
 
-  override append(entry: Uint8Array, link?: AgentLink): Promise<AppendResult> {
-    return appendToActive(this.#s, entry, link);
+  override append(entry: Uint8Array, link?: AgentLink, facts?: EntryFacts): Promise<AppendResult> {
+    return appendToActive(this.#s, entry, link, facts);
   }
   override get agentHead(): Log["agentHead"] {
     return (did: string, linkOf?: (e: Uint8Array) => AgentLink | undefined) =>
@@ -93,8 +102,8 @@ export class AsyncActiveShardLog implements Log {
     return await this.#s.active();
   }
 
-  append(entry: Uint8Array, link?: AgentLink): Promise<AppendResult> {
-    return appendToActive(this.#s, entry, link);
+  append(entry: Uint8Array, link?: AgentLink, facts?: EntryFacts): Promise<AppendResult> {
+    return appendToActive(this.#s, entry, link, facts);
   }
   async agentHead(
     did: string,

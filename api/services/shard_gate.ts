@@ -3,7 +3,7 @@
 // committed and answered), and once the directory names the next shard the gate is frozen: every
 // later append answers 409 `shard-frozen` naming the active shard, reads pass forever.
 // Platform-neutral: the Deno entry uses it; the log itself (log/) knows nothing of shards.
-import type { AgentLink, AppendResult, Log } from "../../log/mod.ts";
+import type { AgentLink, AppendResult, EntryFacts, Log } from "../../log/mod.ts";
 import { ApiError } from "../http/errors.ts";
 import { ForwardingLog } from "./log_forward.ts";
 
@@ -32,8 +32,8 @@ class GatedLog extends ForwardingLog {
     this.#append = append;
   }
 
-  override append(entry: Uint8Array, link?: AgentLink): Promise<AppendResult> {
-    return this.#append(entry, link);
+  override append(entry: Uint8Array, link?: AgentLink, facts?: EntryFacts): Promise<AppendResult> {
+    return this.#append(entry, link, facts);
   }
 }
 
@@ -53,12 +53,12 @@ export class ShardGate {
   constructor(id: string, inner: Log, onAppended?: (r: AppendResult) => void) {
     this.id = id;
     this.inner = inner;
-    this.log = new GatedLog(inner, async (entry, link) => {
+    this.log = new GatedLog(inner, async (entry, link, facts) => {
       while (this.#held) await this.#held;
       if (this.#active) throw shardFrozen(this.id, this.#active());
       this.#inflight++;
       try {
-        const r = await inner.append(entry, link);
+        const r = await inner.append(entry, link, facts);
         onAppended?.(r);
         return r;
       } finally {

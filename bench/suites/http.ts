@@ -31,6 +31,8 @@ const utf8 = new TextEncoder();
 const CONCURRENCY = Number(Deno.env.get("JC_BENCH_CONCURRENCY") ?? 256);
 /** The server's JC_VERIFY_WORKERS (docs/CONFIG.md); unset: the server's default ("auto"). */
 const VERIFY_WORKERS = Deno.env.get("JC_BENCH_VERIFY_WORKERS");
+/** The server's JC_STREAM_CHECKS (issue 24: "off" gives the figure before stream checks). */
+const STREAM_CHECKS = Deno.env.get("JC_BENCH_STREAM_CHECKS");
 const CLOSED_MS = ms(8_000);
 const OPEN_RATE = 5_000;
 const OPEN_MS = ms(2_000);
@@ -281,6 +283,7 @@ export default async () => {
   const svc = await startService({
     DATA_DIR: dataDir,
     ...(VERIFY_WORKERS === undefined ? {} : { JC_VERIFY_WORKERS: VERIFY_WORKERS }),
+    ...(STREAM_CHECKS === undefined ? {} : { JC_STREAM_CHECKS: STREAM_CHECKS }),
   });
   const port = Number(new URL(svc.url).port);
   const conns = await Promise.all(Array.from({ length: CONCURRENCY }, () => Conn.open(port)));

@@ -13,6 +13,7 @@ import { blake3Hasher, type LogStorage, openLog, verifyInclusion } from "../../l
 import { LEAF_INDEX_LAG, openPinFile, openSqliteStorage } from "../../log/sqlite/mod.ts";
 import { ed25519PublicKey } from "../../verify/mod.ts";
 import { count, ms } from "./_short.ts";
+import { lookups } from "./_lookups.ts";
 
 const ENTRY_BYTES = 300;
 
@@ -133,6 +134,10 @@ export default async function (): Promise<Record<string, unknown>> {
       raw_blake3_node_hashes_per_s: rawNodeHashRate(),
     };
     const views = await viewsCost(dir);
+    // issue 24: lookups and search pages at 10^6 entries (BENCH_LOG_LOOKUPS; 0 skips them)
+    const lookupFigures = Deno.env.get("BENCH_LOG_LOOKUPS") === "0"
+      ? undefined
+      : await lookups(dir);
     // BENCH_LOG_LAG: the SQLite leaf index's lag (0 = flushed with every batch, the old layout).
     const lagEnv = Deno.env.get("BENCH_LOG_LAG");
     const leafIndexLag = lagEnv === undefined ? undefined : Number(lagEnv);
@@ -271,6 +276,7 @@ export default async function (): Promise<Record<string, unknown>> {
           "resolves; no receipt verification",
       },
       sha256_view_cost: views,
+      lookups: lookupFigures,
       sizes,
       rss_mb_by_entries: rss,
       // RSS growth from the empty log: at the end of the run, as measured before the GC figures

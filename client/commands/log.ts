@@ -6,6 +6,7 @@ import { num, type ParsedArgs, str, UsageError } from "../../cli/mod.ts";
 import { HttpError, LogClient } from "../client.ts";
 import { proveFromTiles } from "../tile_commands.ts";
 import { getEntry } from "../get_command.ts";
+import { indexOf, newForks, stewardStreams } from "../streams_command.ts";
 import { allShards, submitFollowing, targetShard } from "../shard_commands.ts";
 import {
   type Command,
@@ -188,12 +189,12 @@ export const LOG_COMMANDS: Record<string, Command> = {
     },
   },
   get: {
-    brief: "download an entry's envelope, proven in the log first (INDEX --out FILE)",
+    brief: "download an entry's envelope, proven in the log first (INDEX|CONTENT_ID --out FILE)",
     spec: {
       name: "deno task client get",
-      args: "INDEX",
-      summary:
-        "Downloads entry INDEX's envelope (its raw COSE_Sign1 bytes) into --out, only once " +
+      args: "INDEX|CONTENT_ID",
+      summary: "Downloads entry INDEX's (or the entry of a 64-hex content id's, docs/STREAMS.md) " +
+        "envelope (its raw COSE_Sign1 bytes) into --out, only once " +
         "it is proven included: from the log's tiles against the signed checkpoint, else through " +
         "the API against the signed head. Past the end of the log: not found (exit 1), nothing " +
         "written.",
@@ -210,8 +211,13 @@ export const LOG_COMMANDS: Record<string, Command> = {
     },
     async run(p, e) {
       const raw = p.positional[0];
-      if (!/^(0|[1-9][0-9]{0,15})$/.test(raw)) {
-        throw new UsageError(`INDEX must be a decimal index, got ${JSON.stringify(raw)}`);
+      const cid = /^[0-9a-f]{64}$/.test(raw);
+      if (!cid && !/^(0|[1-9][0-9]{0,15})$/.test(raw)) {
+        throw new UsageError(
+          `INDEX must be a decimal index or CONTENT_ID 64 lowercase hex, got ${
+            JSON.stringify(raw)
+          }`,
+        );
       }
       const file = str(p, "out");
       if (!file) throw new UsageError("--out FILE is required");
@@ -224,9 +230,41 @@ export const LOG_COMMANDS: Record<string, Command> = {
       const tc = await tileClient(t.base, flags, e);
       const signer = str(p, "signer") ?? t.shard?.signer;
       const source = tc ? { tiles: tc } : { api: new LogClient(t.base, signer, fetch, netOf(e)) };
-      const got = await getEntry(source, Number(raw), path(file, e));
+      const api = new LogClient(t.base, signer, fetch, netOf(e));
+      const index = cid ? await indexOf(api, raw) : Number(raw);
+      const got = await getEntry(source, index, path(file, e));
       out({ ...got, ...(t.shard ? { shard: t.shard.id } : {}) });
       return EXIT.ok;
+    },
+  },
+  streams: {
+    brief: "a steward's streams and findings; with --state, alarm (exit 3) on a new fork",
+    spec: {
+      name: "deno task client streams",
+      args: "DID",
+      summary: "Prints a steward's hash-chained streams and every finding about them " +
+        "(docs/STREAMS.md). With --state FILE, remembers the forks seen there and alarms " +
+        "(exit 3) on a stream-fork not seen before.",
+      options: [
+        { name: "state", value: "FILE", help: "forks seen (read, then rewritten)" },
+        ...URL_OPTS,
+      ],
+      positionals: [1, 1],
+      footer: EXITS,
+    },
+    async run(p, e) {
+      const c = new LogClient(urlOf(p, e), str(p, "signer"), fetch, netOf(e));
+      const s = await stewardStreams(c, p.positional[0]);
+      const state = str(p, "state");
+      if (!state) {
+        out(s);
+        return EXIT.ok;
+      }
+      const fresh = await newForks(s, path(state, e));
+      out({ ...s, new_forks: fresh });
+      if (fresh.length === 0) return EXIT.ok;
+      console.error(`ALARM: ${s.steward}: ${fresh.length} new stream fork(s)`);
+      return EXIT.check;
     },
   },
   head: {

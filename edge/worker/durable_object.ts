@@ -10,7 +10,15 @@
 // here: the test-only Worker entry subclasses these objects (fixtures/worker_test_entry.ts).
 // Loaded only inside workerd (imports cloudflare:workers).
 import { DurableObject } from "cloudflare:workers";
-import type { AgentHead, AgentLink, AppendResult, Log, TreeHead, TreeView } from "../../log/mod.ts";
+import type {
+  AgentHead,
+  AgentLink,
+  AppendResult,
+  Log,
+  StreamQuery,
+  TreeHead,
+  TreeView,
+} from "../../log/mod.ts";
 import { openDurableStorage } from "../../log/durable/mod.ts";
 import type { DurableSqlStorage } from "../../log/durable/mod.ts";
 import { logKeyFromEnv, openEdgeLog, SequencerCore } from "./sequencer.ts";
@@ -394,6 +402,9 @@ export class LogSequencer extends DurableObject {
   }
   agentHead(did: string): Promise<Outcome<AgentHead | undefined>> {
     return this.#core.agentHead(did);
+  }
+  streamQuery(q: StreamQuery): Promise<Outcome<unknown>> {
+    return this.#core.streamQuery(q);
   }
 
   /** A held-back checkpoint is due at `at`: an alarm then, unless one is set sooner. */

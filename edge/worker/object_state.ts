@@ -3,7 +3,7 @@
 // shard's sequencer keeps in its own storage (its identity, its freeze), and how one reaches a
 // shard's sequencer or the log's bucket from the bindings. Types and plain functions only (no
 // cloudflare:workers import): the Worker and the objects both read it.
-import type { AgentHead, AgentLink, AppendResult, TreeHead } from "../../log/mod.ts";
+import type { AgentHead, AgentLink, AppendResult, StreamQuery, TreeHead } from "../../log/mod.ts";
 import { LogInputError } from "../../log/mod.ts";
 import type { DurableSqlStorage } from "../../log/durable/mod.ts";
 import {
@@ -82,6 +82,8 @@ export interface SequencerStub {
     links?: (AgentLink | undefined)[],
   ): Promise<Outcome<AppendResult>[]>;
   agentHead(did: string): Promise<Outcome<AgentHead | undefined>>;
+  /** A stream read (issue 24). */
+  streamQuery(q: StreamQuery): Promise<Outcome<unknown>>;
   latestHead(): Promise<Outcome<TreeHead>>;
   /** Opens the log if needed and checks its store (a pinned-head refusal fails with its code). */
   check(): Promise<Outcome<void>>;

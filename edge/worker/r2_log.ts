@@ -19,7 +19,10 @@ import {
   type LogSource,
   LogStorageError,
   type NodeReader,
+  queriedStreamReads,
   type StoredHead,
+  type StreamQuery,
+  type StreamReads,
   type TreeHead,
   type TreeView,
 } from "../../log/mod.ts";
@@ -57,6 +60,8 @@ export interface R2LogOptions {
   bootstrap: () => Promise<Outcome<TreeHead>>;
   /** An agent's chain head, from the sequencer (it moves: never cached, never in R2). */
   agentHead?: (did: string) => Promise<Outcome<AgentHead | undefined>>;
+  /** A stream read (issue 24), from the sequencer, whose SQLite keeps the stream state. */
+  streamQuery?: (q: StreamQuery) => Promise<Outcome<unknown>>;
   publicKey: Uint8Array;
   logName: string;
   cacheBytes: number;
@@ -190,12 +195,16 @@ class R2Source implements LogSource {
 export class R2Log extends LogReader implements Log {
   readonly #o: R2LogOptions;
   readonly #src: R2Source;
+  /** Streams, findings and lookups (issue 24), asked of the sequencer. */
+  readonly streamReads: StreamReads | undefined;
 
   constructor(o: R2LogOptions) {
     const src = new R2Source(o);
     super(src, { publicKey: o.publicKey, logName: o.logName });
     this.#o = o;
     this.#src = src;
+    const ask = o.streamQuery;
+    this.streamReads = ask && queriedStreamReads(async (q) => unwrap(await ask(q)));
   }
 
   /** The per-isolate cache of immutable R2 objects. */

@@ -6,11 +6,13 @@
 import {
   type AgentHead,
   type AgentLink,
+  answerStreamQuery,
   type AppendResult,
   type Log,
   LogInputError,
   type LogStorage,
   openLog,
+  type StreamQuery,
   type TreeHead,
   type TreeView,
 } from "../../log/mod.ts";
@@ -111,6 +113,14 @@ export class SequencerCore {
       const log = await this.log();
       if (!log.agentHead) throw new Error("Cannot read chain heads: the log keeps none");
       return await log.agentHead(did, readingLink);
+    });
+  }
+  /** A stream read (issue 24): the stream state is this object's SQLite's. */
+  streamQuery(q: StreamQuery): Promise<Outcome<unknown>> {
+    return capture(async () => {
+      const r = (await this.log()).streamReads;
+      if (!r) throw new Error("Cannot read streams: the log keeps none");
+      return await answerStreamQuery(r, q);
     });
   }
   latestHead(): Promise<Outcome<TreeHead>> {

@@ -138,6 +138,8 @@ function build(env: WorkerEnv, before: WorkerStage | undefined): Built {
       bootstrap: () => shardSequencer(n).latestHead(),
       // A chain head moves with every reading: asked of the sequencer, never read from R2.
       agentHead: (did) => shardSequencer(n).agentHead(did),
+      // Streams (issue 24): the sequencer's SQLite keeps their state.
+      streamQuery: (q) => shardSequencer(n).streamQuery(q),
       publicKey,
       logName: name,
       cacheBytes: settings.cacheBytes,

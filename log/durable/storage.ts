@@ -12,6 +12,7 @@ import type {
   ContentIndex,
   LeafLookupMany,
   LogStorage,
+  StreamIndex,
   TileGroups,
   ViewMigration,
 } from "../storage.ts";
@@ -41,7 +42,14 @@ export interface DurableStorageOptions {
  * object keeps only the head, the right edge, the unpublished rounds and a dedup window.
  */
 export interface DurableLogStorage
-  extends LogStorage, TileGroups, LeafLookupMany, ContentIndex, AgentHeads, ViewMigration {
+  extends
+    LogStorage,
+    TileGroups,
+    LeafLookupMany,
+    ContentIndex,
+    AgentHeads,
+    ViewMigration,
+    StreamIndex {
   /** The size up to which every object is in R2 (-1 for a store never published). */
   publishedSize(): Promise<number>;
   /**

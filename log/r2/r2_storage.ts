@@ -23,6 +23,9 @@ import {
   sha256Hasher,
   type StorageCapabilities,
   type StoredHead,
+  type StreamFinding,
+  type StreamIndex,
+  type StreamSummary,
   TREE_VIEWS,
   type TreeView,
   type ViewBackfill,
@@ -103,7 +106,7 @@ export interface R2StorageStats {
  * object's chain heads and view migration, forwarded.
  */
 export class R2PublishedStorage
-  implements LogStorage, LeafLookupMany, ContentIndex, AgentHeads, ViewMigration {
+  implements LogStorage, LeafLookupMany, ContentIndex, AgentHeads, ViewMigration, StreamIndex {
   readonly #hot: DurableLogStorage;
   readonly #r2: R2BucketLike;
   readonly #o: R2StorageOptions;
@@ -512,6 +515,26 @@ export class R2PublishedStorage
   commitViewBackfill(b: ViewBackfill): Promise<void> {
     return this.#hot.commitViewBackfill(b);
   }
+  // Streams (issue 24) stay in SQLite, never pruned: `commitBatch` runs the checks in the round's
+  // transaction (the one SQL store's), so they are exactly-once with the round.
+  streams(steward: string): Promise<StreamSummary[]> {
+    return this.#hot.streams(steward);
+  }
+  streamFindings(steward: string, after: number, limit: number): Promise<StreamFinding[]> {
+    return this.#hot.streamFindings(steward, after, limit);
+  }
+  entryFindings(index: number): Promise<StreamFinding[]> {
+    return this.#hot.entryFindings(index);
+  }
+  search(keys: Uint8Array[], after: number, limit: number): Promise<number[]> {
+    return this.#hot.search(keys, after, limit);
+  }
+  streamsReach(): Promise<number | "all"> {
+    return this.#hot.streamsReach();
+  }
+  integration(index: number): Promise<{ size: number; timestamp: number } | undefined> {
+    return this.#hot.integration(index);
+  }
   logName(): Promise<string | undefined> {
     return this.#hot.logName();
   }
@@ -523,7 +546,13 @@ export class R2PublishedStorage
    * resolves once in R2) and no write probe.
    */
   capabilities(): StorageCapabilities {
-    return { leafLookupMany: this, contentIndex: this, agentHeads: this, viewMigration: this };
+    return {
+      leafLookupMany: this,
+      contentIndex: this,
+      agentHeads: this,
+      viewMigration: this,
+      streamIndex: this,
+    };
   }
   close(): Promise<void> {
     if (this.#cpTimer !== undefined) clearTimeout(this.#cpTimer);

@@ -7,6 +7,7 @@ import { LogStorageError } from "../errors.ts";
 import { leafPrefix } from "../storage.ts";
 import type { SqlExecutor, SqlRow } from "./executor.ts";
 import { LEVEL1, viewTables, ViewTiles } from "./tiles.ts";
+import { streamSchema } from "./streams.ts";
 
 /** Schema version written to `meta`; another version is refused, never guessed at. */
 export const SQL_SCHEMA_VERSION = "4";
@@ -84,6 +85,8 @@ export function openSchema(x: SqlExecutor, p: string, lineage: SchemaLineage, na
         `INSERT OR IGNORE INTO ${p}meta (k, v) SELECT 'agent_heads', 'complete'` +
           ` WHERE NOT EXISTS (SELECT 1 FROM ${p}entries)`,
       );
+      // Streams (issue 24): additive tables, and from which index on entries were checked.
+      for (const s of streamSchema(p)) x.run(s);
     });
   } catch (err) {
     if (err instanceof LogStorageError) throw err;

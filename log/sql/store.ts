@@ -23,6 +23,7 @@ import {
   type StorageCapabilities,
   StorageConflictError,
   type StoredHead,
+  type StreamIndex,
   type TileGroups,
   type TreeView,
   type ViewBackfill,
@@ -34,6 +35,8 @@ import { insertPairs, type Queries, queries } from "./queries.ts";
 import { openSchema, type SchemaLineage } from "./schema.ts";
 import { LEVEL1, viewTables, ViewTiles } from "./tiles.ts";
 import { LeafTail } from "./leaf_tail.ts";
+import { SqlStreams } from "./streams.ts";
+import { checkStreams, type StreamFinding, type StreamSummary } from "../streams/mod.ts";
 
 /** Default of `leafIndexLag`: entries held in memory before the leaf index is flushed. */
 export const LEAF_INDEX_LAG = 65_536;
@@ -108,7 +111,14 @@ const NONE = Object.freeze([]) as unknown as number[];
  * (`{ ...store, tile }`) as it may a plain object; its capabilities stay the store's own.
  */
 export class SqlStore
-  implements LogStorage, TileGroups, LeafLookupMany, ContentIndex, AgentHeads, ViewMigration {
+  implements
+    LogStorage,
+    TileGroups,
+    LeafLookupMany,
+    ContentIndex,
+    AgentHeads,
+    ViewMigration,
+    StreamIndex {
   protected readonly x: SqlExecutor;
   protected readonly q: Queries;
   protected readonly prefix: string;
@@ -117,6 +127,7 @@ export class SqlStore
   /** Both views' tiles: [blake3, sha256]. */
   protected readonly views: [ViewTiles, ViewTiles];
   readonly #tail = new LeafTail(0);
+  readonly #streams: SqlStreams;
   #closed = false;
 
   constructor(x: SqlExecutor, o: SqlStoreOptions = {}) {
@@ -140,6 +151,7 @@ export class SqlStore
     openSchema(x, p, o.lineage ?? "sqlite", o.name ?? "");
     const t = viewTables(p);
     this.views = [new ViewTiles(x, t.blake3), new ViewTiles(x, t.sha256)];
+    this.#streams = new SqlStreams(x, p, o.rowsPerInsert ?? 64);
     this.#syncTail();
   }
 
@@ -155,6 +167,7 @@ export class SqlStore
       contentIndex: this,
       agentHeads: this,
       viewMigration: this,
+      streamIndex: this,
       stagedCommit: sync && {
         commitBatchStaged: async (batch: Batch) => {
           this.#writable();
@@ -364,6 +377,16 @@ export class SqlStore
       const h = batch.head;
       this.x.run(q.insHead, h.size, h.root, h.timestamp, h.signature, h.sha256Root ?? null);
       for (const a of batch.agents ?? []) this.#putAgent(a);
+      if (batch.entries.length) {
+        this.#streams.putIntegration(batch.entries[0].index, h.size, h.timestamp);
+      }
+      const st = batch.streams;
+      if (st) {
+        // issue 24: the stream checks' state moves in the entries' own transaction
+        const tx = this.#streams.tx();
+        st.findings = checkStreams(tx, st.entries, h.timestamp, st.skewMs);
+        tx.flush();
+      }
       // Lagging leaf index: once the tail would exceed the lag, the tail and this batch go to
       // `leaves` in key order (each index page written once), in this same transaction.
       const tail = this.#tail;
@@ -477,6 +500,18 @@ export class SqlStore
   /** Sets a value of the store's own state in `meta`, durably. */
   writeMeta = (key: string, value: string): Promise<void> =>
     this.write(`write ${key}`, () => void this.x.run(this.q.putMeta, key, value));
+  streams = (steward: string): Promise<StreamSummary[]> =>
+    this.#op("read streams", () => this.#streams.streams(steward));
+  streamFindings = (steward: string, after: number, limit: number): Promise<StreamFinding[]> =>
+    this.#op("read stream findings", () => this.#streams.findings(steward, after, limit));
+  entryFindings = (index: number): Promise<StreamFinding[]> =>
+    this.#op("read an entry's findings", () => this.#streams.entryFindings(index));
+  search = (keys: Uint8Array[], after: number, limit: number): Promise<number[]> =>
+    this.#op("search the log", () => this.#streams.search(keys, after, limit));
+  integration = (index: number): Promise<{ size: number; timestamp: number } | undefined> =>
+    this.#op("read an entry's integration", () => this.#streams.integration(index));
+  streamsReach = (): Promise<number | "all"> =>
+    this.#op("read the streams reach", () => this.#streams.reach());
   capabilities = (): StorageCapabilities => this.storeCapabilities();
   close = (): Promise<void> => {
     if (this.#closed) return Promise.resolve();

@@ -293,6 +293,7 @@ export async function showEntryViews(
     links,
   );
   section.setAttribute("aria-labelledby", "views-h");
+  await showFindings(section, url);
   const view = rdf ? RDF_VIEWS[rdf] : undefined;
   if (!view) return;
   try {
@@ -306,4 +307,49 @@ export async function showEntryViews(
   } catch (e) {
     section.append(el("p", { class: "status-line" }, (e as Error).message));
   }
+}
+
+/** One finding as GET /v1/log/entries/{index}/findings answers it (docs/STREAMS.md). */
+interface Finding {
+  code: string;
+  index: number;
+  seq?: number;
+  other?: number;
+  cleared_by?: number;
+}
+
+/**
+ * The entry's stream findings and the head that integrated it (issue 24), under the entry's
+ * links; a log that keeps no streams (404) shows nothing.
+ */
+async function showFindings(section: HTMLElement, entryUrl: string): Promise<void> {
+  let r: { integrated_in: { size: number; timestamp: number }; findings: Finding[] };
+  try {
+    r = await getJson(`${entryUrl}/findings`);
+  } catch {
+    return;
+  }
+  const at = new Date(r.integrated_in.timestamp).toISOString();
+  section.append(
+    el("h3", {}, "Stream findings"),
+    el(
+      "p",
+      { "data-field": "integrated-in" },
+      `Integrated in the signed head of size ${r.integrated_in.size} (${at}).`,
+    ),
+    r.findings.length === 0 ? el("p", { "data-field": "findings" }, "No findings.") : el(
+      "ul",
+      { "data-field": "findings" },
+      ...r.findings.map((f) =>
+        el(
+          "li",
+          { "data-code": f.code },
+          `${f.code} at entry ${f.index}` +
+            (f.seq !== undefined ? `, seq ${f.seq}` : "") +
+            (f.other !== undefined ? `, other entry ${f.other}` : "") +
+            (f.cleared_by !== undefined ? `, cleared by entry ${f.cleared_by}` : ""),
+        )
+      ),
+    ),
+  );
 }

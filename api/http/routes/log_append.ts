@@ -7,7 +7,9 @@
 // answer (JCR-1 §6, SPEC §6; verify/verdict_class.ts): valid, joule-unverified, and alert — drift
 // beyond the band is "a non-conformance signal, not a hard failure", so the log holds the evidence
 // and the answer carries the DriftAlert (`drift_alert`: the band, the reference and the figure).
-import { PushbackError } from "../../../log/mod.ts";
+import { factsOfCore, PushbackError, SEQ_RANGE } from "../../../log/mod.ts";
+import { blake3 } from "../../../verify/mod.ts";
+import { ApiError } from "../errors.ts";
 import { admitEnvelope } from "../append_admission.ts";
 import { mediaTypeOf, readEnvelope } from "../envelope_input.ts";
 import type { RouteGroup } from "../route.ts";
@@ -31,7 +33,7 @@ export const logAppendRoutes: RouteGroup = {
         "valid, joule-unverified and alert (joules outside the drift band, SPEC §6 DriftAlert) " +
         "receipts are appended. Answered after the entry is durable and covered by a signed tree " +
         "head, with {index, leaf_hash, verdict, drift_alert (alert only), tree_head, " +
-        "inclusion_proof}. Bulk (issue 29): an application/cbor-seq body (RFC 8742, the " +
+        "inclusion_proof} and the stream findings it caused (findings; docs/STREAMS.md). Bulk (issue 29): an application/cbor-seq body (RFC 8742, the " +
         "envelopes one after another, at most bulk_max_envelopes and bulk_body_limit bytes) is " +
         "answered 200 with {tree_head, results}: one result per envelope, in order, either a " +
         "single append's answer (status 201 or 200, index, leaf_hash, verdict, drift_alert, " +
@@ -52,7 +54,11 @@ export const logAppendRoutes: RouteGroup = {
             "tag 18 added or removed, or another valid signature): that entry, with its leaf " +
             "hash. Bulk (application/cbor-seq): always, {tree_head, results}.",
         },
-        { status: 400, description: "No body, bad JSON or bad hex." },
+        {
+          status: 400,
+          description: "No body, bad JSON or bad hex; a stream seq past 2^53 - 1 " +
+            "(stream-seq-range).",
+        },
         { status: 403, description: "The steward is not on this log's list of stewards." },
         {
           status: 409,
@@ -89,9 +95,19 @@ export const logAppendRoutes: RouteGroup = {
       }
       const envelope = await readEnvelope(c.req.raw, deps.config.bodyLimit);
       const report = await admitEnvelope(deps, envelope);
+      // issue 24: the stream facts from the report's core (read once, here), for the log's checks
+      const core = report.receipt as Record<string, unknown>;
+      const facts = deps.log.streamReads &&
+        factsOfCore((k) => core[k], report.steward ?? "", blake3(envelope));
+      if (facts?.refused === SEQ_RANGE) {
+        throw new ApiError(
+          SEQ_RANGE,
+          "Cannot append the envelope: its seq is past 2^53 - 1, which the log cannot keep exactly",
+        );
+      }
       let res;
       try {
-        res = await deps.log.append(envelope);
+        res = await deps.log.append(envelope, undefined, facts);
       } catch (e) {
         if (e instanceof PushbackError) {
           deps.metrics.inc("jc_pushback_total");
@@ -108,6 +124,8 @@ export const logAppendRoutes: RouteGroup = {
         ...(report.drift_alert ? { drift_alert: report.drift_alert } : {}),
         tree_head: res.tree_head,
         inclusion_proof: res.inclusion_proof,
+        // issue 24: the stream findings this append caused (never a refusal: the entry is logged)
+        ...(res.findings ? { findings: res.findings } : {}),
       };
       if (!res.created) return c.json(body, 200);
       c.header("location", `/v1/log/entries/${res.index}`);

@@ -1,0 +1,215 @@
+// The SQL store's stream state (issue 24; docs/STREAMS.md): the tables the stream checks
+// (log/streams/check.ts) read and write inside a batch's commit transaction, and the reads of
+// GET /v1/streams, the lookups and the search. One schema for node:sqlite and the Durable Object
+// (the store's table prefix), additive: a store written before it gains the tables on open, and
+// its `streams_upto` mark says from which index on its entries were checked.
+import type {
+  FindingCode,
+  StoredLink,
+  StreamFinding,
+  StreamSummary,
+  StreamTx,
+} from "../streams/mod.ts";
+import type { SqlExecutor, SqlParam, SqlRow } from "./executor.ts";
+import { insertPairs } from "./queries.ts";
+
+/** The tables (CREATE ... IF NOT EXISTS, like the content index). */
+export function streamSchema(p: string): string[] {
+  return [
+    `CREATE TABLE IF NOT EXISTS ${p}streams (sid INTEGER PRIMARY KEY, steward TEXT NOT NULL,` +
+    ` skey TEXT NOT NULL, length INTEGER NOT NULL, last_seq INTEGER NOT NULL,` +
+    ` first_idx INTEGER NOT NULL, last_idx INTEGER NOT NULL, UNIQUE (steward, skey))`,
+    `CREATE TABLE IF NOT EXISTS ${p}stream_links (sid INTEGER NOT NULL, seq INTEGER NOT NULL,` +
+    ` idx INTEGER NOT NULL, cid BLOB NOT NULL, prev BLOB NOT NULL, PRIMARY KEY (sid, seq, idx))` +
+    ` WITHOUT ROWID`,
+    // search keys (log/streams/check.ts searchKey): a kind byte and 8 bytes
+    `CREATE TABLE IF NOT EXISTS ${p}search_keys (k BLOB NOT NULL, idx INTEGER NOT NULL,` +
+    ` PRIMARY KEY (k, idx)) WITHOUT ROWID`,
+    `CREATE TABLE IF NOT EXISTS ${p}audit_heads (steward TEXT NOT NULL, engine TEXT NOT NULL,` +
+    ` seq INTEGER NOT NULL, idx INTEGER NOT NULL, PRIMARY KEY (steward, engine))`,
+    `CREATE TABLE IF NOT EXISTS ${p}stream_findings (id INTEGER PRIMARY KEY, steward TEXT NOT NULL,` +
+    ` skey TEXT, code TEXT NOT NULL, idx INTEGER NOT NULL, seq INTEGER, other INTEGER,` +
+    ` cleared INTEGER)`,
+    `CREATE INDEX IF NOT EXISTS ${p}stream_findings_steward ON ${p}stream_findings (steward, id)`,
+    `CREATE INDEX IF NOT EXISTS ${p}stream_findings_idx ON ${p}stream_findings (idx)`,
+    `CREATE INDEX IF NOT EXISTS ${p}stream_findings_other ON ${p}stream_findings (other)`,
+    // Each batch's first index and its head (the first signed head covering it: issue 24's
+    // integration time), never pruned: a Durable Object prunes old heads (R2 holds them).
+    `CREATE TABLE IF NOT EXISTS ${p}integrations (first_idx INTEGER PRIMARY KEY,` +
+    ` size INTEGER NOT NULL, ts INTEGER NOT NULL)`,
+    // From which index on entries were checked: "all" for a store created with the tables.
+    `INSERT OR IGNORE INTO ${p}meta (k, v) SELECT 'streams_upto', CASE WHEN coalesce(max(size),` +
+    ` 0) = 0 THEN 'all' ELSE CAST(max(size) AS TEXT) END FROM ${p}heads`,
+  ];
+}
+
+const num = (v: unknown) => (v === null || v === undefined ? undefined : Number(v));
+
+function toFinding(r: SqlRow): StreamFinding {
+  const f: StreamFinding = {
+    id: Number(r.id),
+    code: r.code as FindingCode,
+    steward: r.steward as string,
+    index: Number(r.idx),
+  };
+  if (r.skey !== null) f.stream = r.skey as string;
+  if (r.seq !== null) f.seq = Number(r.seq);
+  if (r.other !== null) f.other = Number(r.other);
+  if (r.cleared !== null) f.cleared_by = Number(r.cleared);
+  return f;
+}
+
+/** The stream state's statements and reads over one executor. */
+export class SqlStreams {
+  readonly #x: SqlExecutor;
+  readonly #q: ReturnType<typeof streamQueries>;
+  constructor(x: SqlExecutor, p: string, rows: number) {
+    this.#x = x;
+    this.#q = streamQueries(p, rows);
+  }
+
+  /**
+   * The check's view of the state; valid inside the caller's transaction only. Search keys are
+   * held until `flush` and written as multi-row inserts (one call per 64 rows, not per row); the
+   * batch's own keys are answered from memory meanwhile.
+   */
+  tx(): StreamTx & { flush(): void } {
+    const x = this.#x, q = this.#q;
+    const pending: SqlParam[] = [];
+    const mem = new Map<string, number[]>();
+    // a 9-byte key as a short string: its kind and two 32-bit words
+    const str = (k: Uint8Array) =>
+      `${k[0]}.${((k[1] << 24) | (k[2] << 16) | (k[3] << 8) | k[4]) >>> 0}.` +
+      `${((k[5] << 24) | (k[6] << 16) | (k[7] << 8) | k[8]) >>> 0}`;
+    return {
+      countLink: (steward, key, seq, index) => {
+        x.run(q.countLink, steward, key, seq, index, index);
+        return Number(x.all(q.sid, steward, key)[0].sid);
+      },
+      links: (sid, seq) =>
+        x.all(q.links, sid, seq).map((r): StoredLink => ({
+          index: Number(r.idx),
+          cid: r.cid as Uint8Array,
+          prev: r.prev as Uint8Array,
+        })),
+      putLink: (sid, seq, l) => void x.run(q.putLink, sid, seq, l.index, l.cid, l.prev),
+      keyed: (k, limit) => {
+        const out = x.all(q.keyed, k, -1, limit).map((r) => Number(r.idx));
+        const more = mem.get(str(k));
+        return more ? [...out, ...more].slice(0, limit) : out;
+      },
+      hasKey: (k, index) =>
+        mem.get(str(k))?.includes(index) || x.all(q.hasKey, k, index).length > 0,
+      putKeys: (index, keys) => {
+        for (const k of keys) {
+          pending.push(k, index);
+          const s = str(k), l = mem.get(s);
+          if (!l) mem.set(s, [index]);
+          else if (!l.includes(index)) l.push(index);
+        }
+      },
+      flush: () => insertPairs(x, q.rows, q.putKeys, q.putKey, pending),
+      auditHead: (steward, engine) => {
+        const r = x.all(q.audit, steward, engine)[0];
+        return r && { seq: Number(r.seq), index: Number(r.idx) };
+      },
+      putAuditHead: (steward, engine, seq, index) =>
+        void x.run(q.putAudit, steward, engine, seq, index),
+      addFinding: (f) => {
+        const at = [f.steward, f.stream ?? null, f.code, f.index, f.seq ?? null, f.other ?? null];
+        f.id = Number(x.all(q.addFinding, ...at)[0].id);
+      },
+      clearGap: (index, by) => void x.run(q.clearGap, by, index),
+    };
+  }
+
+  /** A steward's streams. */
+  streams(steward: string): StreamSummary[] {
+    return this.#x.all(this.#q.streams, steward).map((r) => ({
+      key: r.skey as string,
+      length: Number(r.length),
+      last_seq: Number(r.last_seq),
+      first_index: Number(r.first_idx),
+      last_index: Number(r.last_idx),
+    }));
+  }
+
+  /** A steward's findings after finding `after`, at most `limit`, in the order they were made. */
+  findings(steward: string, after: number, limit: number): StreamFinding[] {
+    return this.#x.all(this.#q.findings, steward, after, limit).map(toFinding);
+  }
+
+  /** The findings about one entry (by it, or naming it as the other side). */
+  entryFindings(index: number): StreamFinding[] {
+    return this.#x.all(this.#q.entryFindings, index, index).map(toFinding);
+  }
+
+  /** Indices under every key (1-3), after `after`, ascending, at most `limit`. */
+  search(keys: Uint8Array[], after: number, limit: number): number[] {
+    const sql = this.#q.search[keys.length - 1];
+    if (!sql) throw new RangeError(`Cannot search: ${keys.length} keys, 1 to 3`);
+    return this.#x.all(sql, keys[0], after, ...keys.slice(1), limit).map((r) => Number(r.idx));
+  }
+
+  /** Records a committed batch's first index and its head (inside the commit transaction). */
+  putIntegration(firstIndex: number, size: number, ts: number): void {
+    this.#x.run(this.#q.putIntegration, firstIndex, size, ts);
+  }
+
+  /** The head that integrated entry `index`, if the batch that logged it was recorded. */
+  integration(index: number): { size: number; timestamp: number } | undefined {
+    const r = this.#x.all(this.#q.integration, index)[0];
+    return r && Number(r.size) > index
+      ? { size: Number(r.size), timestamp: Number(r.ts) }
+      : undefined;
+  }
+
+  /** From which index on entries were checked ("all": every entry). */
+  reach(): number | "all" {
+    const v = this.#x.all(this.#q.reach)[0]?.v;
+    return v === undefined || v === "all" ? "all" : num(v)!;
+  }
+}
+
+function streamQueries(p: string, rows: number) {
+  const and = (n: number) =>
+    Array.from(
+      { length: n },
+      () => ` AND EXISTS (SELECT 1 FROM ${p}search_keys o WHERE o.k = ? AND o.idx = s.idx)`,
+    ).join("");
+  const search = (n: number) =>
+    `SELECT s.idx AS idx FROM ${p}search_keys s WHERE s.k = ? AND s.idx > ?${and(n)}` +
+    " ORDER BY s.idx LIMIT ?";
+  return {
+    countLink: `INSERT INTO ${p}streams (steward, skey, length, last_seq, first_idx, last_idx)` +
+      " VALUES (?1, ?2, 1, ?3, ?4, ?5) ON CONFLICT (steward, skey) DO UPDATE SET" +
+      " length = length + 1, last_seq = max(last_seq, excluded.last_seq)," +
+      " last_idx = excluded.last_idx",
+    sid: `SELECT sid FROM ${p}streams WHERE steward = ? AND skey = ?`,
+    links: `SELECT idx, cid, prev FROM ${p}stream_links WHERE sid = ? AND seq = ? ORDER BY idx`,
+    putLink: `INSERT INTO ${p}stream_links (sid, seq, idx, cid, prev) VALUES (?, ?, ?, ?, ?)`,
+    keyed: `SELECT idx FROM ${p}search_keys WHERE k = ? AND idx > ? ORDER BY idx LIMIT ?`,
+    hasKey: `SELECT 1 AS x FROM ${p}search_keys WHERE k = ? AND idx = ?`,
+    rows,
+    putKey: `INSERT OR IGNORE INTO ${p}search_keys (k, idx) VALUES (?, ?)`,
+    putKeys: `INSERT OR IGNORE INTO ${p}search_keys (k, idx) VALUES ` +
+      `${"(?, ?), ".repeat(rows - 1)}(?, ?)`,
+    audit: `SELECT seq, idx FROM ${p}audit_heads WHERE steward = ? AND engine = ?`,
+    putAudit: `INSERT OR REPLACE INTO ${p}audit_heads (steward, engine, seq, idx)` +
+      " VALUES (?, ?, ?, ?)",
+    addFinding: `INSERT INTO ${p}stream_findings (steward, skey, code, idx, seq, other)` +
+      " VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+    clearGap: `UPDATE ${p}stream_findings SET cleared = ? WHERE idx = ? AND code = 'stream-gap'` +
+      " AND cleared IS NULL",
+    streams: `SELECT skey, length, last_seq, first_idx, last_idx FROM ${p}streams` +
+      " WHERE steward = ? ORDER BY sid",
+    findings: `SELECT * FROM ${p}stream_findings WHERE steward = ? AND id > ? ORDER BY id LIMIT ?`,
+    entryFindings: `SELECT * FROM ${p}stream_findings WHERE idx = ? UNION` +
+      ` SELECT * FROM ${p}stream_findings WHERE other = ? ORDER BY id`,
+    search: [search(0), search(1), search(2)],
+    reach: `SELECT v FROM ${p}meta WHERE k = 'streams_upto'`,
+    putIntegration: `INSERT INTO ${p}integrations (first_idx, size, ts) VALUES (?, ?, ?)`,
+    integration: `SELECT size, ts FROM ${p}integrations WHERE first_idx <= ?` +
+      " ORDER BY first_idx DESC LIMIT 1",
+  };
+}

@@ -1,0 +1,204 @@
+// The stream checks at append (issue 24; docs/STREAMS.md): run by the store inside the commit
+// transaction of the batch that logs the entries, over the store's stream state, so the state
+// moves exactly with the log (a crash leaves both or neither) and each entry costs a bounded
+// number of indexed point reads and writes at any log size. A finding never refuses an entry:
+// the entry is logged and the finding is evidence beside it. Pure: the state is the store's.
+import { blake3 } from "../crypto.ts";
+import {
+  type ChainLink,
+  type EntryFacts,
+  type FindingCode,
+  type StreamFinding,
+  ZERO_ID,
+} from "./facts.ts";
+
+/** A stored link of a stream. */
+export interface StoredLink {
+  index: number;
+  cid: Uint8Array;
+  prev: Uint8Array;
+}
+
+/** The store's stream state inside its commit transaction (log/sql/streams.ts). Synchronous. */
+export interface StreamTx {
+  /** The stream's number, creating it (and counting this link) as needed. */
+  countLink(steward: string, key: string, seq: number, index: number): number;
+  /** The links stored at one position of a stream (more than one: a fork). */
+  links(stream: number, seq: number): StoredLink[];
+  putLink(stream: number, seq: number, link: StoredLink): void;
+  /** Indices under a search key, ascending, at most `limit`. */
+  keyed(key: Uint8Array, limit: number): number[];
+  /** Whether `index` is under a search key. */
+  hasKey(key: Uint8Array, index: number): boolean;
+  putKeys(index: number, keys: Uint8Array[]): void;
+  /** An engine's last audit sequence (and its entry). */
+  auditHead(steward: string, engine: string): { seq: number; index: number } | undefined;
+  putAuditHead(steward: string, engine: string, seq: number, index: number): void;
+  addFinding(f: StreamFinding): void;
+  /** Marks the open `stream-gap` finding of entry `index` cleared by `by`. */
+  clearGap(index: number, by: number): void;
+}
+
+/** An entry of the batch: its facts and its index. */
+export interface CheckedEntry {
+  index: number;
+  facts: EntryFacts;
+}
+
+const enc = new TextEncoder();
+
+/** Each kind's first byte: keys of two kinds never collide. */
+const KIND = { s: 1, i: 2, n: 3, c: 4, h: 5 } as const;
+
+/** Stewards recur: their keys are kept (bounded; cleared when full). */
+const stewardKeys = new Map<string, Uint8Array>();
+
+/**
+ * A search key (docs/STREAMS.md "Lookups"): the kind's byte, then 8 bytes. A steward (`s`) and a
+ * receipt id (`i`) are chosen by the submitter, so theirs are the first 8 bytes of
+ * BLAKE3(kind || 0x00 || value): a collision costs a 2^64 second preimage. A content id (`c`, and
+ * a hold's, `h`) is a BLAKE3 output already, and an input hash (`n`) is the submitter's own claim
+ * (anyone may log that input hash): theirs are its first 8 bytes.
+ */
+export function searchKey(kind: "s" | "i" | "n", value: string): Uint8Array {
+  if (kind === "n") {
+    const b = new Uint8Array(9);
+    b[0] = KIND.n;
+    for (let j = 0; j < 8; j++) b[1 + j] = parseInt(value.slice(2 * j, 2 * j + 2), 16) | 0;
+    return b;
+  }
+  if (kind === "s") {
+    const hit = stewardKeys.get(value);
+    if (hit) return hit;
+  }
+  const v = enc.encode(value);
+  const pre = new Uint8Array(v.length + 2);
+  pre[0] = kind.charCodeAt(0);
+  pre.set(v, 2);
+  const b = new Uint8Array(9);
+  b[0] = KIND[kind];
+  b.set(blake3(pre).subarray(0, 8), 1);
+  if (kind === "s") {
+    if (stewardKeys.size >= 4096) stewardKeys.clear();
+    stewardKeys.set(value, b);
+  }
+  return b;
+}
+
+/** The search key of a content id (`c`) or of a hold's (`h`), 32 bytes. */
+export function cidKey(kind: "c" | "h", cid: Uint8Array): Uint8Array {
+  const b = new Uint8Array(9);
+  b[0] = KIND[kind];
+  b.set(cid.subarray(0, 8), 1);
+  return b;
+}
+
+function same(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * Checks the batch's entries in index order (a later one sees the earlier ones' state), writes
+ * their state and findings, and returns the findings each caused, by the causing entry's index.
+ */
+export function checkStreams(
+  tx: StreamTx,
+  entries: CheckedEntry[],
+  headTimestamp: number,
+  skewMs: number,
+): Map<number, StreamFinding[]> {
+  const by = new Map<number, StreamFinding[]>();
+  for (const e of entries) {
+    const out: StreamFinding[] = [];
+    checkOne(tx, e, headTimestamp, skewMs, out);
+    if (out.length) by.set(e.index, out);
+  }
+  return by;
+}
+
+function checkOne(
+  tx: StreamTx,
+  { index, facts: f }: CheckedEntry,
+  headTs: number,
+  skewMs: number,
+  out: StreamFinding[],
+): void {
+  const steward = f.steward ?? "";
+  const add = (code: FindingCode, more: Partial<StreamFinding> = {}) => {
+    const x: StreamFinding = { code, steward, index, ...more };
+    tx.addFinding(x);
+    out.push(x);
+  };
+  const keys = [cidKey("c", f.cid)];
+  if (f.steward) keys.push(searchKey("s", f.steward));
+  if (f.inputHash) keys.push(searchKey("n", f.inputHash));
+  if (f.receiptId !== undefined && f.steward) {
+    // JCR-1 §2: `id` is unique per steward. A resubmitted same content never gets here (the
+    // content index answers it), so an earlier entry under (steward, id) is another content.
+    const ik = searchKey("i", f.receiptId), sk = searchKey("s", f.steward);
+    const first = tx.keyed(ik, 64).find((i) => tx.hasKey(sk, i));
+    if (first !== undefined) add("receipt-id-reused", { other: first });
+    keys.push(ik);
+  }
+  if (f.settles && tx.keyed(cidKey("h", f.settles), 1).length === 0) {
+    // JCP §8.1: a settle names the hold it accounts for by its envelope's content id.
+    add("settles-unknown");
+  }
+  if (f.hold) keys.push(cidKey("h", f.cid));
+  tx.putKeys(index, keys);
+  if (f.audit && f.steward) {
+    // SPEC §9-§10: audit_sequence is monotonic per engine.
+    const h = tx.auditHead(f.steward, f.audit.engine);
+    if (h && f.audit.seq <= h.seq) {
+      add("audit-sequence-regression", { seq: f.audit.seq, other: h.index });
+    } else tx.putAuditHead(f.steward, f.audit.engine, f.audit.seq, index);
+  }
+  if (f.closedAtMs !== undefined && f.closedAtMs > headTs + skewMs) {
+    // JCP §11: the signed head is the one time a third party can trust; work that closed after
+    // the head that integrated it (beyond the skew) claims a time the log contradicts.
+    add("closed-after-integration");
+  }
+  if (f.chain && f.steward) chain(tx, f.steward, f.chain, index, f.cid, add);
+}
+
+/** JCP §8.1: `seq` from 0, `prev` the previous envelope's content id (64 zeros first). */
+function chain(
+  tx: StreamTx,
+  steward: string,
+  l: ChainLink,
+  index: number,
+  cid: Uint8Array,
+  add: (code: FindingCode, more?: Partial<StreamFinding>) => void,
+): void {
+  const sid = tx.countLink(steward, l.key, l.seq, index);
+  const at = { stream: l.key, seq: l.seq };
+  const here = tx.links(sid, l.seq);
+  // Two different envelopes at one position: equivocation (both stay logged as evidence).
+  if (here.length) add("stream-fork", { ...at, other: here[0].index });
+  if (l.seq === 0) {
+    if (!same(l.prev, ZERO_ID)) add("stream-prev-mismatch", at);
+  } else {
+    const before = tx.links(sid, l.seq - 1);
+    if (before.length === 0) add("stream-gap", at); // clears when seq - 1 arrives
+    else if (!before.some((b) => same(b.cid, l.prev))) {
+      add("stream-prev-mismatch", { ...at, other: before[0].index });
+    }
+  }
+  if (here.length === 0) {
+    // The link after this one may have arrived first (submissions come out of order).
+    for (const a of tx.links(sid, l.seq + 1)) {
+      tx.clearGap(a.index, index);
+      if (!same(a.prev, cid)) {
+        add("stream-prev-mismatch", {
+          stream: l.key,
+          seq: l.seq + 1,
+          index: a.index,
+          other: index,
+        });
+      }
+    }
+  }
+  tx.putLink(sid, l.seq, { index, cid, prev: l.prev });
+}

@@ -1,0 +1,81 @@
+// What the log reads from an entry to answer for streams (issue 24; docs/STREAMS.md): the facts
+// of one envelope that relate it to other entries. Pure data; verify/stream_facts.ts reads them
+// from an envelope, the append route may hand them over already read.
+
+/** A hash-chained stream's link (JCP §8.1: `seq` from 0, `prev` the previous envelope's id). */
+export interface ChainLink {
+  /** The stream's identity under its steward (docs/STREAMS.md "Stream keys"): "jcp". */
+  key: string;
+  /** JCP §8.1 `seq`, an exact integer (a seq past 2^53 − 1 is refused before the log). */
+  seq: number;
+  /** JCP §8.1 `prev`: the content id of the previous entry's envelope, 32 bytes. */
+  prev: Uint8Array;
+}
+
+/** The facts of one entry (every member optional but `cid`). */
+export interface EntryFacts {
+  /** JCP §3: the envelope's content id, BLAKE3 of its (canonical CBOR) bytes, 32 bytes. */
+  cid: Uint8Array;
+  /** The signer's id (the COSE kid, bound to the core's `steward`). */
+  steward?: string;
+  /** The entry's link in its steward's hash-chained stream. */
+  chain?: ChainLink;
+  /** JCR-1 §2 `id` (unique per steward). */
+  receiptId?: string;
+  /** JCR-1 §2 `input_hash` (lowercase hex). */
+  inputHash?: string;
+  /** JCP §8.1: a hold (an allow stating `held_uj`). */
+  hold?: boolean;
+  /** JCP §8.1 `settles`: the content id of the hold's envelope, 32 bytes. */
+  settles?: Uint8Array;
+  /** SPEC §9-§10: the engine's monotonic `audit_sequence`. */
+  audit?: { engine: string; seq: number };
+  /** When the receipt says its work closed (JCR-1 `closed_at`, a reading's `end`), ms. */
+  closedAtMs?: number;
+}
+
+/** A stable code of a stream finding (docs/STREAMS.md says what each proves). */
+export type FindingCode =
+  | "stream-gap"
+  | "stream-fork"
+  | "stream-prev-mismatch"
+  | "receipt-id-reused"
+  | "settles-unknown"
+  | "audit-sequence-regression"
+  | "closed-after-integration";
+
+/** Every finding code, in the order docs/STREAMS.md lists them. */
+export const FINDING_CODES: readonly FindingCode[] = [
+  "stream-gap",
+  "stream-fork",
+  "stream-prev-mismatch",
+  "receipt-id-reused",
+  "settles-unknown",
+  "audit-sequence-regression",
+  "closed-after-integration",
+];
+
+/** One finding as stored and answered. */
+export interface StreamFinding {
+  /** Its number in the store (ascending: the order findings were made). */
+  id?: number;
+  code: FindingCode;
+  /** The steward whose entries it is about. */
+  steward: string;
+  /** The stream's key, for a chain finding. */
+  stream?: string;
+  /** The entry the finding is about. */
+  index: number;
+  /** The stream position (chain findings) or the audit sequence. */
+  seq?: number;
+  /** The other entry of the finding (the fork's first, the reused id's first, ...). */
+  other?: number;
+  /** A gap the missing link cleared: that link's index. */
+  cleared_by?: number;
+}
+
+/** The default `closed-after-integration` skew, ms (issue 24: 5 minutes). */
+export const CLOSED_SKEW_MS = 5 * 60_000;
+
+/** The content id of the first link's `prev` (JCP §8.1: 64 zeros). */
+export const ZERO_ID = new Uint8Array(32);

@@ -1,0 +1,11 @@
+// Streams (issue 24; docs/STREAMS.md): the facts the log reads from an entry, the checks run at
+// append inside the store's commit, and the search keys of the lookups.
+export * from "./facts.ts";
+export { checkStreams, cidKey, searchKey } from "./check.ts";
+export type { CheckedEntry, StoredLink, StreamTx } from "./check.ts";
+export type { StreamSummary } from "./summary.ts";
+export { entryFacts, factsOfCore, SEQ_RANGE } from "./read_facts.ts";
+export type { CoreGet } from "./read_facts.ts";
+export { LogStreams } from "./reads.ts";
+export { answerStreamQuery, queriedStreamReads } from "./query.ts";
+export type { Integration, SearchQuery, StreamQuery, StreamReads } from "./query.ts";

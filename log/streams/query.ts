@@ -1,0 +1,74 @@
+// The stream reads as one serializable query (issue 24): the Worker asks the sequencer object,
+// which keeps the stream state in its SQLite, over one RPC method (edge/worker/sequencer.ts);
+// `answerStreamQuery` runs a query on a log's reads and `queriedStreamReads` is the reads a
+// caller with only that RPC gets. Platform-neutral.
+import type { StreamFinding } from "./facts.ts";
+import type { StreamSummary } from "./summary.ts";
+
+/** What GET /v1/log/search narrows by (any combination, at least one). */
+export interface SearchQuery {
+  steward?: string;
+  receiptId?: string;
+  inputHash?: string;
+}
+
+/** What `GET /v1/log/entries/{index}` and the findings route name as its integration. */
+export interface Integration {
+  size: number;
+  timestamp: number;
+}
+
+/** The stream reads a log offers (log/streams/reads.ts `LogStreams`, or over an RPC). */
+export interface StreamReads {
+  streams(steward: string): Promise<StreamSummary[]>;
+  findings(steward: string, after: number, limit: number): Promise<StreamFinding[]>;
+  entryFindings(index: number): Promise<StreamFinding[]>;
+  integratedIn(index: number): Promise<Integration | undefined>;
+  reach(): Promise<number | "all">;
+  byContentId(cid: Uint8Array): Promise<number | undefined>;
+  search(q: SearchQuery, after: number, limit: number): Promise<number[]>;
+}
+
+/** One read, as data. */
+export type StreamQuery =
+  | { op: "streams"; steward: string }
+  | { op: "findings"; steward: string; after: number; limit: number }
+  | { op: "entryFindings"; index: number }
+  | { op: "integratedIn"; index: number }
+  | { op: "reach" }
+  | { op: "byContentId"; cid: Uint8Array }
+  | { op: "search"; q: SearchQuery; after: number; limit: number };
+
+/** Runs a query on `r`. */
+export function answerStreamQuery(r: StreamReads, q: StreamQuery): Promise<unknown> {
+  switch (q.op) {
+    case "streams":
+      return r.streams(q.steward);
+    case "findings":
+      return r.findings(q.steward, q.after, q.limit);
+    case "entryFindings":
+      return r.entryFindings(q.index);
+    case "integratedIn":
+      return r.integratedIn(q.index);
+    case "reach":
+      return r.reach();
+    case "byContentId":
+      return r.byContentId(q.cid);
+    case "search":
+      return r.search(q.q, q.after, q.limit);
+  }
+}
+
+/** The reads of a caller that can only send queries (`ask` answers each, or throws). */
+export function queriedStreamReads(ask: (q: StreamQuery) => Promise<unknown>): StreamReads {
+  return {
+    streams: (steward) => ask({ op: "streams", steward }) as Promise<StreamSummary[]>,
+    findings: (steward, after, limit) =>
+      ask({ op: "findings", steward, after, limit }) as Promise<StreamFinding[]>,
+    entryFindings: (index) => ask({ op: "entryFindings", index }) as Promise<StreamFinding[]>,
+    integratedIn: (index) => ask({ op: "integratedIn", index }) as Promise<Integration | undefined>,
+    reach: () => ask({ op: "reach" }) as Promise<number | "all">,
+    byContentId: (cid) => ask({ op: "byContentId", cid }) as Promise<number | undefined>,
+    search: (q, after, limit) => ask({ op: "search", q, after, limit }) as Promise<number[]>,
+  };
+}

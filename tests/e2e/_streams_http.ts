@@ -1,0 +1,73 @@
+// Shared by the streams tests over real HTTP (issue 24): the independent Python stream builder
+// (conformance/python/jcstreams, written from JCP §8.1's text) and a POST of an envelope.
+import { fromHex } from "../../verify/mod.ts";
+import { ROOT } from "../../fixtures/service.ts";
+
+/** One scenario's envelopes, as the Python implementation built them. */
+export interface PyStream {
+  steward: string;
+  send: string[];
+  content_ids: string[];
+  order?: number[];
+}
+
+/** Runs `python3 -m jcstreams scenario seed [n]`. */
+export async function pyStream(scenario: string, seed: number, n?: number): Promise<PyStream> {
+  const out = await new Deno.Command("/usr/bin/python3", {
+    args: ["-m", "jcstreams", scenario, String(seed), ...(n ? [String(n)] : [])],
+    cwd: `${ROOT}conformance/python`,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
+  return JSON.parse(new TextDecoder().decode(out.stdout));
+}
+
+/** POSTs an envelope (hex) as application/cose; the status and the JSON answer. */
+export async function post(
+  url: string,
+  hex: string,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const r = await fetch(`${url}/v1/log/entries`, {
+    method: "POST",
+    headers: { "content-type": "application/cose" },
+    body: fromHex(hex).slice() as Uint8Array<ArrayBuffer>,
+  });
+  return { status: r.status, body: await r.json() };
+}
+
+/** A finding as the service answers it. */
+export interface Finding {
+  id: number;
+  code: string;
+  index: number;
+  seq?: number;
+  other?: number;
+  cleared_by?: number;
+}
+
+/** The answers these tests read, as one loose shape (members by route). */
+export interface Answer {
+  code?: string;
+  index: number;
+  size: number;
+  streams: { key: string; length: number; last_seq: number; findings: Finding[] }[];
+  findings: Finding[];
+  next: number | null;
+  indices: number[];
+  integrated_in: { size: number; timestamp: number };
+  checkpoint: string;
+  tree_head: { size: number; root: string };
+  entries: { index: number; envelope: string; leaf_hash: string; inclusion_proof: string[] }[];
+}
+
+/** GETs JSON; the status and the body. */
+export async function getJson(url: string): Promise<{ status: number; body: Answer }> {
+  const r = await fetch(url);
+  return { status: r.status, body: await r.json() };
+}
+
+/** The codes of an append answer's findings. */
+export function codesOf(body: Record<string, unknown>): string[] {
+  return ((body.findings ?? []) as { code: string }[]).map((f) => f.code);
+}
