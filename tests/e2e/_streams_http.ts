@@ -1,5 +1,6 @@
 // Shared by the streams tests over real HTTP (issue 24): the independent Python stream builder
 // (conformance/python/jcstreams, written from JCP §8.1's text) and a POST of an envelope.
+import assert from "node:assert/strict";
 import { fromHex } from "../../verify/mod.ts";
 import { ROOT } from "../../fixtures/service.ts";
 
@@ -34,6 +35,25 @@ export async function post(
     body: fromHex(hex).slice() as Uint8Array<ArrayBuffer>,
   });
   return { status: r.status, body: await r.json() };
+}
+
+/** POSTs envelopes as one bulk append (application/cbor-seq); each item's status, in order. */
+export async function postBulk(url: string, hexes: string[]): Promise<number[]> {
+  const parts = hexes.map((h) => fromHex(h));
+  const body = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    body.set(p, at);
+    at += p.length;
+  }
+  const r = await fetch(`${url}/v1/log/entries`, {
+    method: "POST",
+    headers: { "content-type": "application/cbor-seq" },
+    body,
+  });
+  const answer = await r.json();
+  assert.equal(r.status, 200, JSON.stringify(answer).slice(0, 300));
+  return (answer.results as { status: number }[]).map((x) => x.status);
 }
 
 /** A finding as the service answers it. */
