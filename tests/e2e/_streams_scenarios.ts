@@ -10,7 +10,7 @@ import { blake3, fromHex, toHex } from "../../verify/mod.ts";
 import { blake3Hasher, verifyInclusion } from "../../log/mod.ts";
 
 /** Runs every scenario against the service at `u` (no trailing slash). */
-export async function exerciseStreams(u: string, N: number): Promise<void> {
+export async function exerciseStreams(u: string, N: number, CHUNK = 250): Promise<void> {
   const self = await pyStream("selftest", 1);
   assert.equal((self as unknown as { ok: boolean }).ok, true, "BLAKE3 agrees with b3sum");
 
@@ -119,7 +119,6 @@ export async function exerciseStreams(u: string, N: number): Promise<void> {
   // 10^4 links in bulk appends (application/cbor-seq, issue 29) of 250, 4 in flight at a time:
   // the chunks are sequenced out of order, so gaps open and all must clear
   const long = await pyStream("long", 15, N);
-  const CHUNK = 250;
   let next = 0;
   const statuses: number[] = [];
   await Promise.all(Array.from({ length: 4 }, async () => {
