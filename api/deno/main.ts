@@ -4,7 +4,6 @@
 // gracefully: stop accepting, finish the requests in flight, drain the sequencer (nothing
 // accepted is dropped), close the store. Configuration: docs/CONFIG.md.
 import type { AppServices } from "../services/services.ts";
-import { readingLink } from "../http/reading_link.ts";
 import type { Log } from "../../log/mod.ts";
 import { createApp, Metrics, verifierOptions } from "../mod.ts";
 import { ConfigError, type ServiceConfig } from "../services/config.ts";
@@ -24,6 +23,7 @@ import { parseOrExit } from "../../cli/mod.ts";
 import { START_COMMAND } from "./start_cli.ts";
 import { launcherChain, watchLaunchers } from "./launcher_watch.ts";
 import { type DataDirLock, lockDataDir } from "./data_dir_lock.ts";
+import { entryLink, publishVerifierConfig, VerifierConfigs } from "../services/verifier_config_log.ts";
 
 /** The verifier pool size `config.verifyWorkers` asks for on this machine (0: none). */
 export function verifyWorkerCount(config: ServiceConfig): number {
@@ -96,6 +96,7 @@ export async function startService(
   let serving!: ShardServing;
   const cpuClock = threadCpuClock();
   let dirLock: DataDirLock | undefined;
+  let verifierConfig!: VerifierConfigs;
   try {
     // One service per data directory (api/deno/data_dir_lock.ts), before any store is opened.
     if (config.store === "sqlite") dirLock = await lockDataDir(config.dataDir);
@@ -111,6 +112,15 @@ export async function startService(
     shards = serving.shards;
     log = shards.shards[0].gate.log;
     try {
+      // issue 23: the configuration in force, logged in the shard taking appends when it changed
+      const active = shards.active().gate.log;
+      const ledger = await publishVerifierConfig(
+        active,
+        config,
+        verifier,
+        <T>(f: (secret: Uint8Array) => T) => shards.withOperatorKey(f),
+      );
+      verifierConfig = new VerifierConfigs(active, ledger);
       witnessing = await openWitnessing(config, log, metrics);
     } catch (e) {
       await shards.close();
@@ -140,6 +150,7 @@ export async function startService(
     shards,
     shardLogs: () => shards.listed(), // read paths over every shard (api/services/shard_logs.ts)
     activeLog: shards.activeLog,
+    verifierConfig,
   };
   const deps = {
     log,
@@ -156,7 +167,7 @@ export async function startService(
   resolveApp((req, clientAddr) => app.fetch(req, { clientAddr }));
   // A store written before agents' chain heads were kept is folded once, in the background from
   // the start (chunked: other requests are served meanwhile; readings wait for it).
-  log.agentHead?.("", readingLink).catch((e) =>
+  log.agentHead?.("", entryLink).catch((e) =>
     console.error(`Cannot backfill agents' chain heads: ${(e as Error).message}`)
   );
   const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;

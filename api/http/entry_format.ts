@@ -13,6 +13,11 @@ export interface EntryView {
   report(): Promise<VerificationReport>;
   /** Absolute URL of the entry. */
   url: string;
+  /**
+   * Issue 23: the configuration the entry was judged under (the latest configuration entry
+   * before it in its log), with that entry's URL; undefined before the first one.
+   */
+  judgedUnder(): Promise<{ digest: string; index: number; url: string } | undefined>;
 }
 
 /** One row: a media type and its producer. */

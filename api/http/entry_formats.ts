@@ -3,7 +3,7 @@
 // order; 406 when none is acceptable. Other folders add rows (the RDF types) by appending to
 // ENTRY_FORMATS. Platform-neutral.
 import type { Context } from "hono";
-import { toHex } from "../../verify/mod.ts";
+import { openVerifierConfig, toHex, verifierConfigCoreOf } from "../../verify/mod.ts";
 import type { VerificationReport } from "../../verify/mod.ts";
 import type { AppEnv } from "./route.ts";
 import type { EntryFormat, EntryView } from "./entry_format.ts";
@@ -15,6 +15,21 @@ export type { EntryFormat, EntryView } from "./entry_format.ts";
 
 /** The JSON object of an entry (API.md): `{index, leaf_hash, schema, steward, envelope, receipt}`. */
 export async function entryJson(view: EntryView): Promise<Record<string, unknown>> {
+  const under = await view.judgedUnder();
+  const named = under ? { verifier_config: { digest: under.digest, index: under.index } } : {};
+  if (verifierConfigCoreOf(view.envelope)) {
+    // issue 23: a configuration entry (logged by the service itself): its document, not a receipt
+    const config = openVerifierConfig(view.envelope);
+    return {
+      index: view.index,
+      leaf_hash: view.leafHash,
+      schema: config.jc_config,
+      steward: config.operator,
+      envelope: toHex(view.envelope),
+      config,
+      ...named,
+    };
+  }
   const r = await view.report();
   return {
     index: view.index,
@@ -23,6 +38,7 @@ export async function entryJson(view: EntryView): Promise<Record<string, unknown
     steward: r.steward,
     envelope: toHex(view.envelope),
     receipt: r.receipt,
+    ...named,
   };
 }
 
@@ -35,13 +51,19 @@ export function entryView(
 ): EntryView {
   let report: Promise<VerificationReport> | undefined;
   // the public URL (a shard's prefix included), never the request's Host (issue 27)
-  const url = `${publicBase(c.get("deps"))}/v1/log/entries/${index}`;
+  const deps = c.get("deps");
+  const base = publicBase(deps);
+  const url = `${base}/v1/log/entries/${index}`;
   return {
     index,
     leafHash,
     envelope,
     url,
-    report: () => report ??= verifyWith(c.get("deps"), envelope),
+    report: () => report ??= verifyWith(deps, envelope),
+    judgedUnder: async () => {
+      const ref = await deps.services?.verifierConfig?.judgedUnder(deps.log, index);
+      return ref && { ...ref, url: `${base}/v1/log/entries/${ref.index}` };
+    },
   };
 }
 

@@ -16,6 +16,7 @@ import { shardRoutes } from "./routes/shards.ts";
 import { sparqlRoutes } from "./routes/sparql.ts";
 import { vocabRoutes } from "./routes/vocab.ts";
 import { verifyRoutes } from "./routes/verify.ts";
+import { verifierConfigRoutes } from "./routes/verifier_config.ts";
 import { webRoutes } from "./routes/web.ts";
 import { witnessRoutes } from "./routes/witness.ts";
 
@@ -23,6 +24,7 @@ import { witnessRoutes } from "./routes/witness.ts";
 export const ROUTE_GROUPS: RouteGroup[] = [
   discoveryRoutes,
   verifyRoutes,
+  verifierConfigRoutes,
   logAppendRoutes,
   logReadRoutes,
   logProofRoutes,

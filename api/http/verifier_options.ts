@@ -2,11 +2,17 @@
 // HMAC keys, §6 step 6 reference vectors, SPEC §10.1 policies), built by verify/'s own
 // operator-config reader: the operator-config file first, the inline keys layered over it.
 // Pure: the platform entry has already read any file.
-import { mergeOptions, optionsFromConfig, verifyEnvelope } from "../../verify/mod.ts";
+import {
+  mergeOptions,
+  optionsFromConfig,
+  verifierConfigCoreOf,
+  verifyEnvelope,
+} from "../../verify/mod.ts";
 import type { VerificationReport, VerifierOptions } from "../../verify/mod.ts";
 import type { ServiceConfig } from "../services/config.ts";
 import { ConfigError } from "../services/config.ts";
 import type { AppDeps } from "./route.ts";
+import { ApiError } from "./errors.ts";
 
 /**
  * Builds VerifierOptions from `config`. Throws ConfigError for a malformed key directory,
@@ -38,4 +44,25 @@ export function verifyWith(
   envelope: Uint8Array,
 ): Promise<VerificationReport> {
   return deps.verify ? deps.verify(envelope) : verifyEnvelope(envelope, deps.verifier);
+}
+
+/** `{digest, index}` of the configuration in force (issue 23), when the service logs one. */
+export function verifierConfigRef(
+  deps: Pick<AppDeps, "services">,
+): { digest: string; index: number } | undefined {
+  return deps.services?.verifierConfig?.inForce()?.ref;
+}
+
+/**
+ * Issue 23: a verifier-config/1 envelope is appended by the service alone (at start, under the
+ * operator key); through a public route it is refused, before anything is verified or stored.
+ */
+export function refuseConfigEnvelope(envelope: Uint8Array): void {
+  if (verifierConfigCoreOf(envelope)) {
+    throw new ApiError(
+      "verifier-config-not-appendable",
+      "Cannot append the envelope: a verifier-config/1 document is logged only by the service " +
+        "itself, at start (GET /v1/verifier-config)",
+    );
+  }
 }

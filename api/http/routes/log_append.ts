@@ -9,7 +9,7 @@ import { failureCodes } from "../../../verify/mod.ts";
 import { readEnvelope } from "../envelope_input.ts";
 import { ApiError } from "../errors.ts";
 import type { RouteGroup } from "../route.ts";
-import { verifyWith } from "../verifier_options.ts";
+import { refuseConfigEnvelope, verifierConfigRef, verifyWith } from "../verifier_options.ts";
 import { outcomeCode } from "./verify.ts";
 
 /** The log-append route group. */
@@ -28,7 +28,7 @@ export const logAppendRoutes: RouteGroup = {
       description:
         "Verifies the envelope (as POST /v1/verify) and appends it. Answered after the entry is " +
         "durable and covered by a signed tree head, with {index, leaf_hash, tree_head, " +
-        "inclusion_proof}.",
+        "inclusion_proof, verifier_config: {digest, index}}.",
       expects: "jc:Envelope",
       returns: "jc:AppendResult",
       possibleStatus: [
@@ -51,7 +51,8 @@ export const logAppendRoutes: RouteGroup = {
           status: 422,
           description:
             "The envelope does not verify (the report says why), or it is a meter reading, which " +
-            "only POST /v1/readings appends (readings-route-only).",
+            "only POST /v1/readings appends (readings-route-only), or a verifier-config/1 " +
+            "document, which only the service logs (verifier-config-not-appendable).",
         },
         { status: 503, description: "The sequencer is full; Retry-After says when to retry." },
       ],
@@ -62,6 +63,7 @@ export const logAppendRoutes: RouteGroup = {
       const deps = c.get("deps");
       const started = c.get("startedAt");
       const envelope = await readEnvelope(c.req.raw, deps.config.bodyLimit);
+      refuseConfigEnvelope(envelope);
       const report = await verifyWith(deps, envelope);
       const outcome = outcomeCode(report);
       deps.metrics.verification(outcome);
@@ -99,6 +101,7 @@ export const logAppendRoutes: RouteGroup = {
         }
         throw e;
       }
+      const cfg = verifierConfigRef(deps);
       const now = performance.now();
       deps.metrics.append(res.created, now - started, res.tree_head.size);
       deps.metrics.set("jc_tree_size", res.tree_head.size);
@@ -107,6 +110,8 @@ export const logAppendRoutes: RouteGroup = {
         leaf_hash: res.leaf_hash,
         tree_head: res.tree_head,
         inclusion_proof: res.inclusion_proof,
+        // issue 23: the configuration this envelope was judged under
+        ...(cfg ? { verifier_config: cfg } : {}),
       };
       if (!res.created) return c.json(body, 200);
       c.header("location", `/v1/log/entries/${res.index}`);

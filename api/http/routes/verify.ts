@@ -3,7 +3,7 @@
 import type { VerificationReport } from "../../../verify/mod.ts";
 import { readEnvelope } from "../envelope_input.ts";
 import type { RouteGroup } from "../route.ts";
-import { verifyWith } from "../verifier_options.ts";
+import { verifierConfigRef, verifyWith } from "../verifier_options.ts";
 
 /** The outcome code of a report: "ok", or the reason code of its first failing step. */
 export function outcomeCode(report: VerificationReport): string {
@@ -27,7 +27,8 @@ export const verifyRoutes: RouteGroup = {
       title: "Verify a receipt envelope",
       description:
         'Body: the envelope as application/cose bytes or JSON {"envelope": hex}. Answers the ' +
-        "verification report, valid or not.",
+        "verification report, valid or not, with verifier_config: {digest, index} (the " +
+        "configuration in force, GET /v1/verifier-config).",
       expects: "jc:Envelope",
       returns: "jc:VerificationReport",
       possibleStatus: [
@@ -43,7 +44,9 @@ export const verifyRoutes: RouteGroup = {
       const envelope = await readEnvelope(c.req.raw, deps.config.bodyLimit);
       const report = await verifyWith(deps, envelope);
       deps.metrics.verification(outcomeCode(report));
-      return c.json(report, 200);
+      // issue 23: the configuration the report was reached under
+      const cfg = verifierConfigRef(deps);
+      return c.json(cfg ? { ...report, verifier_config: cfg } : report, 200);
     },
   }],
 };

@@ -1,0 +1,195 @@
+// The configuration in force, logged (issue 23; docs/DECISIONS.md "The configuration in force"):
+// at start the service's verifier-config/1 document (verify/verifier_config.ts) is appended to
+// the log taking appends when its rules differ from the last one logged there, so every change of
+// the rules is itself an entry. The documents of a log form a chain (each names the previous
+// one's digest and index), whose head is kept as a chain head of the store (log/agent_heads.ts,
+// under CONFIG_CHAIN), written in the commit of the entry: found in one read at any log size, on
+// both deployments. An entry is judged under the latest configuration entry before it in its own
+// log (derived, never stored per entry). Platform-neutral.
+import type { AgentLink, Log } from "../../log/mod.ts";
+import {
+  blake3,
+  didKeyFromPublicKey,
+  ed25519PublicKey,
+  openVerifierConfig,
+  sameRules,
+  sealVerifierConfig,
+  toHex,
+  verifierConfigCoreOf,
+  type VerifierConfigDoc,
+  type VerifierConfigRules,
+  verifierConfigRules,
+  type VerifierOptions,
+} from "../../verify/mod.ts";
+import { readingLink } from "../http/reading_link.ts";
+import { ConfigError, type ServiceConfig } from "./config.ts";
+
+/**
+ * The chain-head key of the configuration documents: not a did:key, so no meter agent (always
+ * keyed by its did:key, docs/CONFIG.md `agents`) can ever share it.
+ */
+export const CONFIG_CHAIN = "jc:verifier-config";
+
+/** The largest configuration envelope: one log entry (ARCHITECTURE Decision 5). */
+export const MAX_CONFIG_BYTES = 65_535;
+
+/** How an answer names a configuration: BLAKE3 of its envelope's bytes, its log index. */
+export interface VerifierConfigRef {
+  digest: string;
+  index: number;
+}
+
+/** The chain link a configuration entry makes (its seq; prev = BLAKE3 of the envelope). */
+export function configLink(entry: Uint8Array): AgentLink | undefined {
+  const core = verifierConfigCoreOf(entry);
+  const seq = core?.get("seq");
+  if (typeof seq !== "number" || !Number.isSafeInteger(seq)) return undefined;
+  return { did: CONFIG_CHAIN, seq, prev: blake3(entry) };
+}
+
+/** The chain link of any entry: a meter reading's or a configuration's (the fold of old stores). */
+export function entryLink(entry: Uint8Array): AgentLink | undefined {
+  return readingLink(entry) ?? configLink(entry);
+}
+
+/** Thrown at start for a configuration that cannot be published; `code` is stable. */
+export class VerifierConfigError extends ConfigError {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(`${message} (${code})`);
+    this.code = code;
+  }
+}
+
+/** The configuration documents of one log, the one in force last. */
+export class VerifierConfigLedger {
+  /** Every configuration entry of the log, ascending by index. */
+  readonly #chain: { ref: VerifierConfigRef; doc: VerifierConfigDoc }[];
+
+  private constructor(chain: { ref: VerifierConfigRef; doc: VerifierConfigDoc }[]) {
+    this.#chain = chain;
+  }
+
+  /**
+   * Reads the log's configuration chain; with `publish`, appends the service's document first
+   * when its rules differ from the last one logged (or none is). Throws VerifierConfigError.
+   */
+  static async open(
+    log: Log,
+    publish?: { rules: VerifierConfigRules; seal: (doc: VerifierConfigDoc) => Uint8Array },
+  ): Promise<VerifierConfigLedger> {
+    if (!log.agentHead) return new VerifierConfigLedger([]);
+    const head = await log.agentHead(CONFIG_CHAIN, entryLink);
+    const chain: { ref: VerifierConfigRef; doc: VerifierConfigDoc }[] = [];
+    // walk the chain back from its head: one read per configuration ever logged
+    let at: VerifierConfigRef | undefined = head && { digest: toHex(head.prev), index: head.index };
+    while (at) {
+      const bytes = await log.entry(at.index);
+      if (!bytes || toHex(blake3(bytes)) !== at.digest) {
+        throw new VerifierConfigError(
+          "verifier-config-chain-broken",
+          `Cannot read the logged verifier configuration: entry ${at.index} is not the one its ` +
+            `chain names (${at.digest})`,
+        );
+      }
+      const doc = openVerifierConfig(bytes);
+      chain.unshift({ ref: at, doc });
+      at = doc.previous;
+    }
+    const ledger = new VerifierConfigLedger(chain);
+    const last = chain.at(-1);
+    if (!publish || (last && sameRules(last.doc, publish.rules))) return ledger;
+    const doc: VerifierConfigDoc = {
+      jc_config: "verifier-config/1",
+      seq: (last?.doc.seq ?? 0) + 1,
+      ...(last ? { previous: last.ref } : {}),
+      ...publish.rules,
+    };
+    const envelope = publish.seal(doc);
+    if (envelope.length > MAX_CONFIG_BYTES) {
+      throw new VerifierConfigError(
+        "verifier-config-too-large",
+        `Cannot load config: the verifier configuration (key_directory, gateway_keys, ` +
+          `reference_vectors, policies) seals to ${envelope.length} bytes, over one log entry ` +
+          `(${MAX_CONFIG_BYTES})`,
+      );
+    }
+    const res = await log.append(envelope, configLink(envelope));
+    chain.push({ ref: { digest: toHex(blake3(envelope)), index: res.index }, doc });
+    return ledger;
+  }
+
+  /** The configuration in force (the last logged), or undefined when the log holds none. */
+  inForce(): { ref: VerifierConfigRef; doc: VerifierConfigDoc } | undefined {
+    return this.#chain.at(-1);
+  }
+
+  /** The configuration an entry was judged under: the latest configuration entry before it. */
+  judgedUnder(index: number): VerifierConfigRef | undefined {
+    let found: VerifierConfigRef | undefined;
+    for (const c of this.#chain) {
+      if (c.ref.index >= index) break;
+      found = c.ref;
+    }
+    return found;
+  }
+}
+
+/** The rules of this service's configuration as published (docs/CONFIG.md). */
+export function serviceConfigRules(
+  config: ServiceConfig,
+  verifier: VerifierOptions,
+  operatorSecret: Uint8Array,
+): VerifierConfigRules {
+  return verifierConfigRules(verifier, {
+    operator: didKeyFromPublicKey(ed25519PublicKey(operatorSecret)),
+    appends: config.appends,
+    stewards: config.stewards,
+  });
+}
+
+/** Runs `f` with the operator key's secret (which stays with its holder: the shard set). */
+export type WithOperatorKey = <T>(f: (secret: Uint8Array) => T) => T;
+
+/** Opens (and publishes to) `log`'s configuration chain under the operator key. */
+export function publishVerifierConfig(
+  log: Log,
+  config: ServiceConfig,
+  verifier: VerifierOptions,
+  withOperatorKey: WithOperatorKey,
+): Promise<VerifierConfigLedger> {
+  return VerifierConfigLedger.open(log, {
+    rules: withOperatorKey((secret) => serviceConfigRules(config, verifier, secret)),
+    seal: (doc) => withOperatorKey((secret) => sealVerifierConfig(doc, secret)),
+  });
+}
+
+/**
+ * The configurations of a service: the one in force (logged in the log that took appends at
+ * start), and each log's chain for the entry views (a frozen shard's read once, on first use).
+ */
+export class VerifierConfigs {
+  readonly #inForce: { ref: VerifierConfigRef; doc: VerifierConfigDoc } | undefined;
+  readonly #ledgers = new Map<Log, Promise<VerifierConfigLedger>>();
+
+  constructor(active: Log, ledger: VerifierConfigLedger) {
+    this.#inForce = ledger.inForce();
+    this.#ledgers.set(active, Promise.resolve(ledger));
+  }
+
+  /** The configuration in force: `{digest, index}` and the document. */
+  inForce(): { ref: VerifierConfigRef; doc: VerifierConfigDoc } | undefined {
+    return this.#inForce;
+  }
+
+  /** The configuration entry `index` of `log` was judged under (none: before the first). */
+  async judgedUnder(log: Log, index: number): Promise<VerifierConfigRef | undefined> {
+    let l = this.#ledgers.get(log);
+    if (!l) {
+      l = VerifierConfigLedger.open(log);
+      this.#ledgers.set(log, l);
+      l.catch(() => this.#ledgers.delete(log)); // read again next time
+    }
+    return (await l).judgedUnder(index);
+  }
+}
