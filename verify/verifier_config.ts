@@ -182,7 +182,9 @@ export function openVerifierConfig(envelope: Uint8Array): VerifierConfigDoc {
     bad("bad-verifier-config", "previous must be present exactly when seq > 1");
   }
   const key = resolveDidKey(doc.operator);
-  if (key.pub.length !== 32 || key.alg !== -8) bad("bad-verifier-config", "the operator key is not Ed25519");
+  if (key.pub.length !== 32 || key.alg !== -8) {
+    bad("bad-verifier-config", "the operator key is not Ed25519");
+  }
   const sig = coseSigStructure(cose.protectedBytes, cose.payload);
   if (cose.alg !== -8 || !ed25519VerifyPure(cose.signature, sig, key.pub)) {
     bad("verifier-config-bad-signature", "the signature does not verify under the operator key");

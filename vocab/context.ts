@@ -171,6 +171,8 @@ export function buildContext(): { "@context": Record<string, TermDef> } {
   // API.md `GET /v1/log/export`: the log's own facts about an entry.
   ctx["log_index"] = { "@id": "jc:logIndex", "@type": "xsd:nonNegativeInteger" };
   ctx["leaf_hash"] = "jc:leafHash";
+  // issue 23: the configuration entry an entry was judged under (an IRI)
+  ctx["verifier_config"] = { "@id": "jc:verifierConfig", "@type": "@id" };
   return { "@context": ctx };
 }
 

@@ -78,6 +78,8 @@ export interface ToJsonLdOptions {
   /** log facts about the entry (API.md `GET /v1/log/export`) */
   logIndex?: number;
   leafHash?: string;
+  /** Issue 23: the IRI of the configuration entry the entry was judged under. */
+  verifierConfig?: string;
   /** embed the context object instead of referencing its URL */
   embedContext?: boolean;
 }
@@ -207,6 +209,7 @@ export function toJsonLd(json: unknown, opts: ToJsonLdOptions = {}): Record<stri
   Object.assign(out, body);
   if (opts.logIndex !== undefined) out["log_index"] = opts.logIndex;
   if (opts.leafHash !== undefined) out["leaf_hash"] = opts.leafHash;
+  if (opts.verifierConfig !== undefined) out["verifier_config"] = { "@id": opts.verifierConfig };
   return out;
 }
 

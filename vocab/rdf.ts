@@ -27,6 +27,8 @@ export interface EntryInput {
   receipt: unknown;
   /** the entry's absolute URL: the node's IRI and, in the export, the graph's name */
   url: string;
+  /** issue 23: the URL of the configuration entry it was judged under, if any */
+  verifierConfig?: string;
 }
 
 /** An IRI in N-Quads form; characters IRIREF forbids are percent-encoded (RDF 1.1 N-Quads §2.4). */
@@ -101,19 +103,34 @@ export function toTurtle(quads: Quad[]): Promise<string> {
 /** The entry's JSON-LD document (SPEC §13): the receipt with `@context`, `@id` = its URL, and the log facts. */
 export function entryJsonLd(e: EntryInput): Record<string, unknown> {
   try {
-    return toJsonLd(e.receipt, { id: e.url, logIndex: e.index, leafHash: e.leafHash });
+    return toJsonLd(e.receipt, jsonLdOptions(e));
   } catch (err) {
     if (!(err instanceof VocabError)) throw err;
     // A receipt of a schema the vocabulary does not know: the log's facts are still RDF.
-    return { "@context": CONTEXT_URL, "@id": e.url, log_index: e.index, leaf_hash: e.leafHash };
+    return {
+      "@context": CONTEXT_URL,
+      "@id": e.url,
+      log_index: e.index,
+      leaf_hash: e.leafHash,
+      ...(e.verifierConfig ? { verifier_config: { "@id": e.verifierConfig } } : {}),
+    };
   }
+}
+
+function jsonLdOptions(e: EntryInput) {
+  return {
+    id: e.url,
+    logIndex: e.index,
+    leafHash: e.leafHash,
+    verifierConfig: e.verifierConfig,
+  };
 }
 
 /** The entry's quads, in the default graph. */
 export function entryQuads(e: EntryInput): Promise<Quad[]> {
   let doc: Record<string, unknown>;
   try {
-    doc = toJsonLd(e.receipt, { id: e.url, logIndex: e.index, leafHash: e.leafHash });
+    doc = toJsonLd(e.receipt, jsonLdOptions(e));
   } catch (err) {
     if (!(err instanceof VocabError)) throw err;
     return Promise.resolve(logFacts(e));
@@ -126,7 +143,16 @@ export function entryQuads(e: EntryInput): Promise<Quad[]> {
 function logFacts(e: EntryInput): Quad[] {
   const s: Term = { termType: "NamedNode", value: e.url };
   const g: Term = { termType: "DefaultGraph", value: "" };
+  const config: Quad[] = e.verifierConfig
+    ? [{
+      subject: s,
+      predicate: { termType: "NamedNode", value: JC + "verifierConfig" },
+      object: { termType: "NamedNode", value: e.verifierConfig },
+      graph: g,
+    }]
+    : [];
   return [
+    ...config,
     {
       subject: s,
       predicate: { termType: "NamedNode", value: JC + "leafHash" },

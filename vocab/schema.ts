@@ -860,6 +860,8 @@ function jcpFields(tag: "jcp/2" | "jcp/1"): Field[] {
 export const LOG_PROPS = {
   logIndex: "Position of the entry in the transparency log (0-based).",
   leafHash: "BLAKE3(0x00 || entry): the leaf hash an inclusion proof starts from (SPEC §22.1).",
+  verifierConfig:
+    "The log entry of the verifier-config/1 document the entry was judged under (issue 23).",
 } as const;
 
 /** Classes by name. */

@@ -23,7 +23,11 @@ import { parseOrExit } from "../../cli/mod.ts";
 import { START_COMMAND } from "./start_cli.ts";
 import { launcherChain, watchLaunchers } from "./launcher_watch.ts";
 import { type DataDirLock, lockDataDir } from "./data_dir_lock.ts";
-import { entryLink, publishVerifierConfig, VerifierConfigs } from "../services/verifier_config_log.ts";
+import {
+  entryLink,
+  publishVerifierConfig,
+  VerifierConfigs,
+} from "../services/verifier_config_log.ts";
 
 /** The verifier pool size `config.verifyWorkers` asks for on this machine (0: none). */
 export function verifyWorkerCount(config: ServiceConfig): number {

@@ -44,7 +44,10 @@ export const HTTP_CODES = {
   "invalid-receipt": { status: 422, title: "Invalid receipt" },
   "readings-route-only": { status: 422, title: "Meter readings are appended by /v1/readings" },
   // Issue 23: a verifier-config/1 envelope is logged only by the service itself, at start.
-  "verifier-config-not-appendable": { status: 422, title: "Configuration entries are not appendable" },
+  "verifier-config-not-appendable": {
+    status: 422,
+    title: "Configuration entries are not appendable",
+  },
   "rate-limited": { status: 429, title: "Too many requests" },
   "internal": { status: 500, title: "Internal error" },
   "sequencer-busy": { status: 503, title: "Sequencer busy" },

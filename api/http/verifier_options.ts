@@ -10,7 +10,7 @@ import {
 } from "../../verify/mod.ts";
 import type { VerificationReport, VerifierOptions } from "../../verify/mod.ts";
 import type { ServiceConfig } from "../services/config.ts";
-import { ConfigError } from "../services/config.ts";
+import { VerifierConfigError } from "../services/verifier_config_log.ts";
 import type { AppDeps } from "./route.ts";
 import { ApiError } from "./errors.ts";
 
@@ -31,7 +31,11 @@ export function verifierOptions(config: ServiceConfig): VerifierOptions {
       : optionsFromConfig(config.operatorConfig);
     return mergeOptions(file, inline);
   } catch (e) {
-    throw new ConfigError(`Cannot load config: verifier options: ${(e as Error).message}`);
+    // issue 23: a stable code, and the message names the key (gateway_keys.<id>, keys.<kid>, …)
+    throw new VerifierConfigError(
+      "verifier-config-malformed",
+      `Cannot load config: verifier options: ${(e as Error).message}`,
+    );
   }
 }
 
@@ -46,11 +50,15 @@ export function verifyWith(
   return deps.verify ? deps.verify(envelope) : verifyEnvelope(envelope, deps.verifier);
 }
 
-/** `{digest, index}` of the configuration in force (issue 23), when the service logs one. */
+/**
+ * `{digest, index}` of the configuration in force (issue 23); both null while the log holds
+ * none (the embedded defaults); undefined on a deployment that keeps no configuration.
+ */
 export function verifierConfigRef(
   deps: Pick<AppDeps, "services">,
-): { digest: string; index: number } | undefined {
-  return deps.services?.verifierConfig?.inForce()?.ref;
+): { digest: string | null; index: number | null } | undefined {
+  const now = deps.services?.verifierConfig?.inForce();
+  return now && (now.ref ?? { digest: null, index: null });
 }
 
 /**

@@ -39,6 +39,16 @@ export interface VerifierConfigRef {
   index: number;
 }
 
+/** The configuration in force: logged (`ref`), or the embedded defaults (`ref` null). */
+export type InForce =
+  | { ref: VerifierConfigRef; doc: VerifierConfigDoc }
+  | { ref: null; doc: VerifierConfigRules };
+
+/** The rules of a service running the embedded defaults (docs/CONFIG.md). */
+export function defaultRules(operator: string): VerifierConfigRules {
+  return verifierConfigRules({}, { operator, appends: "open", stewards: [] });
+}
+
 /** The chain link a configuration entry makes (its seq; prev = BLAKE3 of the envelope). */
 export function configLink(entry: Uint8Array): AgentLink | undefined {
   const core = verifierConfigCoreOf(entry);
@@ -65,9 +75,14 @@ export class VerifierConfigError extends ConfigError {
 export class VerifierConfigLedger {
   /** Every configuration entry of the log, ascending by index. */
   readonly #chain: { ref: VerifierConfigRef; doc: VerifierConfigDoc }[];
+  readonly #defaults: VerifierConfigRules | undefined;
 
-  private constructor(chain: { ref: VerifierConfigRef; doc: VerifierConfigDoc }[]) {
+  private constructor(
+    chain: { ref: VerifierConfigRef; doc: VerifierConfigDoc }[],
+    defaults?: VerifierConfigRules,
+  ) {
     this.#chain = chain;
+    this.#defaults = defaults;
   }
 
   /**
@@ -96,9 +111,13 @@ export class VerifierConfigLedger {
       chain.unshift({ ref: at, doc });
       at = doc.previous;
     }
-    const ledger = new VerifierConfigLedger(chain);
     const last = chain.at(-1);
-    if (!publish || (last && sameRules(last.doc, publish.rules))) return ledger;
+    // A log holding no configuration entry was judged under the embedded defaults (did:key
+    // signers only, no gateways, no reference vectors, no policies, open appends): they are
+    // logged only once the rules first differ from them (docs/DECISIONS.md).
+    const defaults = publish && defaultRules(publish.rules.operator);
+    const ledger = new VerifierConfigLedger(chain, defaults);
+    if (!publish || sameRules(last?.doc ?? defaults!, publish.rules)) return ledger;
     const doc: VerifierConfigDoc = {
       jc_config: "verifier-config/1",
       seq: (last?.doc.seq ?? 0) + 1,
@@ -119,9 +138,14 @@ export class VerifierConfigLedger {
     return ledger;
   }
 
-  /** The configuration in force (the last logged), or undefined when the log holds none. */
-  inForce(): { ref: VerifierConfigRef; doc: VerifierConfigDoc } | undefined {
-    return this.#chain.at(-1);
+  /**
+   * The configuration in force: the last logged, or (`ref` null) the embedded defaults when the
+   * log holds none; undefined for a ledger opened only to read.
+   */
+  inForce(): InForce | undefined {
+    const last = this.#chain.at(-1);
+    if (last) return last;
+    return this.#defaults && { ref: null, doc: this.#defaults };
   }
 
   /** The configuration an entry was judged under: the latest configuration entry before it. */
@@ -169,7 +193,7 @@ export function publishVerifierConfig(
  * start), and each log's chain for the entry views (a frozen shard's read once, on first use).
  */
 export class VerifierConfigs {
-  readonly #inForce: { ref: VerifierConfigRef; doc: VerifierConfigDoc } | undefined;
+  readonly #inForce: InForce | undefined;
   readonly #ledgers = new Map<Log, Promise<VerifierConfigLedger>>();
 
   constructor(active: Log, ledger: VerifierConfigLedger) {
@@ -177,8 +201,8 @@ export class VerifierConfigs {
     this.#ledgers.set(active, Promise.resolve(ledger));
   }
 
-  /** The configuration in force: `{digest, index}` and the document. */
-  inForce(): { ref: VerifierConfigRef; doc: VerifierConfigDoc } | undefined {
+  /** The configuration in force: `{digest, index}` (null: the defaults) and the document. */
+  inForce(): InForce | undefined {
     return this.#inForce;
   }
 

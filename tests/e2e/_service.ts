@@ -15,6 +15,8 @@ export interface Service {
   stop(signal?: Deno.Signal): Promise<Deno.CommandStatus>;
   /** What the service wrote to stderr so far. */
   stderr(): string;
+  /** What the service wrote to stdout so far (its first line included). */
+  stdout(): string;
 }
 
 /**
@@ -66,14 +68,20 @@ export async function startService(
   clearTimeout(deadline);
   const hello = JSON.parse(buf.slice(0, buf.indexOf("\n")));
   // keep draining stdout so the pipe never blocks the server
+  let out = buf;
   const outDone = (async () => {
-    for (;;) if ((await reader.read()).done) break;
+    for (;;) {
+      const r = await reader.read();
+      if (r.done) break;
+      out += dec.decode(r.value, { stream: true });
+    }
   })();
   return {
     url: hello.listening,
     signer: hello.signer,
     pid: hello.pid,
     stderr: () => err,
+    stdout: () => out,
     async stop(signal: Deno.Signal = "SIGTERM") {
       try {
         Deno.kill(hello.pid, signal);

@@ -18,7 +18,14 @@ import type { AppEnv, RouteGroup } from "../route.ts";
 import { publicBase } from "../public_url.ts";
 
 async function input(v: EntryView) {
-  return { index: v.index, leafHash: v.leafHash, receipt: (await v.report()).receipt, url: v.url };
+  const under = await v.judgedUnder();
+  return {
+    index: v.index,
+    leafHash: v.leafHash,
+    receipt: (await v.report()).receipt,
+    url: v.url,
+    verifierConfig: under?.url,
+  };
 }
 
 /** RDF representations of an entry (rows appended to api/http/entry_formats.ts's table). */

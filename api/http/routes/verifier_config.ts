@@ -24,7 +24,8 @@ export const verifierConfigRoutes: RouteGroup = {
       title: "Get the verifier configuration in force",
       description: "{digest, index, config}: digest is BLAKE3 of the logged envelope's bytes " +
         "(hex), index its log entry (GET /v1/log/entries/{index} gives the signed envelope), " +
-        "config the document's JSON projection.",
+        "config the document's JSON projection. While the log holds none, the embedded " +
+        "defaults, with digest and index null.",
       expects: "owl:Nothing",
       returns: "jc:VerifierConfig",
       possibleStatus: [
@@ -40,7 +41,12 @@ export const verifierConfigRoutes: RouteGroup = {
         throw new ApiError("not-found", "Cannot find the verifier configuration: none is logged");
       }
       c.header("cache-control", "no-cache");
-      return c.json({ digest: now.ref.digest, index: now.ref.index, config: now.doc });
+      // the embedded defaults while none is logged: digest and index null (docs/DECISIONS.md)
+      return c.json({
+        digest: now.ref?.digest ?? null,
+        index: now.ref?.index ?? null,
+        config: now.doc,
+      });
     },
   }],
 };
