@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- JSON answers read field by field
 // Issue 23, the configuration in force published and logged, over real processes and real HTTP:
 // a verifier-config/1 entry is appended at start when the rules change (and only then), `GET
 // /v1/verifier-config` names it, every report, append answer and entry view names the
