@@ -174,6 +174,8 @@ export function openVerifierConfig(envelope: Uint8Array): VerifierConfigDoc {
   }
   const cose = parseCoseSign1(envelope);
   const doc = toJson(core as CborValue) as VerifierConfigDoc;
+  // the JSON projection gives a u64 up to 2^53 − 1 as a number: the document's form is a string
+  for (const v of Object.values(doc.reference_vectors ?? {})) v.joules_uj = String(v.joules_uj);
   if (typeof doc.operator !== "string" || doc.operator !== cose.kid) {
     bad("bad-verifier-config", "operator is not the envelope's kid");
   }

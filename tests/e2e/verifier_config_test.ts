@@ -84,8 +84,9 @@ Deno.test({
   async fn() {
     const dir = await Deno.makeTempDir({ prefix: "jc-vconfig-" });
     const full = JSON.parse(await Deno.readTextFile(`${VECTORS}/operator-config.json`));
-    // A: no reference vectors (every cascade receipt joule-unverified); B: the vectors' own
-    const a = { ...full, reference_vectors: {} };
+    // A: one reference vector fewer (its receipt joule-unverified under A); B: the vectors' own
+    const a = { ...full, reference_vectors: { ...full.reference_vectors } };
+    delete a.reference_vectors[Object.keys(full.reference_vectors)[0]];
     await Deno.writeTextFile(`${dir}/a.json`, JSON.stringify(a));
     await Deno.writeTextFile(`${dir}/b.json`, JSON.stringify(full));
     const env = (f: string) => ({ DATA_DIR: `${dir}/data`, JC_OPERATOR_CONFIG: `${dir}/${f}` });
@@ -132,7 +133,10 @@ Deno.test({
       assert.equal(c1.config.jc_config, "verifier-config/1");
       assert.equal(c1.config.seq, 1);
       assert.deepEqual(c1.config.gateways, ["gw-core-2", "gw-edge-7"]);
-      assert.deepEqual(c1.config.reference_vectors, {});
+      assert.equal(Object.keys(c1.config.reference_vectors).length, 3);
+      for (const r of Object.values(c1.config.reference_vectors) as { joules_uj: unknown }[]) {
+        assert.equal(typeof r.joules_uj, "string", "a u64 as a decimal string");
+      }
       // a configuration envelope is never appended through the public route
       const again = await post(`${svc.url}/v1/log/entries`, toHex(e0));
       assert.equal(again.status, 422);
