@@ -134,7 +134,11 @@ export class VerifierConfigLedger {
       );
     }
     const res = await log.append(envelope, configLink(envelope));
-    chain.push({ ref: { digest: toHex(blake3(envelope)), index: res.index }, doc });
+    // as read back from the log (its signature checked, its members in canonical order)
+    chain.push({
+      ref: { digest: toHex(blake3(envelope)), index: res.index },
+      doc: openVerifierConfig(envelope),
+    });
     return ledger;
   }
 

@@ -7,7 +7,7 @@
 // holds a gateway secret; the Python verifier re-derives every entry's verdict from what the log
 // publishes, entry by entry in agreement with the service's answers, across a configuration change.
 import assert from "node:assert/strict";
-import { ROOT, type Service, startService } from "./_service.ts";
+import { ROOT, runClient, type Service, startService } from "./_service.ts";
 import { blake3, fromHex, toHex } from "../../verify/mod.ts";
 
 const VECTORS = `${ROOT}conformance/vectors`;
@@ -160,6 +160,13 @@ Deno.test({
       assert.equal(c2.index, size1);
       assert.equal(c2.config.seq, 2);
       assert.deepEqual(c2.config.previous, { digest: c1.digest, index: 0 });
+      // the client checks it against its entry: digest, operator signature, document
+      const cl = await runClient(["verifier-config", "--url", svc.url]);
+      assert.equal(cl.code, 0, cl.stderr);
+      const clj = JSON.parse(cl.stdout);
+      assert.equal(clj.verified, true);
+      assert.equal(clj.index, c2.index);
+      answers.push(cl.stdout);
       for (const v of positives.slice(half)) await submit(svc, v);
       await submit(svc, outOfBand);
       const size = (await call(`${svc.url}/v1/log/tree-head`)).body.size;
