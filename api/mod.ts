@@ -35,7 +35,12 @@ export {
   problemResponse,
 } from "./http/errors.ts";
 export type { HttpCode } from "./http/errors.ts";
-export { ConfigError, defaultConfig, ENV_KEYS, resolveConfig } from "./services/config.ts";
+export {
+  ConfigError,
+  defaultConfig,
+  ENV_KEYS,
+  resolveConfig,
+} from "./services/config.ts";
 export type { RateSpec, ServiceConfig } from "./services/config.ts";
 export { Metrics } from "./http/metrics.ts";
 export { TokenBuckets } from "./http/rate_limit.ts";
@@ -43,7 +48,12 @@ export { negotiate, negotiateOr406 } from "./http/negotiate.ts";
 export { ENTRY_FORMATS, entryJson } from "./http/entry_formats.ts";
 export type { EntryFormat, EntryView } from "./http/entry_formats.ts";
 export { MAX_ENTRY_BYTES, readEnvelope } from "./http/envelope_input.ts";
-export { readBodyLimited, readTextLimited, withDeadline, withTimeout } from "./http/limits.ts";
+export {
+  readBodyLimited,
+  readTextLimited,
+  withDeadline,
+  withTimeout,
+} from "./http/limits.ts";
 export { hashParam, intParam, optIntParam } from "./http/params.ts";
 export { outcomeCode } from "./http/routes/verify.ts";
 export { verifierOptions, verifyWith } from "./http/verifier_options.ts";
@@ -65,3 +75,12 @@ export type {
 } from "./services/witness_collector.ts";
 export { defaultWitnessName } from "./services/witness_name.ts";
 export { sha256Source } from "./services/witness_source.ts";
+// Issue 23: the configuration in force, published by the Worker's sequencers and read by its apps.
+export {
+  defaultRules,
+  entryLink,
+  operatorDid,
+  publishVerifierConfig,
+  VerifierConfigError,
+  VerifierConfigs,
+} from "./services/verifier_config_log.ts";

@@ -17,7 +17,9 @@ export interface EntryView {
    * Issue 23: the configuration the entry was judged under (the latest configuration entry
    * before it in its log), with that entry's URL; undefined before the first one.
    */
-  judgedUnder(): Promise<{ digest: string; index: number; url: string } | undefined>;
+  judgedUnder(): Promise<
+    { digest: string; index: number; url: string } | undefined
+  >;
 }
 
 /** One row: a media type and its producer. */

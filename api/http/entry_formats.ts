@@ -3,7 +3,11 @@
 // order; 406 when none is acceptable. Other folders add rows (the RDF types) by appending to
 // ENTRY_FORMATS. Platform-neutral.
 import type { Context } from "hono";
-import { openVerifierConfig, toHex, verifierConfigCoreOf } from "../../verify/mod.ts";
+import {
+  openVerifierConfig,
+  toHex,
+  verifierConfigCoreOf,
+} from "../../verify/mod.ts";
 import type { VerificationReport } from "../../verify/mod.ts";
 import type { AppEnv } from "./route.ts";
 import type { EntryFormat, EntryView } from "./entry_format.ts";
@@ -14,9 +18,13 @@ import { publicBase } from "./public_url.ts";
 export type { EntryFormat, EntryView } from "./entry_format.ts";
 
 /** The JSON object of an entry (API.md): `{index, leaf_hash, schema, steward, envelope, receipt}`. */
-export async function entryJson(view: EntryView): Promise<Record<string, unknown>> {
+export async function entryJson(
+  view: EntryView,
+): Promise<Record<string, unknown>> {
   const under = await view.judgedUnder();
-  const named = under ? { verifier_config: { digest: under.digest, index: under.index } } : {};
+  const named = under
+    ? { verifier_config: { digest: under.digest, index: under.index } }
+    : {};
   if (verifierConfigCoreOf(view.envelope)) {
     // issue 23: a configuration entry (logged by the service itself): its document, not a receipt
     const config = openVerifierConfig(view.envelope);
@@ -61,7 +69,10 @@ export function entryView(
     url,
     report: () => report ??= verifyWith(deps, envelope),
     judgedUnder: async () => {
-      const ref = await deps.services?.verifierConfig?.judgedUnder(deps.log, index);
+      const ref = await deps.services?.verifierConfig?.judgedUnder(
+        deps.log,
+        index,
+      );
       return ref && { ...ref, url: `${base}/v1/log/entries/${ref.index}` };
     },
   };

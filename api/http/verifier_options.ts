@@ -47,17 +47,19 @@ export function verifyWith(
   deps: Pick<AppDeps, "verify" | "verifier">,
   envelope: Uint8Array,
 ): Promise<VerificationReport> {
-  return deps.verify ? deps.verify(envelope) : verifyEnvelope(envelope, deps.verifier);
+  return deps.verify
+    ? deps.verify(envelope)
+    : verifyEnvelope(envelope, deps.verifier);
 }
 
 /**
  * `{digest, index}` of the configuration in force (issue 23); both null while the log holds
  * none (the embedded defaults); undefined on a deployment that keeps no configuration.
  */
-export function verifierConfigRef(
+export async function verifierConfigRef(
   deps: Pick<AppDeps, "services">,
-): { digest: string | null; index: number | null } | undefined {
-  const now = deps.services?.verifierConfig?.inForce();
+): Promise<{ digest: string | null; index: number | null } | undefined> {
+  const now = await deps.services?.verifierConfig?.inForce();
   return now && (now.ref ?? { digest: null, index: null });
 }
 

@@ -10,13 +10,16 @@ import type { CosignedCheckpoints } from "./witness_collector.ts";
 import type { ShardService } from "./shard_set.ts";
 import type { ShardLogs } from "./shard_logs.ts";
 import type { RdfSyncStatus } from "./rdf_sync_job.ts";
-import type { VerifierConfigs } from "./verifier_config_log.ts";
+import type { VerifierConfigSource } from "./verifier_config_log.ts";
 
 /** A store the SPARQL route queries (api/services/sparql_worker.ts's EmbeddedSparql). */
 export interface SparqlStoreHandle {
   form(q: string): string;
   /** the answer's bytes and how many log entries it covers; errors are ApiErrors */
-  query(q: string, mediaType: string): Promise<{ body: Uint8Array | string; size: number }>;
+  query(
+    q: string,
+    mediaType: string,
+  ): Promise<{ body: Uint8Array | string; size: number }>;
 }
 
 /** What the platform entry provides as `services.sparql`. */
@@ -60,7 +63,7 @@ export interface AppServices {
   /** The operator's verifier key (the directory's signer), served in the log's policy. */
   operatorVkey?: string;
   /** The verifier configuration in force and each log's chain of them (issue 23). */
-  verifierConfig?: VerifierConfigs;
+  verifierConfig?: VerifierConfigSource;
   /** A shard app's prefix (`/shards/s1`): its published URLs are below it; `/` or absent: s0. */
   shardPrefix?: string;
 }

@@ -34,7 +34,11 @@ import {
   JobTimeoutError,
   OffLoopWorker,
 } from "./off_loop.ts";
-import type { SparqlJob, SparqlJobAnswer, SparqlLoadAnswer } from "./sparql_worker_thread.ts";
+import type {
+  SparqlJob,
+  SparqlJobAnswer,
+  SparqlLoadAnswer,
+} from "./sparql_worker_thread.ts";
 
 /** Entries per load job. */
 export const LOAD_BATCH = 256;
@@ -64,7 +68,10 @@ export interface SparqlStatus {
 /** What the `/v1/sparql` route needs of a store (api/http/routes/sparql.ts). */
 export interface SparqlHandle {
   form(q: string): string;
-  query(q: string, mediaType: string): Promise<{ body: Uint8Array; size: number }>;
+  query(
+    q: string,
+    mediaType: string,
+  ): Promise<{ body: Uint8Array; size: number }>;
   status(): SparqlStatus;
   close(): void;
 }
@@ -135,7 +142,10 @@ export class EmbeddedSparql implements SparqlHandle {
   async caughtUp(): Promise<SparqlStatus> {
     while (!this.#closed) {
       await (this.#loading ?? this.#kick());
-      if (this.#overBound || this.#full || (this.#ready && this.#loaded >= this.#target)) break;
+      if (
+        this.#overBound || this.#full ||
+        (this.#ready && this.#loaded >= this.#target)
+      ) break;
       await new Promise((r) => setTimeout(r, 20));
     }
     return this.status();
@@ -145,7 +155,12 @@ export class EmbeddedSparql implements SparqlHandle {
   #gauges(): void {
     const m = this.#metrics;
     if (!m) return;
-    m.setLabeled("jc_sparql_entries", {}, this.#loaded, "Log entries in the SPARQL store");
+    m.setLabeled(
+      "jc_sparql_entries",
+      {},
+      this.#loaded,
+      "Log entries in the SPARQL store",
+    );
     m.setLabeled(
       "jc_sparql_store_bytes",
       {},
@@ -167,7 +182,9 @@ export class EmbeddedSparql implements SparqlHandle {
     this.#loadedPer = [];
     this.#ready = false;
     this.#started = performance.now();
-    this.#worker.dropQueued(new JobLostError("the SPARQL worker was restarted"));
+    this.#worker.dropQueued(
+      new JobLostError("the SPARQL worker was restarted"),
+    );
     this.#gauges();
     if (!this.#overBound && !this.#full) this.#kick();
   }
@@ -176,7 +193,9 @@ export class EmbeddedSparql implements SparqlHandle {
   #kick(): Promise<void> {
     if (this.#closed) return Promise.resolve();
     return this.#loading ??= this.#loadLoop()
-      .catch((e) => console.error("Cannot load the log into the SPARQL store:", e))
+      .catch((e) =>
+        console.error("Cannot load the log into the SPARQL store:", e)
+      )
       .finally(() => this.#loading = undefined);
   }
 
@@ -184,7 +203,9 @@ export class EmbeddedSparql implements SparqlHandle {
     const gen = this.#gen;
     while (!this.#closed && gen === this.#gen) {
       const sources = await this.#sources();
-      const heads = await Promise.all(sources.map(async (s) => (await s.log.latestHead()).size));
+      const heads = await Promise.all(
+        sources.map(async (s) => (await s.log.latestHead()).size),
+      );
       const head = heads.reduce((a, b) => a + b, 0);
       if (head > this.#config.sparqlMaxEntries) {
         this.#overBound = true;
@@ -193,7 +214,9 @@ export class EmbeddedSparql implements SparqlHandle {
         this.#gen++;
         this.#loaded = 0;
         this.#loadedPer = [];
-        this.#worker.reset(new JobLostError("the log outgrew sparql_max_entries"));
+        this.#worker.reset(
+          new JobLostError("the log outgrew sparql_max_entries"),
+        );
         return;
       }
       this.#target = Math.max(this.#target, head);
@@ -209,7 +232,9 @@ export class EmbeddedSparql implements SparqlHandle {
       const envelopes: Uint8Array[] = [];
       for (let i = start; i < end; i++) {
         const bytes = await log.entry(i);
-        if (!bytes) throw new Error(`Cannot load entry ${i}: the log does not have it`);
+        if (!bytes) {
+          throw new Error(`Cannot load entry ${i}: the log does not have it`);
+        }
         envelopes.push(bytes.slice());
       }
       const job: SparqlJob = { load: { start, envelopes, origin } };
@@ -223,7 +248,9 @@ export class EmbeddedSparql implements SparqlHandle {
         if (gen !== this.#gen || this.#closed) return; // the Worker was replaced: a new loader runs
         if (e instanceof JobError && e.code === "sparql-store-full") {
           // sparql_max_entries is set too high for sparql_max_memory_mb: stop, free, refuse.
-          console.error(`SPARQL store: ${e.message}; queries are refused (docs/RDF.md)`);
+          console.error(
+            `SPARQL store: ${e.message}; queries are refused (docs/RDF.md)`,
+          );
           this.#full = true;
           this.#ready = false;
           this.#gen++;
@@ -250,7 +277,10 @@ export class EmbeddedSparql implements SparqlHandle {
     return retryAfterSeconds(Math.min(rest, 60_000));
   }
 
-  async query(q: string, mediaType: string): Promise<{ body: Uint8Array; size: number }> {
+  async query(
+    q: string,
+    mediaType: string,
+  ): Promise<{ body: Uint8Array; size: number }> {
     const t0 = performance.now();
     const sources = await this.#sources();
     let head = 0;
@@ -297,7 +327,10 @@ export class EmbeddedSparql implements SparqlHandle {
       ]);
       clearTimeout(timer);
     }
-    const timeoutMs = Math.max(1, this.#config.sparqlTimeoutMs - (performance.now() - t0));
+    const timeoutMs = Math.max(
+      1,
+      this.#config.sparqlTimeoutMs - (performance.now() - t0),
+    );
     const job: SparqlJob = {
       query: q,
       mediaType,
@@ -341,7 +374,9 @@ export class EmbeddedSparql implements SparqlHandle {
     }
     if (e instanceof JobError && e.code === "sparql-memory-limit") {
       // Oxigraph aborted: its instance is unusable. A fresh Worker loads the log again.
-      this.#worker.reset(new JobLostError("the SPARQL worker ran out of memory"));
+      this.#worker.reset(
+        new JobLostError("the SPARQL worker ran out of memory"),
+      );
       return new ApiError(
         "sparql-memory-limit",
         `Cannot answer the query: it needs more than the store's ${cfg.sparqlMaxMemoryMb} MiB ` +

@@ -75,14 +75,11 @@ export class VerifierConfigError extends ConfigError {
 export class VerifierConfigLedger {
   /** Every configuration entry of the log, ascending by index. */
   readonly #chain: { ref: VerifierConfigRef; doc: VerifierConfigDoc }[];
-  readonly #defaults: VerifierConfigRules | undefined;
 
   private constructor(
     chain: { ref: VerifierConfigRef; doc: VerifierConfigDoc }[],
-    defaults?: VerifierConfigRules,
   ) {
     this.#chain = chain;
-    this.#defaults = defaults;
   }
 
   /**
@@ -91,13 +88,17 @@ export class VerifierConfigLedger {
    */
   static async open(
     log: Log,
-    publish?: { rules: VerifierConfigRules; seal: (doc: VerifierConfigDoc) => Uint8Array },
+    publish?: {
+      rules: VerifierConfigRules;
+      seal: (doc: VerifierConfigDoc) => Uint8Array;
+    },
   ): Promise<VerifierConfigLedger> {
     if (!log.agentHead) return new VerifierConfigLedger([]);
     const head = await log.agentHead(CONFIG_CHAIN, entryLink);
     const chain: { ref: VerifierConfigRef; doc: VerifierConfigDoc }[] = [];
     // walk the chain back from its head: one read per configuration ever logged
-    let at: VerifierConfigRef | undefined = head && { digest: toHex(head.prev), index: head.index };
+    let at: VerifierConfigRef | undefined = head &&
+      { digest: toHex(head.prev), index: head.index };
     while (at) {
       const bytes = await log.entry(at.index);
       if (!bytes || toHex(blake3(bytes)) !== at.digest) {
@@ -115,9 +116,14 @@ export class VerifierConfigLedger {
     // A log holding no configuration entry was judged under the embedded defaults (did:key
     // signers only, no gateways, no reference vectors, no policies, open appends): they are
     // logged only once the rules first differ from them (docs/DECISIONS.md).
-    const defaults = publish && defaultRules(publish.rules.operator);
-    const ledger = new VerifierConfigLedger(chain, defaults);
-    if (!publish || sameRules(last?.doc ?? defaults!, publish.rules)) return ledger;
+    const ledger = new VerifierConfigLedger(chain);
+    if (!publish) return ledger;
+    if (
+      sameRules(
+        last?.doc ?? defaultRules(publish.rules.operator),
+        publish.rules,
+      )
+    ) return ledger;
     const doc: VerifierConfigDoc = {
       jc_config: "verifier-config/1",
       seq: (last?.doc.seq ?? 0) + 1,
@@ -142,14 +148,9 @@ export class VerifierConfigLedger {
     return ledger;
   }
 
-  /**
-   * The configuration in force: the last logged, or (`ref` null) the embedded defaults when the
-   * log holds none; undefined for a ledger opened only to read.
-   */
-  inForce(): InForce | undefined {
-    const last = this.#chain.at(-1);
-    if (last) return last;
-    return this.#defaults && { ref: null, doc: this.#defaults };
+  /** The last configuration logged, or undefined when the log holds none. */
+  last(): { ref: VerifierConfigRef; doc: VerifierConfigDoc } | undefined {
+    return this.#chain.at(-1);
   }
 
   /** The configuration an entry was judged under: the latest configuration entry before it. */
@@ -163,6 +164,11 @@ export class VerifierConfigLedger {
   }
 }
 
+/** The operator key's did:key (a configuration's `operator`, its envelope's kid). */
+export function operatorDid(operatorSecret: Uint8Array): string {
+  return didKeyFromPublicKey(ed25519PublicKey(operatorSecret));
+}
+
 /** The rules of this service's configuration as published (docs/CONFIG.md). */
 export function serviceConfigRules(
   config: ServiceConfig,
@@ -170,7 +176,7 @@ export function serviceConfigRules(
   operatorSecret: Uint8Array,
 ): VerifierConfigRules {
   return verifierConfigRules(verifier, {
-    operator: didKeyFromPublicKey(ed25519PublicKey(operatorSecret)),
+    operator: operatorDid(operatorSecret),
     appends: config.appends,
     stewards: config.stewards,
   });
@@ -187,37 +193,61 @@ export function publishVerifierConfig(
   withOperatorKey: WithOperatorKey,
 ): Promise<VerifierConfigLedger> {
   return VerifierConfigLedger.open(log, {
-    rules: withOperatorKey((secret) => serviceConfigRules(config, verifier, secret)),
+    rules: withOperatorKey((secret) =>
+      serviceConfigRules(config, verifier, secret)
+    ),
     seal: (doc) => withOperatorKey((secret) => sealVerifierConfig(doc, secret)),
   });
 }
 
+/** What the routes ask (AppServices.verifierConfig): the same on both deployments. */
+export interface VerifierConfigSource {
+  /** The configuration in force: `{digest, index}` (null: the defaults) and the document. */
+  inForce(): Promise<InForce>;
+  /** The configuration entry `index` of `log` was judged under (none: before the first). */
+  judgedUnder(log: Log, index: number): Promise<VerifierConfigRef | undefined>;
+}
+
 /**
- * The configurations of a service: the one in force (logged in the log that took appends at
- * start), and each log's chain for the entry views (a frozen shard's read once, on first use).
+ * The configurations of a service: the one in force (the last logged in the log taking appends,
+ * else the defaults), and each log's chain for the entry views, each read once and kept: the
+ * rules change only at a start (a deployment on the edge), before anything is answered.
  */
-export class VerifierConfigs {
-  readonly #inForce: InForce | undefined;
+export class VerifierConfigs implements VerifierConfigSource {
+  readonly #active: () => Log | Promise<Log>;
+  readonly #defaults: VerifierConfigRules;
   readonly #ledgers = new Map<Log, Promise<VerifierConfigLedger>>();
 
-  constructor(active: Log, ledger: VerifierConfigLedger) {
-    this.#inForce = ledger.inForce();
-    this.#ledgers.set(active, Promise.resolve(ledger));
+  /** `seed`: a log's ledger already read (the one published at start). */
+  constructor(o: {
+    active: () => Log | Promise<Log>;
+    defaults: VerifierConfigRules;
+    seed?: { log: Log; ledger: VerifierConfigLedger };
+  }) {
+    this.#active = o.active;
+    this.#defaults = o.defaults;
+    if (o.seed) this.#ledgers.set(o.seed.log, Promise.resolve(o.seed.ledger));
   }
 
-  /** The configuration in force: `{digest, index}` (null: the defaults) and the document. */
-  inForce(): InForce | undefined {
-    return this.#inForce;
-  }
-
-  /** The configuration entry `index` of `log` was judged under (none: before the first). */
-  async judgedUnder(log: Log, index: number): Promise<VerifierConfigRef | undefined> {
+  #ledger(log: Log): Promise<VerifierConfigLedger> {
     let l = this.#ledgers.get(log);
     if (!l) {
       l = VerifierConfigLedger.open(log);
       this.#ledgers.set(log, l);
       l.catch(() => this.#ledgers.delete(log)); // read again next time
     }
-    return (await l).judgedUnder(index);
+    return l;
+  }
+
+  async inForce(): Promise<InForce> {
+    const last = (await this.#ledger(await this.#active())).last();
+    return last ?? { ref: null, doc: this.#defaults };
+  }
+
+  async judgedUnder(
+    log: Log,
+    index: number,
+  ): Promise<VerifierConfigRef | undefined> {
+    return (await this.#ledger(log)).judgedUnder(index);
   }
 }

@@ -16,7 +16,7 @@ import {
 } from "../../log/mod.ts";
 import { fromHex } from "../../verify/mod.ts";
 import { EdgeConfigError } from "./errors.ts";
-import { readingLink } from "../../api/mod.ts";
+import { entryLink } from "../../api/mod.ts";
 import { edgeConfig } from "./settings.ts";
 import { capture, type Outcome } from "./wire.ts";
 
@@ -57,7 +57,8 @@ export async function openEdgeLog(
     // A JC_LOG_NAME other than the one bound to the object's storage is the deployment's
     // configuration at fault (a 500, logged with this message), not the caller's request.
     if (
-      e instanceof LogInputError && (e.code === "log-name-changed" || e.code === "bad-log-name")
+      e instanceof LogInputError &&
+      (e.code === "log-name-changed" || e.code === "bad-log-name")
     ) {
       throw new EdgeConfigError(e.message);
     }
@@ -109,8 +110,11 @@ export class SequencerCore {
   agentHead(did: string): Promise<Outcome<AgentHead | undefined>> {
     return capture(async () => {
       const log = await this.log();
-      if (!log.agentHead) throw new Error("Cannot read chain heads: the log keeps none");
-      return await log.agentHead(did, readingLink);
+      if (!log.agentHead) {
+        throw new Error("Cannot read chain heads: the log keeps none");
+      }
+      // the fold of a store older than chain heads: meter readings' and configurations' links
+      return await log.agentHead(did, entryLink);
     });
   }
   latestHead(): Promise<Outcome<TreeHead>> {

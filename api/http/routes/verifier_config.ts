@@ -15,14 +15,16 @@ export const verifierConfigRoutes: RouteGroup = {
     class: {
       id: "jc:VerifierConfig",
       title: "Verifier configuration in force",
-      description: "The verifier-config/1 document the service verifies under: the key " +
+      description:
+        "The verifier-config/1 document the service verifies under: the key " +
         "directory's public keys, gateway ids (never their keys), reference vectors and drift " +
         "bands, policies, the append policy and the profiles accepted; signed by the operator " +
         "key and logged.",
     },
     operation: {
       title: "Get the verifier configuration in force",
-      description: "{digest, index, config}: digest is BLAKE3 of the logged envelope's bytes " +
+      description:
+        "{digest, index, config}: digest is BLAKE3 of the logged envelope's bytes " +
         "(hex), index its log entry (GET /v1/log/entries/{index} gives the signed envelope), " +
         "config the document's JSON projection. While the log holds none, the embedded " +
         "defaults, with digest and index null.",
@@ -35,10 +37,13 @@ export const verifierConfigRoutes: RouteGroup = {
       toolId: "jouleclaw:verifier_config",
       mutating: false,
     },
-    handler: (c) => {
-      const now = c.get("deps").services?.verifierConfig?.inForce();
+    handler: async (c) => {
+      const now = await c.get("deps").services?.verifierConfig?.inForce();
       if (!now) {
-        throw new ApiError("not-found", "Cannot find the verifier configuration: none is logged");
+        throw new ApiError(
+          "not-found",
+          "Cannot find the verifier configuration: none is logged",
+        );
       }
       c.header("cache-control", "no-cache");
       // the embedded defaults while none is logged: digest and index null (docs/DECISIONS.md)

@@ -21,7 +21,8 @@ export const verifyRoutes: RouteGroup = {
     class: {
       id: "jc:Verifier",
       title: "Receipt verifier",
-      description: "Verifies a JCR-1 COSE_Sign1 envelope and reports every step (JCR-1 §6).",
+      description:
+        "Verifies a JCR-1 COSE_Sign1 envelope and reports every step (JCR-1 §6).",
     },
     operation: {
       title: "Verify a receipt envelope",
@@ -34,7 +35,10 @@ export const verifyRoutes: RouteGroup = {
       possibleStatus: [
         { status: 200, description: "The verification report (valid or not)." },
         { status: 400, description: "No body, bad JSON or bad hex." },
-        { status: 415, description: "Neither application/cose nor application/json." },
+        {
+          status: 415,
+          description: "Neither application/cose nor application/json.",
+        },
       ],
       toolId: "jouleclaw:verify",
       mutating: false,
@@ -45,7 +49,7 @@ export const verifyRoutes: RouteGroup = {
       const report = await verifyWith(deps, envelope);
       deps.metrics.verification(outcomeCode(report));
       // issue 23: the configuration the report was reached under
-      const cfg = verifierConfigRef(deps);
+      const cfg = await verifierConfigRef(deps);
       return c.json(cfg ? { ...report, verifier_config: cfg } : report, 200);
     },
   }],
