@@ -35,12 +35,7 @@ export {
   problemResponse,
 } from "./http/errors.ts";
 export type { HttpCode } from "./http/errors.ts";
-export {
-  ConfigError,
-  defaultConfig,
-  ENV_KEYS,
-  resolveConfig,
-} from "./services/config.ts";
+export { ConfigError, defaultConfig, ENV_KEYS, resolveConfig } from "./services/config.ts";
 export type { RateSpec, ServiceConfig } from "./services/config.ts";
 export { Metrics } from "./http/metrics.ts";
 export { TokenBuckets } from "./http/rate_limit.ts";
@@ -48,12 +43,7 @@ export { negotiate, negotiateOr406 } from "./http/negotiate.ts";
 export { ENTRY_FORMATS, entryJson } from "./http/entry_formats.ts";
 export type { EntryFormat, EntryView } from "./http/entry_formats.ts";
 export { MAX_ENTRY_BYTES, readEnvelope } from "./http/envelope_input.ts";
-export {
-  readBodyLimited,
-  readTextLimited,
-  withDeadline,
-  withTimeout,
-} from "./http/limits.ts";
+export { readBodyLimited, readTextLimited, withDeadline, withTimeout } from "./http/limits.ts";
 export { hashParam, intParam, optIntParam } from "./http/params.ts";
 export { outcomeCode } from "./http/routes/verify.ts";
 export { verifierOptions, verifyWith } from "./http/verifier_options.ts";

@@ -22,16 +22,8 @@ import { dirname, join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { ed25519PublicKey, toHex } from "../../verify/mod.ts";
 import { readLogKey } from "../../log/sqlite/mod.ts";
-import {
-  copySqliteFile,
-  fsyncPath,
-  proveStoreCopy,
-} from "../../log/sqlite/mod.ts";
-import {
-  FROZEN_MARK,
-  frozenMark,
-  type ShardRecord,
-} from "../services/shard_set.ts";
+import { copySqliteFile, fsyncPath, proveStoreCopy } from "../../log/sqlite/mod.ts";
+import { FROZEN_MARK, frozenMark, type ShardRecord } from "../services/shard_set.ts";
 import {
   checkWitnessState,
   type DataDirPaths,
@@ -106,14 +98,12 @@ function ownFrozenMark(store: string): string | undefined {
 }
 
 const same = (a?: Uint8Array, b?: Uint8Array) =>
-  a === b ||
-  (!!a && !!b && a.length === b.length && a.every((x, i) => x === b[i]));
+  a === b || (!!a && !!b && a.length === b.length && a.every((x, i) => x === b[i]));
 
 /** Shards frozen per a `shards.json` (their stores are final: a copy of one stays exact). */
 function frozenShards(bytes?: Uint8Array): Set<number> {
   if (!bytes) return new Set();
-  const recs = JSON.parse(new TextDecoder().decode(bytes))
-    .shards as ShardRecord[];
+  const recs = JSON.parse(new TextDecoder().decode(bytes)).shards as ShardRecord[];
   return new Set(recs.flatMap((r, n) => r.state === "frozen" ? [n] : []));
 }
 
@@ -122,12 +112,7 @@ function frozenShards(bytes?: Uint8Array): Set<number> {
  * `keep` were frozen per the state an earlier attempt read before copying them, so their copies
  * are final and stay: a retry after a rotation copies only the shards that were active or new.
  */
-async function copyOnce(
-  src: DataDirPaths,
-  work: string,
-  copyKeys: boolean,
-  keep: Set<number>,
-) {
+async function copyOnce(src: DataDirPaths, work: string, copyKeys: boolean, keep: Set<number>) {
   mkdirSync(work, { recursive: true, mode: 0o700 });
   const to = defaultPaths(work);
   const state = readShardState(src.dataDir);
@@ -145,17 +130,14 @@ async function copyOnce(
     mkdirSync(t.dir, { recursive: true, mode: 0o700 });
     const key = readLogKey(s.keyFile); // a backup must be restorable: no key, no backup
     const kept = keep.has(n);
-    for (const f of kept ? [] : [t.keyFile, t.pinFile, t.store]) {
-      rmSync(f, { force: true });
-    }
+    for (const f of kept ? [] : [t.keyFile, t.pinFile, t.store]) rmSync(f, { force: true });
     if (!kept || n === 0) rmSync(t.witnessState, { force: true }); // s0's: after its pin, above
-    if (!kept && copyKeys) {
-      writeFile(t.keyFile, new TextEncoder().encode(toHex(key) + "\n"));
-    }
+    if (!kept && copyKeys) writeFile(t.keyFile, new TextEncoder().encode(toHex(key) + "\n"));
     // before the snapshot: the copy reaches it (in pin_dir, or where it was until the service
     // adopts it there at its next start)
-    const pin = kept ? undefined : readIf(s.pinFile) ??
-      (s.formerPinFile ? readIf(s.formerPinFile) : undefined);
+    const pin = kept
+      ? undefined
+      : readIf(s.pinFile) ?? (s.formerPinFile ? readIf(s.formerPinFile) : undefined);
     if (pin) writeFile(t.pinFile, pin);
     if (!kept) await copySqliteFile(s.store, t.store);
     if (!existsSync(t.witnessState) && existsSync(s.witnessState)) {
@@ -166,13 +148,7 @@ async function copyOnce(
   }
   const after = readShardState(src.dataDir);
   const changed = !same(state.bytes, after.bytes);
-  return {
-    state,
-    changed,
-    shards,
-    wPin: !!wPin,
-    frozen: frozenShards(state.bytes),
-  };
+  return { state, changed, shards, wPin: !!wPin, frozen: frozenShards(state.bytes) };
 }
 
 /**
@@ -189,9 +165,7 @@ export async function backupDataDir(
     throw new Error(`Cannot back up: ${dest} already exists and is not empty`);
   }
   if (!existsSync(shardPaths(src, 0).store)) {
-    throw new Error(
-      `Cannot back up: ${shardPaths(src, 0).store} does not exist`,
-    );
+    throw new Error(`Cannot back up: ${shardPaths(src, 0).store} does not exist`);
   }
   const copyKeys = o.copyKeys ?? true;
   const work = `${dest}.partial`;
@@ -205,9 +179,7 @@ export async function backupDataDir(
     if (!c.changed) break;
     if (attempts >= (o.attempts ?? 10)) {
       rmSync(work, { recursive: true, force: true });
-      throw new Error(
-        `Cannot back up: shards.json changed during each of ${attempts} copies`,
-      );
+      throw new Error(`Cannot back up: shards.json changed during each of ${attempts} copies`);
     }
   }
   const to = defaultPaths(work);
@@ -216,9 +188,7 @@ export async function backupDataDir(
   if (existsSync(src.operatorKeyFile)) {
     const k = readLogKey(src.operatorKeyFile, "operator key");
     operator = { public_key: toHex(ed25519PublicKey(k)) };
-    if (copyKeys) {
-      writeFile(to.operatorKeyFile, new TextEncoder().encode(toHex(k) + "\n"));
-    }
+    if (copyKeys) writeFile(to.operatorKeyFile, new TextEncoder().encode(toHex(k) + "\n"));
   }
   let witness: Manifest["witness"] = null;
   const wState = shardPaths(to, 0).witnessState;
@@ -227,10 +197,7 @@ export async function backupDataDir(
     : undefined;
   if (wKey || c.wPin) {
     if (wKey && copyKeys) {
-      writeFile(
-        to.witnessKeyFile,
-        new TextEncoder().encode(toHex(wKey) + "\n"),
-      );
+      writeFile(to.witnessKeyFile, new TextEncoder().encode(toHex(wKey) + "\n"));
     }
     witness = {
       public_key: wKey ? toHex(ed25519PublicKey(wKey)) : null,
@@ -243,8 +210,7 @@ export async function backupDataDir(
   // Prove the copy.
   const problems: string[] = [];
   const recs = c.state.bytes
-    ? (JSON.parse(new TextDecoder().decode(c.state.bytes))
-      .shards as ShardRecord[])
+    ? (JSON.parse(new TextDecoder().decode(c.state.bytes)).shards as ShardRecord[])
     : [];
   const entries: ManifestShard[] = [];
   const proofs: BackupReport["proofs"] = [];
@@ -254,9 +220,7 @@ export async function backupDataDir(
     const rec = recs[s.n];
     const fz = rec?.state === "frozen" ? rec.size ?? null : null;
     if (fz !== null && fz !== p.size) {
-      problems.push(
-        `${s.id}: frozen at ${fz} per shards.json, its copy holds ${p.size}`,
-      );
+      problems.push(`${s.id}: frozen at ${fz} per shards.json, its copy holds ${p.size}`);
     }
     // the copy's own record of being frozen agrees with the copied shards.json (the start's rule)
     const own = ownFrozenMark(t.store);
@@ -286,11 +250,7 @@ export async function backupDataDir(
   }
   if (c.wPin) {
     try {
-      await checkWitnessState(
-        wState,
-        to.witnessKeyFile,
-        witnessPinPath(to.witnessKeyFile),
-      );
+      await checkWitnessState(wState, to.witnessKeyFile, witnessPinPath(to.witnessKeyFile));
     } catch (e) {
       problems.push(`witness: ${(e as Error).message}`);
     }
@@ -308,9 +268,7 @@ export async function backupDataDir(
   const ok = problems.length === 0;
   writeFile(
     join(work, MANIFEST_FILE),
-    new TextEncoder().encode(
-      JSON.stringify({ ...manifest, ok }, null, 1) + "\n",
-    ),
+    new TextEncoder().encode(JSON.stringify({ ...manifest, ok }, null, 1) + "\n"),
   );
   fsyncPath(work);
   if (existsSync(dest)) Deno.removeSync(dest); // empty (checked above): never recursive

@@ -4,13 +4,7 @@
 // as the service finds them: the same `--config FILE` / JC_CONFIG and JC_* environment, each
 // overridable by a flag (docs/OPERATIONS.md "Backup"). Prints a JSON report. Exit status: 0 copied
 // and proven, 1 the copy does not prove itself, 2 usage or the source could not be read.
-import {
-  type CommandSpec,
-  flag,
-  resolveFromCaller,
-  runCommand,
-  str,
-} from "../../cli/mod.ts";
+import { type CommandSpec, flag, resolveFromCaller, runCommand, str } from "../../cli/mod.ts";
 import { backupDataDir } from "./backup.ts";
 import { configuredPaths } from "./backup_layout.ts";
 
@@ -24,14 +18,12 @@ export const PATH_OPTIONS: CommandSpec["options"] = [
   {
     name: "key-file",
     value: "FILE",
-    help:
-      "the log key (default: key_file / JC_KEY_FILE, else DATA_DIR/log-key.hex)",
+    help: "the log key (default: key_file / JC_KEY_FILE, else DATA_DIR/log-key.hex)",
   },
   {
     name: "pin-file",
     value: "FILE",
-    help:
-      "its signed-head pin (default: pin_file / JC_PIN_FILE, else beside the key)",
+    help: "its signed-head pin (default: pin_file / JC_PIN_FILE, else beside the key)",
   },
   {
     name: "pin-dir",
@@ -42,8 +34,7 @@ export const PATH_OPTIONS: CommandSpec["options"] = [
   {
     name: "operator-key-file",
     value: "FILE",
-    help:
-      "the operator key (default: operator_key_file, else DATA_DIR/operator-key.hex)",
+    help: "the operator key (default: operator_key_file, else DATA_DIR/operator-key.hex)",
   },
   {
     name: "witness-key-file",
@@ -57,8 +48,7 @@ export const PATH_OPTIONS: CommandSpec["options"] = [
 export const BACKUP: CommandSpec = {
   name: "deno task backup",
   args: "DATA_DIR DEST",
-  summary:
-    "Copies everything a restore needs into DEST while the service runs: every shard's " +
+  summary: "Copies everything a restore needs into DEST while the service runs: every shard's " +
     "store (SQLite VACUUM INTO: one consistent snapshot each; shards.json read before and after, " +
     "the copy taken again if a rotation happened meanwhile), shards.json, every key (log, shards', " +
     "operator, witness; mode 0600; --no-key leaves them out), every signed-head pin (read before " +
@@ -69,15 +59,10 @@ export const BACKUP: CommandSpec = {
     "(the copy opens). Restore: deno task restore DEST DATA_DIR (docs/OPERATIONS.md).",
   options: [
     ...PATH_OPTIONS,
-    {
-      name: "no-key",
-      help:
-        "do not copy the secret keys (keep them elsewhere; pins are copied)",
-    },
+    { name: "no-key", help: "do not copy the secret keys (keep them elsewhere; pins are copied)" },
   ],
   positionals: [2, 2],
-  footer:
-    "Exit status: 0 copied and proven, 1 the copy does not prove itself, 2 usage or an " +
+  footer: "Exit status: 0 copied and proven, 1 the copy does not prove itself, 2 usage or an " +
     "unreadable source.",
 };
 
@@ -110,8 +95,7 @@ if (import.meta.main) {
         console.log(JSON.stringify(report, null, 2));
         if (!report.ok) {
           console.error(
-            `backup: the copy in ${dest} does not prove itself:\n` +
-              report.problems.join("\n"),
+            `backup: the copy in ${dest} does not prove itself:\n` + report.problems.join("\n"),
           );
         }
         return report.ok ? 0 : 1;

@@ -10,10 +10,7 @@ import { join } from "node:path";
 import { shardId } from "../../log/shards/mod.ts";
 import { decideWitnessStart, type WitnessStart } from "../../log/c2sp/mod.ts";
 import { DB_FILE, KEY_FILE, pinFileOf } from "../../log/sqlite/mod.ts";
-import {
-  openSqliteWitnessState,
-  WITNESS_DB_FILE,
-} from "../../log/sqlite/mod.ts";
+import { openSqliteWitnessState, WITNESS_DB_FILE } from "../../log/sqlite/mod.ts";
 import { readWitnessPin, witnessPinPath } from "../../log/sqlite/mod.ts";
 import { SHARD_STATE_FILE } from "./shard_files.ts";
 import { loadConfig } from "./config_load.ts";
@@ -206,9 +203,7 @@ export async function configuredPaths(
       ? join(pinDir, "s0.pin")
       : pinFileOf(keyFile),
     ...(pinDir ? { pinDir } : {}),
-    operatorKeyFile: flags.operatorKeyFile
-      ? at(flags.operatorKeyFile)
-      : c.operatorKeyFile,
+    operatorKeyFile: flags.operatorKeyFile ? at(flags.operatorKeyFile) : c.operatorKeyFile,
     witnessKeyFile: flags.witnessKeyFile
       ? at(flags.witnessKeyFile)
       : c.witness?.keyFile

@@ -12,18 +12,14 @@ async function readJson(path: string, what: string): Promise<unknown> {
     text = await Deno.readTextFile(path);
   } catch (e) {
     throw new ConfigError(
-      `Cannot load config: ${what} ${path} cannot be read (${
-        (e as Error).message
-      })`,
+      `Cannot load config: ${what} ${path} cannot be read (${(e as Error).message})`,
     );
   }
   try {
     return JSON.parse(text);
   } catch (e) {
     throw new ConfigError(
-      `Cannot load config: ${what} ${path} is not JSON (${
-        (e as Error).message
-      })`,
+      `Cannot load config: ${what} ${path} is not JSON (${(e as Error).message})`,
     );
   }
 }
@@ -47,9 +43,7 @@ function checkPinDir(pinDir: string, dataDir: string): string {
 export function configPathFromArgs(args: string[]): string | undefined {
   for (let i = 0; i < args.length; i++) {
     if (args[i] === "--config") return args[i + 1];
-    if (args[i].startsWith("--config=")) {
-      return args[i].slice("--config=".length);
-    }
+    if (args[i].startsWith("--config=")) return args[i].slice("--config=".length);
   }
   return undefined;
 }
@@ -71,18 +65,11 @@ export async function loadConfig(
   config.dataDir = at(config.dataDir);
   config.keyFile = at(config.keyFile);
   config.pinFile = at(config.pinFile);
-  if (config.pinDir) {
-    config.pinDir = checkPinDir(at(config.pinDir), config.dataDir);
-  }
+  if (config.pinDir) config.pinDir = checkPinDir(at(config.pinDir), config.dataDir);
   config.operatorKeyFile = at(config.operatorKeyFile);
+  if (config.operatorConfigFile) config.operatorConfigFile = at(config.operatorConfigFile);
   if (config.operatorConfigFile) {
-    config.operatorConfigFile = at(config.operatorConfigFile);
-  }
-  if (config.operatorConfigFile) {
-    config.operatorConfig = await readJson(
-      config.operatorConfigFile,
-      "operator config",
-    );
+    config.operatorConfig = await readJson(config.operatorConfigFile, "operator config");
   }
   return config;
 }

@@ -50,14 +50,9 @@ export const AUTO_CONN_MAX = 16_384;
  * The listener's limits for `s` under a descriptor limit (`fdSoft`, undefined: unknown): the cap is
  * `conn_max`, or AUTO_CONN_MAX, and never above `fdSoft − fdReserve(fdSoft)` (at least 16).
  */
-export function connLimits(
-  s: ConnSettings,
-  fdSoft: number | undefined,
-): ConnLimits {
+export function connLimits(s: ConnSettings, fdSoft: number | undefined): ConnLimits {
   const want = s.connMax === "auto" ? AUTO_CONN_MAX : s.connMax;
-  const room = fdSoft === undefined
-    ? want
-    : Math.max(16, fdSoft - fdReserve(fdSoft));
+  const room = fdSoft === undefined ? want : Math.max(16, fdSoft - fdReserve(fdSoft));
   return {
     max: Math.min(want, room),
     headerTimeoutMs: s.connHeaderTimeoutMs,
@@ -70,32 +65,23 @@ function int(key: string, v: unknown, min: number, max: number): number {
   const n = typeof v === "string" && /^\s*\d+\s*$/.test(v) ? Number(v) : v;
   if (typeof n !== "number" || !Number.isSafeInteger(n) || n < min || n > max) {
     throw new Error(
-      `Cannot load config: ${key} must be an integer in [${min}, ${max}], got ${
-        JSON.stringify(v)
-      }`,
+      `Cannot load config: ${key} must be an integer in [${min}, ${max}], got ${JSON.stringify(v)}`,
     );
   }
   return n;
 }
 
 /** Config-file keys → setters (api/services/config.ts registers them). */
-export const CONN_KEYS: Record<string, (c: ConnSettings, v: unknown) => void> =
-  {
-    conn_max: (c, v) =>
-      c.connMax = v === "auto" ? "auto" : int("conn_max", v, 16, 10_000_000),
-    conn_header_timeout_ms: (c, v) =>
-      c.connHeaderTimeoutMs = int("conn_header_timeout_ms", v, 100, 3_600_000),
-    conn_idle_timeout_ms: (c, v) =>
-      c.connIdleTimeoutMs = int("conn_idle_timeout_ms", v, 100, 3_600_000),
-    conn_request_timeout_ms: (c, v) =>
-      c.connRequestTimeoutMs = int(
-        "conn_request_timeout_ms",
-        v,
-        100,
-        86_400_000,
-      ),
-    body_min_rate: (c, v) => c.bodyMinRate = int("body_min_rate", v, 0, 1e9),
-  };
+export const CONN_KEYS: Record<string, (c: ConnSettings, v: unknown) => void> = {
+  conn_max: (c, v) => c.connMax = v === "auto" ? "auto" : int("conn_max", v, 16, 10_000_000),
+  conn_header_timeout_ms: (c, v) =>
+    c.connHeaderTimeoutMs = int("conn_header_timeout_ms", v, 100, 3_600_000),
+  conn_idle_timeout_ms: (c, v) =>
+    c.connIdleTimeoutMs = int("conn_idle_timeout_ms", v, 100, 3_600_000),
+  conn_request_timeout_ms: (c, v) =>
+    c.connRequestTimeoutMs = int("conn_request_timeout_ms", v, 100, 86_400_000),
+  body_min_rate: (c, v) => c.bodyMinRate = int("body_min_rate", v, 0, 1e9),
+};
 
 /** Environment variables of these settings → config-file keys. */
 export const CONN_ENV_KEYS: Record<string, string> = {

@@ -18,11 +18,7 @@
 //   closed to give a descriptor back, and accepting resumes after a short pause: never an exit.
 // Timers: one sweep per `tickMs` over the open connections; per request, one counter, two clock
 // reads and the runtime's `completed` promise (no timer).
-import {
-  type ConnLimits,
-  connLimits,
-  type ConnSettings,
-} from "./conn_config.ts";
+import { type ConnLimits, connLimits, type ConnSettings } from "./conn_config.ts";
 import { raiseFdLimit } from "./fd_limit.ts";
 
 export type { ConnLimits };
@@ -52,19 +48,13 @@ export interface ConnServer {
 }
 
 /** The request handler: the request and the peer's address. */
-export type ConnHandler = (
-  req: Request,
-  clientAddr: string,
-) => Response | Promise<Response>;
+export type ConnHandler = (req: Request, clientAddr: string) => Response | Promise<Response>;
 
 /** The runtime's per-connection HTTP server (Deno's ext/http 00_serve.ts). */
 type ServeOnConnection = (
   conn: Deno.Conn,
   signal: AbortSignal,
-  handler: (
-    req: Request,
-    info: Deno.ServeHandlerInfo,
-  ) => Response | Promise<Response>,
+  handler: (req: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response>,
   onError: (e: unknown) => Response,
   onListen: (scheme: string) => void,
 ) => { finished: Promise<void>; shutdown(): Promise<void> };
@@ -75,10 +65,7 @@ type ServeOnConnection = (
  * tests/net/conn_server_test.ts fails on a Deno that lacks it.
  */
 export function serveOnConnection(): ServeOnConnection | undefined {
-  const ns = Deno as unknown as Record<
-    symbol,
-    Record<string, unknown> | undefined
-  >;
+  const ns = Deno as unknown as Record<symbol, Record<string, unknown> | undefined>;
   const key = (Deno as unknown as { internal?: symbol }).internal;
   const f = key === undefined ? undefined : ns[key]?.serveHttpOnConnection;
   return typeof f === "function" ? f as ServeOnConnection : undefined;
@@ -121,18 +108,10 @@ export function serveConnections(
   handler: ConnHandler,
 ): ConnServer {
   const serveOn = serveOnConnection();
-  if (!serveOn) {
-    throw new Error(
-      "Cannot serve connections: this Deno has no serveHttpOnConnection",
-    );
-  }
+  if (!serveOn) throw new Error("Cannot serve connections: this Deno has no serveHttpOnConnection");
   const { limits, closeAfter } = opts;
   const log = opts.log ?? ((l: string) => console.error(l));
-  const listener = Deno.listen({
-    hostname: opts.hostname,
-    port: opts.port,
-    transport: "tcp",
-  });
+  const listener = Deno.listen({ hostname: opts.hostname, port: opts.port, transport: "tcp" });
   const conns = new Set<Conn>();
   const stats: ConnStats = {
     open: 0,
@@ -152,17 +131,10 @@ export function serveConnections(
 
   let aborting = false;
   const onListenerError = (ev: ErrorEvent) => {
-    if (aborting && ev.error instanceof Deno.errors.BadResource) {
-      ev.preventDefault();
-    }
+    if (aborting && ev.error instanceof Deno.errors.BadResource) ev.preventDefault();
   };
   globalThis.addEventListener("error", onListenerError);
-  type Reason =
-    | "headerTimeout"
-    | "idleTimeout"
-    | "requestTimeout"
-    | "evicted"
-    | "unreadBody";
+  type Reason = "headerTimeout" | "idleTimeout" | "requestTimeout" | "evicted" | "unreadBody";
   const close = (c: Conn, reason?: Reason) => {
     if (c.closing) return;
     c.closing = true;
@@ -190,10 +162,7 @@ export function serveConnections(
   };
   const tickMs = Math.max(
     25,
-    Math.min(
-      1000,
-      Math.floor(Math.min(limits.headerTimeoutMs, limits.idleTimeoutMs) / 4),
-    ),
+    Math.min(1000, Math.floor(Math.min(limits.headerTimeoutMs, limits.idleTimeoutMs) / 4)),
   );
   const sweep = setInterval(() => {
     const clock = performance.now();
@@ -239,9 +208,7 @@ export function serveConnections(
           // 9112 §9.6 "tear-down", the lingering close).
           const end = () => {
             done();
-            if (closeAfter(req)) {
-              setTimeout(() => close(c, "unreadBody"), LINGER_MS);
-            }
+            if (closeAfter(req)) setTimeout(() => close(c, "unreadBody"), LINGER_MS);
           };
           info.completed.then(end, end);
         } else info.completed.then(done, done);
@@ -317,12 +284,8 @@ export function serveConnections(
         } catch { /* closed */ }
         await acceptLoop;
         // Idle connections close now; requests in flight finish, at most requestTimeoutMs.
-        const busy = [...conns].filter((c) =>
-          c.inflight > 0 || (close(c), false)
-        );
-        const graceful = Promise.all(
-          busy.map((c) => c.served?.shutdown().catch(() => {})),
-        );
+        const busy = [...conns].filter((c) => c.inflight > 0 || (close(c), false));
+        const graceful = Promise.all(busy.map((c) => c.served?.shutdown().catch(() => {})));
         let timer: ReturnType<typeof setTimeout> | undefined;
         await Promise.race([
           graceful,
@@ -355,22 +318,10 @@ export function listenService(
       { hostname: config.host, port: config.port, onListen: () => {} },
       (req, info) => handler(req, (info.remoteAddr as Deno.NetAddr).hostname),
     );
-    const none = {
-      headerTimeout: 0,
-      idleTimeout: 0,
-      requestTimeout: 0,
-      evicted: 0,
-      unreadBody: 0,
-    };
+    const none = { headerTimeout: 0, idleTimeout: 0, requestTimeout: 0, evicted: 0, unreadBody: 0 };
     return {
       addr: s.addr as Deno.NetAddr,
-      stats: () => ({
-        open: -1,
-        accepted: -1,
-        acceptErrors: -1,
-        waits: 0,
-        ...none,
-      }),
+      stats: () => ({ open: -1, accepted: -1, acceptErrors: -1, waits: 0, ...none }),
       shutdown: () => s.shutdown(),
     };
   }

@@ -46,27 +46,19 @@ export interface DataDirLock {
 export async function lockDataDir(dir: string): Promise<DataDirLock> {
   await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, LOCK_FILE);
-  const file = await Deno.open(path, {
-    read: true,
-    write: true,
-    create: true,
-    mode: 0o600,
-  });
+  const file = await Deno.open(path, { read: true, write: true, create: true, mode: 0o600 });
   let held = false;
   try {
     held = await file.tryLock(true);
   } catch (e) {
     file.close();
-    throw new ConfigError(
-      `Cannot lock the data directory ${dir}: ${(e as Error).message}`,
-    );
+    throw new ConfigError(`Cannot lock the data directory ${dir}: ${(e as Error).message}`);
   }
   if (!held) {
     file.close();
     throw new DataDirLockedError(dir, await readHolder(path));
   }
-  const me =
-    JSON.stringify({ pid: Deno.pid, since: new Date().toISOString() }) + "\n";
+  const me = JSON.stringify({ pid: Deno.pid, since: new Date().toISOString() }) + "\n";
   await file.truncate(0);
   await file.write(new TextEncoder().encode(me));
   let open = true;
@@ -82,16 +74,12 @@ export async function lockDataDir(dir: string): Promise<DataDirLock> {
 }
 
 /** The holder recorded in the lock file (the holder writes it right after locking). */
-async function readHolder(
-  path: string,
-): Promise<{ pid?: number; since?: string }> {
+async function readHolder(path: string): Promise<{ pid?: number; since?: string }> {
   // The holder may be between its lock and its write: a few tries.
   for (let i = 0; i < 5; i++) {
     try {
       const j = JSON.parse(await Deno.readTextFile(path));
-      if (Number.isSafeInteger(j.pid)) {
-        return { pid: j.pid, since: String(j.since ?? "") };
-      }
+      if (Number.isSafeInteger(j.pid)) return { pid: j.pid, since: String(j.since ?? "") };
     } catch { /* empty or being written */ }
     await new Promise((r) => setTimeout(r, 20));
   }

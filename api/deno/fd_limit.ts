@@ -67,8 +67,7 @@ function procLimits(): FdLimit | undefined {
       Deno.readTextFileSync("/proc/self/limits"),
     );
     if (!m) return undefined;
-    const n = (s: string) =>
-      s === "unlimited" ? CEILING : Math.min(CEILING, Number(s));
+    const n = (s: string) => s === "unlimited" ? CEILING : Math.min(CEILING, Number(s));
     return { soft: n(m[1]), hard: n(m[2]) };
   } catch {
     return undefined;

@@ -37,10 +37,7 @@ export function verifyWorkerCount(config: ServiceConfig): number {
   return Math.max(1, Math.min(4, (navigator.hardwareConcurrency ?? 2) - 1));
 }
 
-type Handler = (
-  req: Request,
-  clientAddr: string,
-) => Response | Promise<Response>;
+type Handler = (req: Request, clientAddr: string) => Response | Promise<Response>;
 
 /** The start-up error for a port that cannot be bound: names the address and what to change. */
 export function listenFailure(host: string, port: number, e: unknown): string {
@@ -84,8 +81,7 @@ export async function startService(
   try {
     server = listenService(
       config,
-      (req, addr) =>
-        ready ? ready(req, addr) : appReady.then((h) => h(req, addr)),
+      (req, addr) => ready ? ready(req, addr) : appReady.then((h) => h(req, addr)),
       bodyLeftUnread,
     );
   } catch (e) {
@@ -131,7 +127,7 @@ export async function startService(
         <T>(f: (secret: Uint8Array) => T) => shards.withOperatorKey(f),
       );
       verifierConfig = new VerifierConfigs({
-        active: () => shards.active().gate.log,
+        shards: () => shards.listed(),
         defaults: shards.withOperatorKey((k) => defaultRules(operatorDid(k))),
         seed: { log: active, ledger },
       });
@@ -142,18 +138,14 @@ export async function startService(
     }
     const workers = verifyWorkerCount(config);
     try {
-      pool = workers > 0
-        ? await VerifierPool.start(config, workers, { onReplaced })
-        : undefined;
+      pool = workers > 0 ? await VerifierPool.start(config, workers, { onReplaced }) : undefined;
     } catch (e) {
       await witnessing.close();
       await shards.close();
       throw e;
     }
   } catch (e) {
-    resolveApp(() =>
-      new Response(null, { status: 503, headers: { "retry-after": "5" } })
-    );
+    resolveApp(() => new Response(null, { status: 503, headers: { "retry-after": "5" } }));
     await server.shutdown();
     cpuClock?.close();
     dirLock?.release();
@@ -161,9 +153,7 @@ export async function startService(
   }
   // SPARQL and validation off the event loop, under time limits (issue 15).
   const sparql = new EmbeddedSparqlProvider();
-  const validator = config.validateWorkers > 0
-    ? new ValidatePool(config)
-    : undefined;
+  const validator = config.validateWorkers > 0 ? new ValidatePool(config) : undefined;
   const services: AppServices = {
     ...witnessing.services,
     sparql,
@@ -188,13 +178,9 @@ export async function startService(
   // A store written before agents' chain heads were kept is folded once, in the background from
   // the start (chunked: other requests are served meanwhile; readings wait for it).
   log.agentHead?.("", entryLink).catch((e) =>
-    console.error(
-      `Cannot backfill agents' chain heads: ${(e as Error).message}`,
-    )
+    console.error(`Cannot backfill agents' chain heads: ${(e as Error).message}`)
   );
-  const host = addr.hostname.includes(":")
-    ? `[${addr.hostname}]`
-    : addr.hostname;
+  const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
   // The RDF sync into an external store (config `rdf_sync`, docs/RDF.md), off the append path:
   // it reads this service's tiles over HTTP (a wildcard address is read on loopback).
   let rdfSync: RdfSyncJob | undefined;
@@ -240,9 +226,7 @@ if (import.meta.main) {
     Deno.exit(1);
   }
   // One JSON line on stdout: scripts and tests read the address from it (PORT=0 picks a port).
-  console.log(
-    JSON.stringify({ listening: svc.url, signer: svc.signer, pid: Deno.pid }),
-  );
+  console.log(JSON.stringify({ listening: svc.url, signer: svc.signer, pid: Deno.pid }));
   const stop = async (why: string) => {
     console.error(`${why}: draining and shutting down`);
     await svc.shutdown();
@@ -264,9 +248,7 @@ if (import.meta.main) {
  * CPU), for the sequencer's per-phase CPU figures on /metrics; undefined where it cannot be read.
  * `close` releases the descriptor (the service's shutdown).
  */
-function threadCpuClock():
-  | { read: () => number; close: () => void }
-  | undefined {
+function threadCpuClock(): { read: () => number; close: () => void } | undefined {
   // One descriptor, opened on this (the main) thread and re-read from offset 0: several reads per
   // batch, so an open/read/close each cost the append path about 3 µs of CPU (docs/PERFORMANCE.md).
   let file: Deno.FsFile;
@@ -282,9 +264,7 @@ function threadCpuClock():
     file.seekSync(0, Deno.SeekMode.Start);
     const n = file.readSync(buf) ?? 0;
     let ns = 0;
-    for (let i = 0; i < n && buf[i] >= 0x30 && buf[i] <= 0x39; i++) {
-      ns = ns * 10 + buf[i] - 0x30;
-    }
+    for (let i = 0; i < n && buf[i] >= 0x30 && buf[i] <= 0x39; i++) ns = ns * 10 + buf[i] - 0x30;
     return n > 0 ? ns / 1e6 : NaN;
   };
   const close = () => {

@@ -22,11 +22,7 @@ import {
 } from "node:fs";
 import { dirname, join } from "node:path";
 import { ed25519PublicKey, toHex } from "../../verify/mod.ts";
-import {
-  openPinFile,
-  openSqliteStorage,
-  readLogKey,
-} from "../../log/sqlite/mod.ts";
+import { openPinFile, openSqliteStorage, readLogKey } from "../../log/sqlite/mod.ts";
 import { fsyncPath } from "../../log/sqlite/mod.ts";
 import { checkStoreAgainstPin } from "../../log/mod.ts";
 import { shardId } from "../../log/shards/mod.ts";
@@ -57,12 +53,7 @@ export interface RestoreReport {
   backup: string;
   data_dir: string;
   /** Per shard: its restored size and which pin is in force. */
-  shards: {
-    id: string;
-    size: number;
-    pin: "kept" | "from-backup" | "none";
-    pinned_size: number;
-  }[];
+  shards: { id: string; size: number; pin: "kept" | "from-backup" | "none"; pinned_size: number }[];
   /** Key files written from the backup (the others were in place and matched). */
   keys_restored: string[];
   witness: { state: boolean; pin: "kept" | "from-backup" | "none" } | null;
@@ -97,19 +88,14 @@ function keyMatches(file: string, publicKey: string, what: string): boolean {
 }
 
 /** Restores the backup directory `backup` into the data directory at `to`. */
-export async function restoreDataDir(
-  backup: string,
-  to: DataDirPaths,
-): Promise<RestoreReport> {
+export async function restoreDataDir(backup: string, to: DataDirPaths): Promise<RestoreReport> {
   let m: Manifest & { ok?: boolean };
   try {
     m = JSON.parse(Deno.readTextFileSync(join(backup, MANIFEST_FILE)));
   } catch (e) {
     throw new RestoreError(
       "restore-not-a-backup",
-      `Cannot restore: ${join(backup, MANIFEST_FILE)} cannot be read (${
-        (e as Error).message
-      })`,
+      `Cannot restore: ${join(backup, MANIFEST_FILE)} cannot be read (${(e as Error).message})`,
     );
   }
   if (m.version !== 1 || m.ok !== true || !Array.isArray(m.shards)) {
@@ -120,15 +106,10 @@ export async function restoreDataDir(
   }
   const bk = defaultPaths(backup);
   // The target holds no store: the damaged or older one is moved aside first (never mixed in).
-  const stores = [
-    join(to.dataDir, SHARD_STATE_FILE),
-    shardPaths(to, 0).witnessState,
-  ];
+  const stores = [join(to.dataDir, SHARD_STATE_FILE), shardPaths(to, 0).witnessState];
   const shardsDir = join(to.dataDir, "shards");
   const folders = existsSync(shardsDir)
-    ? readdirSync(shardsDir).map((f) => /^s([1-9]\d*)$/.exec(f)).filter((x) =>
-      x !== null
-    )
+    ? readdirSync(shardsDir).map((f) => /^s([1-9]\d*)$/.exec(f)).filter((x) => x !== null)
       .map((x) => Number(x![1]))
     : [];
   for (const n of [0, ...folders]) stores.push(shardPaths(to, n).store);
@@ -136,17 +117,13 @@ export async function restoreDataDir(
   if (held.length > 0) {
     throw new RestoreError(
       "restore-target-not-empty",
-      `Cannot restore into ${to.dataDir}: it still holds ${
-        held.join(", ")
-      }; move the old stores ` +
+      `Cannot restore into ${to.dataDir}: it still holds ${held.join(", ")}; move the old stores ` +
         "aside first (keep keys and pins where they are)",
     );
   }
   // a shard's pin in pin_dir outlives its folder: a later shard is told there too
   const pinned = to.pinDir && existsSync(to.pinDir)
-    ? readdirSync(to.pinDir).map((f) => /^s([1-9]\d*)\.pin$/.exec(f)).filter((
-      x,
-    ) => x !== null)
+    ? readdirSync(to.pinDir).map((f) => /^s([1-9]\d*)\.pin$/.exec(f)).filter((x) => x !== null)
       .map((x) => Number(x![1]))
     : [];
   for (const n of new Set([...folders, ...pinned])) {
@@ -161,13 +138,7 @@ export async function restoreDataDir(
   }
   // Keys: in place and matching, or from the backup.
   const keys: Pending = [];
-  const wantKey = (
-    file: string,
-    copy: string,
-    pub: string,
-    what: string,
-    code: string,
-  ) => {
+  const wantKey = (file: string, copy: string, pub: string, what: string, code: string) => {
     if (keyMatches(file, pub, what)) return;
     if (!existsSync(copy)) {
       throw new RestoreError(
@@ -221,14 +192,10 @@ export async function restoreDataDir(
       copyFileSync(b.store, partial);
       chmodSync(partial, 0o600);
       fsyncPath(partial);
-      const pub = ed25519PublicKey(
-        readLogKey(existsSync(t.keyFile) ? t.keyFile : b.keyFile),
-      );
+      const pub = ed25519PublicKey(readLogKey(existsSync(t.keyFile) ? t.keyFile : b.keyFile));
       const liveAt = livePinOf(t); // pin_dir's, else the one the service will adopt there
       const livePin = liveAt ? await readPin(liveAt, pub) : undefined;
-      const bkPin = existsSync(b.pinFile)
-        ? await readPin(b.pinFile, pub)
-        : undefined;
+      const bkPin = existsSync(b.pinFile) ? await readPin(b.pinFile, pub) : undefined;
       const store = openSqliteStorage(partial);
       try {
         const latest = await store.latestHead();
@@ -256,19 +223,13 @@ export async function restoreDataDir(
     }
     let witness: RestoreReport["witness"] = null;
     if (m.witness) {
-      const live = witnessPinPath(to.witnessKeyFile),
-        copy = witnessPinPath(bk.witnessKeyFile);
+      const live = witnessPinPath(to.witnessKeyFile), copy = witnessPinPath(bk.witnessKeyFile);
       const state = shardPaths(bk, 0).witnessState;
-      if (existsSync(live)) {
-        await checkWitnessState(state, to.witnessKeyFile, live); // throws
-      } else if (existsSync(copy)) pins.push({ from: copy, to: live });
+      if (existsSync(live)) await checkWitnessState(state, to.witnessKeyFile, live); // throws
+      else if (existsSync(copy)) pins.push({ from: copy, to: live });
       witness = {
         state: existsSync(state),
-        pin: existsSync(live)
-          ? "kept"
-          : existsSync(copy)
-          ? "from-backup"
-          : "none",
+        pin: existsSync(live) ? "kept" : existsSync(copy) ? "from-backup" : "none",
       };
     }
     // Checked: put everything in place (stores, witness states, shards.json, keys, then pins).
@@ -277,16 +238,11 @@ export async function restoreDataDir(
       const b = shardPaths(bk, n), t = shardPaths(to, n);
       renameSync(`${t.store}.partial`, t.store);
       fsyncPath(t.dir);
-      if (existsSync(b.witnessState)) {
-        files.push({ from: b.witnessState, to: t.witnessState });
-      }
+      if (existsSync(b.witnessState)) files.push({ from: b.witnessState, to: t.witnessState });
     }
     made.length = 0;
     if (m.shards_json) {
-      files.push({
-        from: join(backup, SHARD_STATE_FILE),
-        to: join(to.dataDir, SHARD_STATE_FILE),
-      });
+      files.push({ from: join(backup, SHARD_STATE_FILE), to: join(to.dataDir, SHARD_STATE_FILE) });
     }
     place(files);
     place(keys);
@@ -310,9 +266,7 @@ export async function restoreDataDir(
 /** The pin in force for a shard: in pin_dir, else at its former place (adopted at start). */
 function livePinOf(t: ShardPaths): string | undefined {
   if (existsSync(t.pinFile)) return t.pinFile;
-  return t.formerPinFile && existsSync(t.formerPinFile)
-    ? t.formerPinFile
-    : undefined;
+  return t.formerPinFile && existsSync(t.formerPinFile) ? t.formerPinFile : undefined;
 }
 
 async function readPin(path: string, pub: Uint8Array) {

@@ -4,11 +4,7 @@
 // is kept and a backup behind it refused, before anything is written (docs/OPERATIONS.md
 // "Restore"). Prints a JSON report. Exit status: 0 restored, 1 refused (the code in brackets),
 // 2 usage.
-import {
-  type CommandSpec,
-  resolveFromCaller,
-  runCommand,
-} from "../../cli/mod.ts";
+import { type CommandSpec, resolveFromCaller, runCommand } from "../../cli/mod.ts";
 import { restoreDataDir } from "./restore.ts";
 import { PATH_OPTIONS, pathsFrom } from "./backup_cli.ts";
 
@@ -16,8 +12,7 @@ import { PATH_OPTIONS, pathsFrom } from "./backup_cli.ts";
 export const RESTORE: CommandSpec = {
   name: "deno task restore",
   args: "BACKUP DATA_DIR",
-  summary:
-    "Restores a backup made by deno task backup into DATA_DIR, which must hold no store " +
+  summary: "Restores a backup made by deno task backup into DATA_DIR, which must hold no store " +
     "(move the damaged or old stores aside first; keep keys and pins where they are). Keys in " +
     "place must be the backup's; missing ones are taken from the backup. A signed-head pin in " +
     "place (s0's pin_file, a shard's in pin_dir or its folder, the witness's) is kept, never replaced by an older one, and " +
@@ -25,8 +20,7 @@ export const RESTORE: CommandSpec = {
     "with nothing written: restoring it would fork the log. Then start the service.",
   options: PATH_OPTIONS,
   positionals: [2, 2],
-  footer:
-    "Exit status: 0 restored, 1 refused (nothing written; the code in brackets), 2 usage.",
+  footer: "Exit status: 0 restored, 1 refused (nothing written; the code in brackets), 2 usage.",
 };
 
 if (import.meta.main) {
@@ -36,10 +30,7 @@ if (import.meta.main) {
     await runCommand(Deno.args, RESTORE, async (p) => {
       const [backup, dataDir] = p.positional.map(at);
       try {
-        const report = await restoreDataDir(
-          backup,
-          await pathsFrom(env, dataDir, p),
-        );
+        const report = await restoreDataDir(backup, await pathsFrom(env, dataDir, p));
         console.log(JSON.stringify(report, null, 2));
         return 0;
       } catch (err) {

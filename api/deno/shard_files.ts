@@ -27,11 +27,7 @@ import {
 } from "node:fs";
 import { dirname, join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import {
-  type Log,
-  openMemoryLog,
-  type SequencerOptions,
-} from "../../log/mod.ts";
+import { type Log, openMemoryLog, type SequencerOptions } from "../../log/mod.ts";
 import { shardId } from "../../log/shards/mod.ts";
 
 /** One shard as the directory state records it. */
@@ -57,11 +53,7 @@ export interface ShardFiles {
    * Opens shard n's log, named `logName` (s0: the configured name). `create`: a brand-new shard
    * (a rotation) whose key is generated now; otherwise a missing key or store is refused.
    */
-  openLog(
-    n: number,
-    logName: string | undefined,
-    create: boolean,
-  ): Promise<Log>;
+  openLog(n: number, logName: string | undefined, create: boolean): Promise<Log>;
   /** The shard's own state in its own store (open shards only). */
   meta(n: number): ShardMeta;
   /** Numbers (≥ 1) of the shard folders that exist. */
@@ -87,9 +79,7 @@ export type ShardLogOptions = SequencerOptions & { cpuClock?: () => number };
 export class ShardStateError extends Error {
   readonly code: string;
   constructor(code: string, message: string) {
-    super(
-      `${message} (docs/OPERATIONS.md "When the log refuses to open") [${code}]`,
-    );
+    super(`${message} (docs/OPERATIONS.md "When the log refuses to open") [${code}]`);
     this.name = "ShardStateError";
     this.code = code;
   }
@@ -130,8 +120,7 @@ export function sqliteShardFiles(
   const dirOf = (n: number) => n === 0 ? dataDir : join(shardsDir, shardId(n));
   const metas = new Map<number, ShardMeta>();
   // sN's pin in pin_dir (s0's: pinFile, which the configuration put there unless pin_file is set)
-  const pinIn = (n: number) =>
-    pinDir ? join(pinDir, `${shardId(n)}.pin`) : undefined;
+  const pinIn = (n: number) => pinDir ? join(pinDir, `${shardId(n)}.pin`) : undefined;
   const pinDirPins = () =>
     pinDir && existsSync(pinDir)
       ? readdirSync(pinDir).map((name) => /^s([1-9]\d{0,8})\.pin$/.exec(name))
@@ -142,33 +131,24 @@ export function sqliteShardFiles(
       if (!existsSync(statePath)) return undefined;
       const o = JSON.parse(readFileSync(statePath, "utf8"));
       if (o?.version !== 1 || !Array.isArray(o.shards)) {
-        throw new Error(
-          `Cannot read ${statePath}: not a version 1 shard state`,
-        );
+        throw new Error(`Cannot read ${statePath}: not a version 1 shard state`);
       }
       return o.shards as ShardRecord[];
     },
     save(records) {
       const tmp = `${statePath}.tmp`;
-      writeDurably(
-        tmp,
-        JSON.stringify({ version: 1, shards: records }, null, 1) + "\n",
-      );
+      writeDurably(tmp, JSON.stringify({ version: 1, shards: records }, null, 1) + "\n");
       renameSync(tmp, statePath);
       fsyncDir(dataDir);
     },
     async openLog(n, logName, create) {
-      const { openSqliteDataDir, KEY_FILE, pinFileOf } = await import(
-        "../../log/sqlite/mod.ts"
-      );
+      const { openSqliteDataDir, KEY_FILE, pinFileOf } = await import("../../log/sqlite/mod.ts");
       const dir = dirOf(n);
       const created = n > 0 && !existsSync(dir);
       if (n > 0 && !create && created) {
         throw new ShardStateError(
           "shard-missing",
-          `Cannot open the shards: ${
-            shardId(n)
-          } is listed in ${statePath} but its folder ${dir} ` +
+          `Cannot open the shards: ${shardId(n)} is listed in ${statePath} but its folder ${dir} ` +
             "is missing; restore it from a backup",
         );
       }
@@ -197,9 +177,7 @@ export function sqliteShardFiles(
         create: n === 0 || create,
       });
       const get = store.db.prepare("SELECT v FROM meta WHERE k = ?");
-      const put = store.db.prepare(
-        "INSERT OR REPLACE INTO meta (k, v) VALUES (?, ?)",
-      );
+      const put = store.db.prepare("INSERT OR REPLACE INTO meta (k, v) VALUES (?, ?)");
       metas.set(n, {
         get: (k) => (get.get(k) as { v: string } | undefined)?.v,
         async set(k, v) {
@@ -211,9 +189,7 @@ export function sqliteShardFiles(
     },
     meta(n) {
       const m = metas.get(n);
-      if (!m) {
-        throw new Error(`Cannot read ${shardId(n)}'s own state: not open`);
-      }
+      if (!m) throw new Error(`Cannot read ${shardId(n)}'s own state: not open`);
       return m;
     },
     folders() {
@@ -236,9 +212,7 @@ export function sqliteShardFiles(
           // a store whose schema was never written (a crash while it was created) holds nothing;
           // else its heads say
           if (schema) {
-            const r = d.prepare("SELECT max(size) AS n FROM heads").get() as {
-              n: number | null;
-            };
+            const r = d.prepare("SELECT max(size) AS n FROM heads").get() as { n: number | null };
             return (r?.n ?? 0) > 0;
           }
         } catch {
@@ -252,16 +226,12 @@ export function sqliteShardFiles(
       // or one that cannot be read (no key, damaged), is a shard that signed entries.
       const pins = [
         ...(existsSync(dir)
-          ? readdirSync(dir).filter((f) => f.endsWith(".pin")).map((f) =>
-            join(dir, f)
-          )
+          ? readdirSync(dir).filter((f) => f.endsWith(".pin")).map((f) => join(dir, f))
           : []),
         ...(pinDir !== undefined && existsSync(pinIn(n)!) ? [pinIn(n)!] : []),
       ];
       if (pins.length === 0) return false;
-      const { openPinFile, readLogKey, KEY_FILE } = await import(
-        "../../log/sqlite/mod.ts"
-      );
+      const { openPinFile, readLogKey, KEY_FILE } = await import("../../log/sqlite/mod.ts");
       const { ed25519PublicKey } = await import("../../verify/mod.ts");
       let pub: Uint8Array;
       try {
@@ -321,10 +291,7 @@ export function memoryShardFiles(o: ShardLogOptions): ShardFiles {
     },
     meta: (n) => {
       const m = metas.get(n)!;
-      return {
-        get: (k) => m.get(k),
-        set: (k, v) => Promise.resolve(void m.set(k, v)),
-      };
+      return { get: (k) => m.get(k), set: (k, v) => Promise.resolve(void m.set(k, v)) };
     },
     folders: () => [],
     holdsEntries: () => Promise.resolve(false),

@@ -13,11 +13,7 @@ import type { ServiceConfig } from "../services/config.ts";
 import type { Metrics } from "../http/metrics.ts";
 import type { AppDeps, AppEnv } from "../http/route.ts";
 import { allRoutes, SHARD_ROUTE_GROUPS } from "../http/routes.ts";
-import {
-  memoryShardFiles,
-  type ShardLogOptions,
-  sqliteShardFiles,
-} from "./shard_files.ts";
+import { memoryShardFiles, type ShardLogOptions, sqliteShardFiles } from "./shard_files.ts";
 import { type ShardHandle, ShardSet } from "../services/shard_set.ts";
 import { WitnessCollector } from "../services/witness_collector.ts";
 import { sha256Source } from "../services/witness_source.ts";
@@ -28,10 +24,7 @@ export interface ShardServing {
   /** For the dispatcher: a shard's app (built on first use from the root's deps), by id. */
   apps(
     root: AppDeps,
-  ): (
-    id: string,
-    clientAddr: string,
-  ) => ((req: Request) => Promise<Response>) | undefined;
+  ): (id: string, clientAddr: string) => ((req: Request) => Promise<Response>) | undefined;
 }
 
 /** Opens the shards of `config` (s0: the data directory's store, as before shards). */
@@ -64,10 +57,7 @@ export async function openShardServing(
         missingWhy: "this log's shard directory was signed with it",
       }).secret;
   }
-  const collectors = new Map<
-    ShardHandle,
-    { c: WitnessCollector; close(): Promise<void> }
-  >();
+  const collectors = new Map<ShardHandle, { c: WitnessCollector; close(): Promise<void> }>();
   // once per process: a shard's pin in the data directory is restored with it (docs/DECISIONS.md)
   let pinWarned = config.store === "memory" || config.pinDir !== undefined;
   const onShard = async (h: ShardHandle) => {

@@ -7,18 +7,13 @@ import type { CommandSpec } from "../../cli/mod.ts";
 /** `deno task start`: the embedded service. */
 export const START_COMMAND: CommandSpec = {
   name: "deno task start",
-  summary:
-    "Runs the JouleClaw transparency-log service: verifies receipts and appends them to a " +
+  summary: "Runs the JouleClaw transparency-log service: verifies receipts and appends them to a " +
     "signed, append-only Merkle log kept in SQLite under DATA_DIR, generating the log key on " +
     "first start. Prints one JSON line when it listens " +
     '({"listening": URL, "signer": did:key, "pid": n}); SIGINT or SIGTERM (to it or to the ' +
     "`deno task` / `npx` that started it) stop it gracefully.",
   options: [
-    {
-      name: "config",
-      value: "FILE",
-      help: "a JSON config file (also JC_CONFIG=FILE)",
-    },
+    { name: "config", value: "FILE", help: "a JSON config file (also JC_CONFIG=FILE)" },
   ],
   footer: `Settings: defaults < config file < environment. The usual ones:
   HOST          address to listen on (default 127.0.0.1; 0.0.0.0 serves other machines)

@@ -6,15 +6,8 @@
 // state. With `store: "memory"` the state dies with the process, so the key does too: it is
 // generated in memory for the run, never read from or written to a file.
 import { existsSync, statSync } from "node:fs";
-import {
-  decideWitnessStart,
-  type PinnedHead,
-  pinnedWitnessState,
-} from "../../log/c2sp/mod.ts";
-import {
-  memoryWitnessState,
-  type WitnessStateStore,
-} from "../../log/c2sp/mod.ts";
+import { decideWitnessStart, type PinnedHead, pinnedWitnessState } from "../../log/c2sp/mod.ts";
+import { memoryWitnessState, type WitnessStateStore } from "../../log/c2sp/mod.ts";
 import { ed25519GenerateSecret } from "../../verify/mod.ts";
 
 /** The witness state on the embedded store, with its mark of having been pinned. */
@@ -131,16 +124,9 @@ export async function openWitnessIdentity(o: {
     );
   } else if (start.kind === "resume" && start.ahead.length > 0) {
     console.error(
-      `witness: the state was ahead of its pin for ${
-        start.ahead.join(", ")
-      } (a cosignature ` +
+      `witness: the state was ahead of its pin for ${start.ahead.join(", ")} (a cosignature ` +
         `stored but never answered); re-pinned`,
     );
   }
-  return {
-    secret,
-    state: pinnedWitnessState(raw, file, heads),
-    raw,
-    close: () => file.close(),
-  };
+  return { secret, state: pinnedWitnessState(raw, file, heads), raw, close: () => file.close() };
 }

@@ -5,10 +5,7 @@
 // `config.witnesses`.
 import type { AppServices } from "../services/services.ts";
 import { createWitness } from "../../log/c2sp/mod.ts";
-import {
-  memoryWitnessState,
-  type WitnessStateStore,
-} from "../../log/c2sp/mod.ts";
+import { memoryWitnessState, type WitnessStateStore } from "../../log/c2sp/mod.ts";
 import type { Log } from "../../log/mod.ts";
 import { sha256Source } from "../services/witness_source.ts";
 import { defaultWitnessName } from "../services/witness_name.ts";
@@ -46,8 +43,7 @@ export async function openWitnessing(
     ? { openSqliteWitnessState: undefined, WITNESS_DB_FILE: "" }
     : await import("../../log/sqlite/witness_state.ts");
   const stateFile = `${config.dataDir.replace(/\/+$/, "")}/${WITNESS_DB_FILE}`;
-  const openState = openSqliteWitnessState &&
-    (() => openSqliteWitnessState(stateFile));
+  const openState = openSqliteWitnessState && (() => openSqliteWitnessState(stateFile));
   const role = config.witness;
   // The role's state is opened by its identity (key, state and pin checked together, before the
   // file is created where it is missing); the collector's alone otherwise.
@@ -66,13 +62,10 @@ export async function openWitnessing(
       },
     }).catch((e) => {
       if (e instanceof ConfigError || e instanceof WitnessStartError) throw e;
-      throw new ConfigError(
-        `Cannot load config: witness: ${(e as Error).message}`,
-      );
+      throw new ConfigError(`Cannot load config: witness: ${(e as Error).message}`);
     })
     : undefined;
-  const state: WitnessStateStore = id?.raw ?? openState?.() ??
-    memoryWitnessState();
+  const state: WitnessStateStore = id?.raw ?? openState?.() ?? memoryWitnessState();
   const services: Pick<AppServices, "witness" | "collector"> = {};
   let collector: WitnessCollector | undefined;
   const close = async () => {
@@ -92,9 +85,7 @@ export async function openWitnessing(
           if (r.status === 422) {
             // tlog-witness: "the witness MAY log the request even if the checkpoint fails one of
             // the consistency checks above ... as it might be proof of log misbehavior".
-            console.error(
-              `witness: refused ${origin} (${r.code}): ${r.message}`,
-            );
+            console.error(`witness: refused ${origin} (${r.code}): ${r.message}`);
           }
         },
       });
@@ -113,8 +104,6 @@ export async function openWitnessing(
   } catch (e) {
     await close();
     if (e instanceof ConfigError || e instanceof WitnessStartError) throw e;
-    throw new ConfigError(
-      `Cannot load config: witness: ${(e as Error).message}`,
-    );
+    throw new ConfigError(`Cannot load config: witness: ${(e as Error).message}`);
   }
 }

@@ -26,8 +26,7 @@ import { fastLaneStage } from "./fast_lane.ts";
  * is refused (404), as the tile paths already are (`%30%30%30` never aliases `000`). Encoded
  * reserved characters (`%3A` in a DID) are left to the routes, which read them as data.
  */
-const ENCODED_UNRESERVED =
-  /%(?:3[0-9]|4[1-9a-f]|5[0-9af]|6[1-9a-f]|7[0-9ae]|2[de])/i;
+const ENCODED_UNRESERVED = /%(?:3[0-9]|4[1-9a-f]|5[0-9af]|6[1-9a-f]|7[0-9ae]|2[de])/i;
 
 /** The raw path of `url` when it holds a percent-encoded alias of an unreserved character. */
 export function aliasedPath(url: string): string | undefined {
@@ -35,11 +34,7 @@ export function aliasedPath(url: string): string | undefined {
   return path.includes("%") && ENCODED_UNRESERVED.test(path) ? path : undefined;
 }
 
-function allowedMethods(
-  routes: RouteDef[],
-  matchers: RegExp[],
-  path: string,
-): string[] {
+function allowedMethods(routes: RouteDef[], matchers: RegExp[], path: string): string[] {
   const methods = new Set<string>();
   routes.forEach((r, i) => {
     if (matchers[i].test(path)) {
@@ -59,10 +54,7 @@ function allowedMethods(
  * const res = await app.request("/v1/log/tree-head");
  * ```
  */
-export function createApp(
-  deps: AppDeps,
-  routes: RouteDef[] = allRoutes(),
-): ServiceApp {
+export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): ServiceApp {
   const app = new ServiceApp();
   const now = deps.now ?? Date.now;
   const buckets = {
@@ -72,8 +64,7 @@ export function createApp(
   const matchers = routes.map((r) => pathRegExp(r.path));
   // routes that refuse their own non-canonical paths, with their own codes (RouteDef.ownsRawPath)
   const ownRaw = routes.flatMap((r, i) => r.ownsRawPath ? [matchers[i]] : []);
-  const corsPath = (path: string) =>
-    routes.some((r, i) => r.cors && matchers[i].test(path));
+  const corsPath = (path: string) => routes.some((r, i) => r.cors && matchers[i].test(path));
   const statusLabels = new Map<number, { status: string }>();
   const clientKey = deps.clientKey ??
     ((c: Context<AppEnv>) => String(c.env?.clientAddr ?? "unknown"));
@@ -133,18 +124,11 @@ export function createApp(
   app.options("*", (c) => {
     const methods = allowedMethods(routes, matchers, c.req.path);
     if (methods.length === 0) {
-      throw new ApiError(
-        "not-found",
-        `Cannot find ${c.req.path}: no such resource`,
-      );
+      throw new ApiError("not-found", `Cannot find ${c.req.path}: no such resource`);
     }
-    const headers: Record<string, string> = {
-      allow: [...methods, "OPTIONS"].join(", "),
-    };
+    const headers: Record<string, string> = { allow: [...methods, "OPTIONS"].join(", ") };
     if (corsPath(c.req.path)) {
-      headers["access-control-allow-methods"] = [...methods, "OPTIONS"].join(
-        ", ",
-      );
+      headers["access-control-allow-methods"] = [...methods, "OPTIONS"].join(", ");
       headers["access-control-allow-headers"] = "Content-Type, Accept";
       headers["access-control-max-age"] = "86400";
     }
@@ -166,12 +150,7 @@ export function createApp(
       if (known) refuseUnknownQuery(c.req.url, known);
       // the deadline also bounds the body's read (api/http/limits.ts readBodyLimited)
       const minRate = deps.config.bodyMinRate;
-      return await withDeadline(
-        c.req.raw,
-        timeoutMs,
-        minRate,
-        async () => await r.handler(c),
-      );
+      return await withDeadline(c.req.raw, timeoutMs, minRate, async () => await r.handler(c));
     });
   }
 
@@ -180,9 +159,7 @@ export function createApp(
   // context).
   const lanes = routes.filter((r) => r.method === "GET" && r.fast);
   if (lanes.length > 0 && deps.clientKey === undefined) {
-    app.front([
-      fastLaneStage({ lanes, deps, buckets, now, admitted, countStatus }),
-    ]);
+    app.front([fastLaneStage({ lanes, deps, buckets, now, admitted, countStatus })]);
   }
 
   app.notFound((c) => {
@@ -191,9 +168,7 @@ export function createApp(
       return problemResponse(
         new ApiError(
           "method-not-allowed",
-          `Cannot ${c.req.method} ${c.req.path}: it allows ${
-            methods.join(", ")
-          }`,
+          `Cannot ${c.req.method} ${c.req.path}: it allows ${methods.join(", ")}`,
           { headers: { allow: [...methods, "OPTIONS"].join(", ") } },
         ),
       );

@@ -15,10 +15,11 @@ export interface EntryView {
   url: string;
   /**
    * Issue 23: the configuration the entry was judged under (the latest configuration entry
-   * before it in its log), with that entry's URL; undefined before the first one.
+   * before it in its log, else in the shards before), with that entry's URL; undefined before
+   * the first one.
    */
   judgedUnder(): Promise<
-    { digest: string; index: number; url: string } | undefined
+    { digest: string; index: number; shard?: string; url: string } | undefined
   >;
 }
 

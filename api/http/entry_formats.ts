@@ -3,28 +3,22 @@
 // order; 406 when none is acceptable. Other folders add rows (the RDF types) by appending to
 // ENTRY_FORMATS. Platform-neutral.
 import type { Context } from "hono";
-import {
-  openVerifierConfig,
-  toHex,
-  verifierConfigCoreOf,
-} from "../../verify/mod.ts";
+import { openVerifierConfig, toHex, verifierConfigCoreOf } from "../../verify/mod.ts";
 import type { VerificationReport } from "../../verify/mod.ts";
 import type { AppEnv } from "./route.ts";
 import type { EntryFormat, EntryView } from "./entry_format.ts";
 import { verifyWith } from "./verifier_options.ts";
 import { RDF_ENTRY_FORMATS } from "./routes/rdf.ts";
-import { publicBase } from "./public_url.ts";
+import { publicBase, publicRoot } from "./public_url.ts";
+import { shardBase } from "../services/shard_logs.ts";
 
 export type { EntryFormat, EntryView } from "./entry_format.ts";
 
 /** The JSON object of an entry (API.md): `{index, leaf_hash, schema, steward, envelope, receipt}`. */
-export async function entryJson(
-  view: EntryView,
-): Promise<Record<string, unknown>> {
+export async function entryJson(view: EntryView): Promise<Record<string, unknown>> {
   const under = await view.judgedUnder();
-  const named = under
-    ? { verifier_config: { digest: under.digest, index: under.index } }
-    : {};
+  const { url: _url, ...ref } = under ?? { url: "" };
+  const named = under ? { verifier_config: ref } : {};
   if (verifierConfigCoreOf(view.envelope)) {
     // issue 23: a configuration entry (logged by the service itself): its document, not a receipt
     const config = openVerifierConfig(view.envelope);
@@ -69,11 +63,12 @@ export function entryView(
     url,
     report: () => report ??= verifyWith(deps, envelope),
     judgedUnder: async () => {
-      const ref = await deps.services?.verifierConfig?.judgedUnder(
-        deps.log,
-        index,
-      );
-      return ref && { ...ref, url: `${base}/v1/log/entries/${ref.index}` };
+      const ref = await deps.services?.verifierConfig?.judgedUnder(deps.log, index);
+      if (!ref) return undefined;
+      // in another shard than this entry's: that shard's IRI (docs/SHARDS.md "Entry IRIs")
+      const at = ref.prefix ? publicRoot(deps) + shardBase(ref.prefix) : base;
+      const { digest, index: i, shard } = ref;
+      return { digest, index: i, ...(shard ? { shard } : {}), url: `${at}/v1/log/entries/${i}` };
     },
   };
 }

@@ -16,10 +16,7 @@ export function mediaTypeOf(contentType: string | null): string {
 }
 
 /** Reads the envelope bytes of a verify/append request. */
-export async function readEnvelope(
-  req: Request,
-  bodyLimit: number,
-): Promise<Uint8Array> {
+export async function readEnvelope(req: Request, bodyLimit: number): Promise<Uint8Array> {
   const mt = mediaTypeOf(req.headers.get("content-type"));
   if (mt !== "application/cose" && mt !== "application/json") {
     throw new ApiError(
@@ -30,10 +27,7 @@ export async function readEnvelope(
   }
   const body = await readBodyLimited(req, bodyLimit);
   if (body.length === 0) {
-    throw new ApiError(
-      "empty-body",
-      "Cannot read the envelope: the body is empty",
-    );
+    throw new ApiError("empty-body", "Cannot read the envelope: the body is empty");
   }
   let envelope: Uint8Array;
   if (mt === "application/cose") envelope = body;
@@ -42,13 +36,9 @@ export async function readEnvelope(
     try {
       json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body));
     } catch (e) {
-      throw new ApiError(
-        "bad-request",
-        "Cannot read the envelope: the body is not JSON",
-        {
-          cause: e,
-        },
-      );
+      throw new ApiError("bad-request", "Cannot read the envelope: the body is not JSON", {
+        cause: e,
+      });
     }
     const hex = (json as { envelope?: unknown } | null)?.envelope;
     if (typeof hex !== "string") {
@@ -67,10 +57,7 @@ export async function readEnvelope(
       );
     }
     if (envelope.length === 0) {
-      throw new ApiError(
-        "empty-body",
-        'Cannot read the envelope: "envelope" is empty',
-      );
+      throw new ApiError("empty-body", 'Cannot read the envelope: "envelope" is empty');
     }
   }
   if (envelope.length > MAX_ENTRY_BYTES) {

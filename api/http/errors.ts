@@ -42,10 +42,7 @@ export const HTTP_CODES = {
   "body-too-large": { status: 413, title: "Body too large" },
   "unsupported-media-type": { status: 415, title: "Unsupported media type" },
   "invalid-receipt": { status: 422, title: "Invalid receipt" },
-  "readings-route-only": {
-    status: 422,
-    title: "Meter readings are appended by /v1/readings",
-  },
+  "readings-route-only": { status: 422, title: "Meter readings are appended by /v1/readings" },
   // Issue 23: a verifier-config/1 envelope is logged only by the service itself, at start.
   "verifier-config-not-appendable": {
     status: 422,
@@ -58,14 +55,8 @@ export const HTTP_CODES = {
   "storage-unavailable": { status: 503, title: "Storage unavailable" },
   // Issue 27: the log's store is behind, missing or diverges from a head it already signed and
   // published (log/errors.ts PINNED_HEAD_CODES); it signs nothing until an operator acts.
-  "store-behind-signed-head": {
-    status: 503,
-    title: "Store behind the signed head",
-  },
-  "store-forks-signed-head": {
-    status: 503,
-    title: "Store diverges from the signed head",
-  },
+  "store-behind-signed-head": { status: 503, title: "Store behind the signed head" },
+  "store-forks-signed-head": { status: 503, title: "Store diverges from the signed head" },
   // Issue 27 at the edge: the witness state's Durable Object refuses its log's store (lost or
   // rolled back with the witness state: log/r2/witness_guard.ts); it cosigns nothing.
   "witness-state-behind": { status: 503, title: "Witness state behind" },
@@ -99,8 +90,7 @@ export class ApiError extends Error {
     super(detail, { cause: opts.cause });
     this.name = "ApiError";
     this.code = code;
-    this.status = opts.status ??
-      (HTTP_CODES as Record<string, { status: number }>)[code]?.status ??
+    this.status = opts.status ?? (HTTP_CODES as Record<string, { status: number }>)[code]?.status ??
       500;
     this.headers = opts.headers ?? {};
     this.extra = opts.extra ?? {};
@@ -130,9 +120,7 @@ export function titleOf(code: string, status: number): string {
   if (OTHER_TITLES[code]) return OTHER_TITLES[code];
   // tlog-witness refusals (POST /add-checkpoint): a witness's answer about a checkpoint, never a
   // receipt's (its 422s are a bad proof or a root mismatch, not an invalid receipt).
-  if (code in WITNESS_CODES) {
-    return `Witness refusal: ${code.slice(8).replace(/-/g, " ")}`;
-  }
+  if (code in WITNESS_CODES) return `Witness refusal: ${code.slice(8).replace(/-/g, " ")}`;
   if (status === 422) return "Invalid receipt";
   const meaning = (REASON_CODES as Record<string, string>)[code];
   if (meaning) return `Malformed input: ${meaning}`;
@@ -177,15 +165,9 @@ export function problemResponse(err: unknown): Response {
     return problem(err.status, err.code, err.message, err.extra, err.headers);
   }
   if (err instanceof PushbackError) {
-    return problem(
-      503,
-      "sequencer-busy",
-      "Cannot append now: the sequencer is full",
-      {},
-      {
-        "retry-after": retryAfterSeconds(err.retryAfterMs),
-      },
-    );
+    return problem(503, "sequencer-busy", "Cannot append now: the sequencer is full", {}, {
+      "retry-after": retryAfterSeconds(err.retryAfterMs),
+    });
   }
   if (isPinnedHeadRefusal(err)) {
     // Not transient (issue 27): no Retry-After; the code says which pin the store failed.
@@ -199,21 +181,13 @@ export function problemResponse(err: unknown): Response {
   if (err instanceof CodedError && err.kind === "unavailable") {
     // An operational storage fault: transient as far as the client can tell; retrying an append
     // is safe (identical bytes are answered exactly once).
-    return problem(
-      503,
-      "storage-unavailable",
-      "Cannot answer: the store failed",
-      {},
-      {
-        "retry-after": "1",
-      },
-    );
+    return problem(503, "storage-unavailable", "Cannot answer: the store failed", {}, {
+      "retry-after": "1",
+    });
   }
   // A typed input error (a CodedError of kind input: verify's, the log's) that escaped a route
   // still gets its code, as a 400.
-  if (
-    err instanceof CodedError && err.kind === "input" && err.code.length > 0
-  ) {
+  if (err instanceof CodedError && err.kind === "input" && err.code.length > 0) {
     return problem(400, err.code, err.message);
   }
   return problem(500, "internal", "Cannot answer: internal error");

@@ -56,10 +56,7 @@ export function fastLaneStage(o: FastLaneOptions): FrontStage {
     }
     countStatus(200);
     const headers = [...a.headers, ...(r.cors ? LANE_TAIL_CORS : LANE_TAIL)];
-    return new Response(a.body as Uint8Array<ArrayBuffer>, {
-      status: 200,
-      headers,
-    });
+    return new Response(a.body as Uint8Array<ArrayBuffer>, { status: 200, headers });
   };
   return (req, env, ctx, next) => {
     // a request with a query goes to the router, which checks it (no lane takes one)
@@ -69,9 +66,7 @@ export function fastLaneStage(o: FastLaneOptions): FrontStage {
       if (host !== null && !validHost(host)) return next(req, env, ctx);
       const path = rawPath(req.url);
       for (const r of lanes) {
-        if (path.startsWith(r.fast!.prefix)) {
-          return lane(r, req, path, env, ctx, next);
-        }
+        if (path.startsWith(r.fast!.prefix)) return lane(r, req, path, env, ctx, next);
       }
     }
     return next(req, env, ctx);

@@ -30,10 +30,7 @@ export type FrontStage = (
 ) => Response | Promise<Response>;
 
 /** `stages` ahead of `last`, the first outermost. */
-export function composeStages(
-  stages: readonly FrontStage[],
-  last: AppFetch,
-): AppFetch {
+export function composeStages(stages: readonly FrontStage[], last: AppFetch): AppFetch {
   return stages.reduceRight<AppFetch>(
     (next, stage) => (req, env, ctx) =>
       stage(req, env as AppEnv["Bindings"] | undefined, ctx, next),
@@ -59,10 +56,7 @@ export class ServiceApp extends Hono<AppEnv> {
   /** The app's own stages ahead of the router (createApp: the fast lane); replaces earlier ones. */
   front(stages: readonly FrontStage[]): this {
     this.#own = stages;
-    this.#pipeline = composeStages(
-      [...this.#host, ...this.#own],
-      this.routerFetch,
-    );
+    this.#pipeline = composeStages([...this.#host, ...this.#own], this.routerFetch);
     return this;
   }
 
@@ -72,10 +66,7 @@ export class ServiceApp extends Hono<AppEnv> {
    */
   host(stages: readonly FrontStage[]): this {
     this.#host = stages;
-    this.#pipeline = composeStages(
-      [...this.#host, ...this.#own],
-      this.routerFetch,
-    );
+    this.#pipeline = composeStages([...this.#host, ...this.#own], this.routerFetch);
     return this;
   }
 

@@ -25,8 +25,7 @@ export const NS = {
 export const API_DOC_PATH = "/v1/api-doc";
 
 /** The Link header every response carries (API.md). */
-export const API_DOC_LINK =
-  `<${API_DOC_PATH}>; rel="${NS.hydra}apiDocumentation"`;
+export const API_DOC_LINK = `<${API_DOC_PATH}>; rel="${NS.hydra}apiDocumentation"`;
 
 /** Inline JSON-LD context (no remote fetch needed by clients). */
 export const HYDRA_CONTEXT = {
@@ -58,10 +57,7 @@ export const HYDRA_CONTEXT = {
   possibleStatus: { "@id": "hydra:possibleStatus" },
   statusCode: "hydra:statusCode",
   template: "hydra:template",
-  variableRepresentation: {
-    "@id": "hydra:variableRepresentation",
-    "@type": "@vocab",
-  },
+  variableRepresentation: { "@id": "hydra:variableRepresentation", "@type": "@vocab" },
   BasicRepresentation: "hydra:BasicRepresentation",
   mapping: { "@id": "hydra:mapping" },
   variable: "hydra:variable",
@@ -75,24 +71,13 @@ export const HYDRA_CONTEXT = {
 /** Statuses every operation may answer besides its own (documented once, added to each). */
 function commonStatus(r: RouteDef): StatusDoc[] {
   // issue 27: a Host header that is not a host[:port] is refused on every route
-  const out: StatusDoc[] = [{
-    status: 400,
-    description: "Malformed Host header (bad-host).",
-  }];
+  const out: StatusDoc[] = [{ status: 400, description: "Malformed Host header (bad-host)." }];
   if ((r.rate ?? (r.method === "GET" ? "read" : "write")) !== "none") {
-    out.push({
-      status: 429,
-      description: "Rate limit exceeded; Retry-After says when to retry.",
-    });
+    out.push({ status: 429, description: "Rate limit exceeded; Retry-After says when to retry." });
   }
-  if (r.method !== "GET") {
-    out.push({ status: 413, description: "Body over the size limit." });
-  }
+  if (r.method !== "GET") out.push({ status: 413, description: "Body over the size limit." });
   out.push({ status: 500, description: "Internal error." });
-  out.push({
-    status: 503,
-    description: "Timed out or unavailable; Retry-After says when.",
-  });
+  out.push({ status: 503, description: "Timed out or unavailable; Retry-After says when." });
   return out;
 }
 
@@ -119,9 +104,7 @@ export function linkPropertyOf(classId: string): string {
 
 /** `@id` of a row's operation in the ApiDocumentation. */
 export function operationId(base: string, r: RouteDef): string {
-  return `${base}${API_DOC_PATH}#${
-    r.operation.toolId.replace(/[^A-Za-z0-9._-]/g, "_")
-  }`;
+  return `${base}${API_DOC_PATH}#${r.operation.toolId.replace(/[^A-Za-z0-9._-]/g, "_")}`;
 }
 
 interface PathGroup {
@@ -136,11 +119,7 @@ export function classes(routes: RouteDef[]): Map<string, PathGroup> {
   for (const r of routes) {
     const g = byClass.get(r.class.id);
     if (!g) {
-      byClass.set(r.class.id, {
-        path: r.path,
-        query: [...(r.query ?? [])],
-        rows: [r],
-      });
+      byClass.set(r.class.id, { path: r.path, query: [...(r.query ?? [])], rows: [r] });
       continue;
     }
     if (g.path !== r.path) {
@@ -155,10 +134,7 @@ export function classes(routes: RouteDef[]): Map<string, PathGroup> {
 }
 
 /** Builds the `hydra:ApiDocumentation` for `routes`, with absolute IRIs under `base`. */
-export function apiDocumentation(
-  routes: RouteDef[],
-  base: string,
-): Record<string, unknown> {
+export function apiDocumentation(routes: RouteDef[], base: string): Record<string, unknown> {
   const groups = classes(routes);
   const supportedClass: unknown[] = [];
   const entryProps: unknown[] = [];
@@ -201,17 +177,14 @@ export function apiDocumentation(
       required: false,
     });
   }
-  const ep = supportedClass.find((x) =>
-    (x as { "@id": string })["@id"] === ENTRY_POINT_CLASS
-  );
+  const ep = supportedClass.find((x) => (x as { "@id": string })["@id"] === ENTRY_POINT_CLASS);
   if (ep) (ep as Record<string, unknown>).supportedProperty = entryProps;
   else {
     supportedClass.push({
       "@id": ENTRY_POINT_CLASS,
       "@type": "Class",
       title: "Entry point",
-      description:
-        "The service's entry point: links to every resource it publishes.",
+      description: "The service's entry point: links to every resource it publishes.",
       supportedProperty: entryProps,
       supportedOperation: [],
     });
@@ -231,10 +204,7 @@ export function apiDocumentation(
 }
 
 /** Builds the EntryPoint resource (`GET /` as JSON-LD) linking every class's path. */
-export function entryPoint(
-  routes: RouteDef[],
-  base: string,
-): Record<string, unknown> {
+export function entryPoint(routes: RouteDef[], base: string): Record<string, unknown> {
   const doc: Record<string, unknown> = {
     "@context": HYDRA_CONTEXT,
     "@id": base + "/",

@@ -3,12 +3,7 @@
 // it) and never past the request's deadline (the read stops there), and every request runs under
 // a time limit. One reader for every route (issue 27): net/'s readLimited, which copies into a
 // buffer of its own. Pure web-standard streams: the Deno entry and the Worker alike.
-import {
-  BudgetExceeded,
-  declaredLength,
-  RateTooLow,
-  readLimited,
-} from "../../net/mod.ts";
+import { BudgetExceeded, declaredLength, RateTooLow, readLimited } from "../../net/mod.ts";
 import { ApiError } from "./errors.ts";
 
 /** What a request's body is read under (set by {@link withDeadline}). */
@@ -36,10 +31,7 @@ export function bodyLeftUnread(req: Request): boolean {
  * `body-too-slow` when the body arrives slower than `body_min_rate`; and stops reading (the body
  * is cancelled) when the request's deadline passes, which has answered 503 `timeout`.
  */
-export async function readBodyLimited(
-  req: Request,
-  limit: number,
-): Promise<Uint8Array> {
+export async function readBodyLimited(req: Request, limit: number): Promise<Uint8Array> {
   const declared = declaredLength(req.headers);
   if (declared !== undefined && declared > limit) {
     unread.add(req);
@@ -59,9 +51,7 @@ export async function readBodyLimited(
     if (e instanceof RateTooLow) {
       throw new ApiError(
         "body-too-slow",
-        `Cannot read the body: ${e.seen} bytes in ${
-          Math.round(e.ms)
-        } ms, under the least rate ` +
+        `Cannot read the body: ${e.seen} bytes in ${Math.round(e.ms)} ms, under the least rate ` +
           `of ${e.minRate} bytes per second`,
         { headers: { connection: "close" } },
       );
@@ -71,22 +61,15 @@ export async function readBodyLimited(
 }
 
 /** A request body as text (UTF-8, as Request.text() decodes it), read by readBodyLimited. */
-export async function readTextLimited(
-  req: Request,
-  limit: number,
-): Promise<string> {
+export async function readTextLimited(req: Request, limit: number): Promise<string> {
   return new TextDecoder().decode(await readBodyLimited(req, limit));
 }
 
 function tooLarge(limit: number): ApiError {
   // The rest of the body is not read: the connection closes after the answer (RFC 9112 §9.6).
-  return new ApiError(
-    "body-too-large",
-    `Cannot read the body: it exceeds ${limit} bytes`,
-    {
-      headers: { connection: "close" },
-    },
-  );
+  return new ApiError("body-too-large", `Cannot read the body: it exceeds ${limit} bytes`, {
+    headers: { connection: "close" },
+  });
 }
 
 /** The deadline's signal: aborted with the 503 `timeout` error when it expires. */
@@ -148,10 +131,7 @@ class Deadlines {
   #arm(at: number): void {
     clearTimeout(this.#timer);
     this.#timerAt = at;
-    this.#timer = setTimeout(
-      () => this.#fire(),
-      Math.max(0, at - performance.now()),
-    );
+    this.#timer = setTimeout(() => this.#fire(), Math.max(0, at - performance.now()));
   }
 
   #fire(): void {

@@ -15,9 +15,7 @@ function labelKey(labels: Labels): string {
 
 function fmt(n: number): string {
   if (n === Infinity) return "+Inf";
-  return Number.isInteger(n)
-    ? String(n)
-    : n.toPrecision(6).replace(/\.?0+$/, "");
+  return Number.isInteger(n) ? String(n) : n.toPrecision(6).replace(/\.?0+$/, "");
 }
 
 class Histogram {
@@ -30,9 +28,7 @@ class Histogram {
   observe(v: number) {
     this.sum += v;
     this.count++;
-    for (let i = 0; i < this.buckets.length; i++) {
-      if (v <= this.buckets[i]) this.counts[i]++;
-    }
+    for (let i = 0; i < this.buckets.length; i++) if (v <= this.buckets[i]) this.counts[i]++;
   }
 }
 
@@ -49,19 +45,7 @@ const READING_CREATED: Labels = { result: "created", source: "readings" };
 const READING_DUPLICATE: Labels = { result: "duplicate", source: "readings" };
 
 /** Buckets of the ack-latency histogram, seconds. */
-export const LATENCY_BUCKETS = [
-  0.001,
-  0.0025,
-  0.005,
-  0.01,
-  0.025,
-  0.05,
-  0.1,
-  0.25,
-  0.5,
-  1,
-  2.5,
-];
+export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 /** Buckets of the batch-size histogram, entries. */
 export const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 
@@ -81,31 +65,15 @@ export class Metrics {
   #lastBatchCount = 0;
 
   constructor() {
-    this.#describe(
-      "jc_appends_total",
-      "counter",
-      "Entries acknowledged, by result.",
-    );
+    this.#describe("jc_appends_total", "counter", "Entries acknowledged, by result.");
     this.#describe(
       "jc_verifications_total",
       "counter",
       "Envelopes verified, by outcome code (ok or the first failing step's reason code).",
     );
-    this.#describe(
-      "jc_http_responses_total",
-      "counter",
-      "HTTP responses, by status code.",
-    );
-    this.#describe(
-      "jc_rate_limited_total",
-      "counter",
-      "Requests refused by the rate limiter.",
-    );
-    this.#describe(
-      "jc_pushback_total",
-      "counter",
-      "Appends refused by sequencer pushback.",
-    );
+    this.#describe("jc_http_responses_total", "counter", "HTTP responses, by status code.");
+    this.#describe("jc_rate_limited_total", "counter", "Requests refused by the rate limiter.");
+    this.#describe("jc_pushback_total", "counter", "Appends refused by sequencer pushback.");
     this.#describe(
       "jc_sequencer_cpu_seconds_total",
       "counter",
@@ -133,11 +101,7 @@ export class Metrics {
       "New entries this service acknowledged per new signed tree head.",
     );
     this.#hist.set("jc_sequencer_batch_size", new Histogram(BATCH_BUCKETS));
-    this.#describe(
-      "jc_tree_size",
-      "gauge",
-      "Size of the latest signed tree head.",
-    );
+    this.#describe("jc_tree_size", "gauge", "Size of the latest signed tree head.");
   }
 
   #describe(name: string, type: string, help: string) {
@@ -165,9 +129,7 @@ export class Metrics {
   verification(code: string, source?: MetricSource) {
     const key = source ? `${source}\0${code}` : code;
     let labels = this.#codeLabels.get(key);
-    if (!labels) {
-      this.#codeLabels.set(key, labels = source ? { code, source } : { code });
-    }
+    if (!labels) this.#codeLabels.set(key, labels = source ? { code, source } : { code });
     this.inc("jc_verifications_total", labels);
   }
 
@@ -175,23 +137,14 @@ export class Metrics {
    * Records one acknowledged append: its result, latency, and which head covered it. Entries
    * answered under the same new head size form one batch.
    */
-  append(
-    created: boolean,
-    latencyMs: number,
-    headSize: number,
-    source?: MetricSource,
-  ) {
-    const labels = source
-      ? (created ? READING_CREATED : READING_DUPLICATE)
-      : undefined;
+  append(created: boolean, latencyMs: number, headSize: number, source?: MetricSource) {
+    const labels = source ? (created ? READING_CREATED : READING_DUPLICATE) : undefined;
     this.inc("jc_appends_total", labels ?? (created ? CREATED : DUPLICATE));
     this.#hist.get("jc_append_ack_seconds")!.observe(latencyMs / 1000);
     if (!created) return;
     if (headSize !== this.#lastBatchSize) {
       if (this.#lastBatchCount > 0) {
-        this.#hist.get("jc_sequencer_batch_size")!.observe(
-          this.#lastBatchCount,
-        );
+        this.#hist.get("jc_sequencer_batch_size")!.observe(this.#lastBatchCount);
       }
       this.#lastBatchSize = headSize;
       this.#lastBatchCount = 0;
@@ -235,9 +188,7 @@ export class Metrics {
         const m = this.#counters.get(name);
         if (!m || m.size === 0) lines.push(`${name} 0`);
         else {
-          for (const [k, v] of [...m].sort()) {
-            lines.push(`${name}${k ? `{${k}}` : ""} ${fmt(v)}`);
-          }
+          for (const [k, v] of [...m].sort()) lines.push(`${name}${k ? `{${k}}` : ""} ${fmt(v)}`);
         }
       } else if (type === "gauge" && this.#labeledGauges.has(name)) {
         for (const [k, v] of [...this.#labeledGauges.get(name)!].sort()) {
@@ -247,9 +198,7 @@ export class Metrics {
         lines.push(`${name} ${fmt(this.#gauges.get(name) ?? 0)}`);
       } else {
         const h = this.#hist.get(name)!;
-        h.buckets.forEach((b, i) =>
-          lines.push(`${name}_bucket{le="${fmt(b)}"} ${h.counts[i]}`)
-        );
+        h.buckets.forEach((b, i) => lines.push(`${name}_bucket{le="${fmt(b)}"} ${h.counts[i]}`));
         lines.push(`${name}_bucket{le="+Inf"} ${h.count}`);
         lines.push(`${name}_sum ${fmt(h.sum)}`, `${name}_count ${h.count}`);
       }

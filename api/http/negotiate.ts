@@ -40,8 +40,7 @@ export function qualityOf(ranges: Range[], mediaType: string): number {
   const [t, s] = mediaType.toLowerCase().split("/");
   let best: Range | undefined;
   for (const r of ranges) {
-    const hit = (r.type === "*" || r.type === t) &&
-      (r.subtype === "*" || r.subtype === s);
+    const hit = (r.type === "*" || r.type === t) && (r.subtype === "*" || r.subtype === s);
     if (hit && (!best || r.specificity > best.specificity)) best = r;
   }
   return best ? best.q : 0;
@@ -76,17 +75,12 @@ export function negotiate(
 }
 
 /** Like `negotiate`, but answers 406 `not-acceptable` naming what can be produced. */
-export function negotiateOr406(
-  accept: string | null | undefined,
-  available: string[],
-): string {
+export function negotiateOr406(accept: string | null | undefined, available: string[]): string {
   const mt = negotiate(accept, available);
   if (mt === undefined) {
     throw new ApiError(
       "not-acceptable",
-      `Cannot produce any of "${accept}": this resource is available as ${
-        available.join(", ")
-      }`,
+      `Cannot produce any of "${accept}": this resource is available as ${available.join(", ")}`,
       { extra: { available } },
     );
   }

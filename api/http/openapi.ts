@@ -16,19 +16,10 @@ const HASH = { type: "string", pattern: "^[0-9a-f]{64}$" };
 const COUNT = { type: "string", pattern: "^(0|[1-9][0-9]*)$" };
 
 /** Parameters the routes use, by name: their schema and meaning. */
-const PARAMS: Record<
-  string,
-  { schema: Record<string, unknown>; description: string }
-> = {
-  index: {
-    schema: COUNT,
-    description: "Index of a log entry (0-based decimal).",
-  },
+const PARAMS: Record<string, { schema: Record<string, unknown>; description: string }> = {
+  index: { schema: COUNT, description: "Index of a log entry (0-based decimal)." },
   size: { schema: COUNT, description: "Tree size of a signed head (decimal)." },
-  leaf_hash: {
-    schema: HASH,
-    description: "Leaf hash: BLAKE3(0x00 || entry), 64 lowercase hex.",
-  },
+  leaf_hash: { schema: HASH, description: "Leaf hash: BLAKE3(0x00 || entry), 64 lowercase hex." },
   first: { schema: COUNT, description: "The older tree size (decimal)." },
   second: { schema: COUNT, description: "The newer tree size (decimal)." },
   start: { schema: COUNT, description: "First index (decimal)." },
@@ -36,38 +27,26 @@ const PARAMS: Record<
   limit: { schema: COUNT, description: "Most items in the page (decimal)." },
   did: { schema: { type: "string" }, description: "A did:key." },
   query: { schema: { type: "string" }, description: "A SPARQL 1.1 query." },
-  class: {
-    schema: { type: "string" },
-    description: "The jc: class to validate the body as.",
-  },
+  class: { schema: { type: "string" }, description: "The jc: class to validate the body as." },
 };
 
 const ENVELOPE_JSON = {
   type: "object",
   required: ["envelope"],
-  properties: {
-    envelope: { ...HEX, description: "The COSE_Sign1 envelope, hex." },
-  },
+  properties: { envelope: { ...HEX, description: "The COSE_Sign1 envelope, hex." } },
 };
 
 /** Request bodies by the Hydra class an operation expects. */
-const BODIES: Record<
-  string,
-  { description: string; content: Record<string, unknown> }
-> = {
+const BODIES: Record<string, { description: string; content: Record<string, unknown> }> = {
   "jc:Envelope": {
-    description:
-      "A COSE_Sign1 receipt envelope (JCR-1 §4): raw bytes, or JSON with its hex.",
+    description: "A COSE_Sign1 receipt envelope (JCR-1 §4): raw bytes, or JSON with its hex.",
     content: {
-      "application/cose": {
-        schema: { type: "string", contentMediaType: "application/cose" },
-      },
+      "application/cose": { schema: { type: "string", contentMediaType: "application/cose" } },
       "application/json": { schema: ENVELOPE_JSON },
     },
   },
   "jc:MeterReadingBatch": {
-    description:
-      "Signed meter-reading/1 envelopes, in seq order (docs/METER-READING.md).",
+    description: "Signed meter-reading/1 envelopes, in seq order (docs/METER-READING.md).",
     content: {
       "application/json": {
         schema: {
@@ -82,16 +61,14 @@ const BODIES: Record<
     },
   },
   "jc:Document": {
-    description:
-      "A JSON or JSON-LD document to validate against the SHACL shapes.",
+    description: "A JSON or JSON-LD document to validate against the SHACL shapes.",
     content: {
       "application/ld+json": { schema: { type: "object" } },
       "application/json": { schema: { type: "object" } },
     },
   },
   "jc:AddCheckpointRequest": {
-    description:
-      "C2SP tlog-witness add-checkpoint: `old N`, up to 63 base64 consistency proof " +
+    description: "C2SP tlog-witness add-checkpoint: `old N`, up to 63 base64 consistency proof " +
       "lines, an empty line, then the signed checkpoint note (docs/WITNESS.md).",
     content: { "text/plain": { schema: { type: "string" } } },
   },
@@ -100,11 +77,7 @@ const BODIES: Record<
     content: {
       "application/sparql-query": { schema: { type: "string" } },
       "application/x-www-form-urlencoded": {
-        schema: {
-          type: "object",
-          required: ["query"],
-          properties: { query: { type: "string" } },
-        },
+        schema: { type: "object", required: ["query"], properties: { query: { type: "string" } } },
       },
     },
   },
@@ -112,8 +85,7 @@ const BODIES: Record<
 
 const PROBLEM = {
   type: "object",
-  description:
-    "RFC 9457 problem details; `code` is stable (docs/CONFIG.md, docs/REASON-CODES.md).",
+  description: "RFC 9457 problem details; `code` is stable (docs/CONFIG.md, docs/REASON-CODES.md).",
   required: ["type", "title", "status", "detail", "code"],
   properties: {
     type: { type: "string", description: "urn:jouleclaw:problem:<code>" },
@@ -126,10 +98,7 @@ const PROBLEM = {
 
 /** `jouleclaw:log.prove_inclusion` → `log.prove_inclusion` (unique per row). */
 function operationIdOf(r: RouteDef): string {
-  return r.operation.toolId.replace(/^jouleclaw:/, "").replace(
-    /[^A-Za-z0-9._-]/g,
-    "_",
-  );
+  return r.operation.toolId.replace(/^jouleclaw:/, "").replace(/[^A-Za-z0-9._-]/g, "_");
 }
 
 function operation(r: RouteDef): Record<string, unknown> {
@@ -153,9 +122,7 @@ function operation(r: RouteDef): Record<string, unknown> {
       ? {
         description: s.description,
         content: {
-          "application/problem+json": {
-            schema: { $ref: "#/components/schemas/Problem" },
-          },
+          "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } },
         },
       }
       : { description: s.description };
@@ -184,19 +151,14 @@ function operation(r: RouteDef): Record<string, unknown> {
 }
 
 /** The OpenAPI 3.1 document of `routes`, served from `base`. */
-export function openApiDocument(
-  routes: RouteDef[],
-  base: string,
-): Record<string, unknown> {
+export function openApiDocument(routes: RouteDef[], base: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     const p = toUriTemplate(r.path);
     const item = paths[p] ??= {};
     const m = r.method.toLowerCase();
     if (item[m]) {
-      throw new Error(
-        `Cannot build the OpenAPI document: two rows for ${r.method} ${r.path}`,
-      );
+      throw new Error(`Cannot build the OpenAPI document: two rows for ${r.method} ${r.path}`);
     }
     item[m] = operation(r);
   }
@@ -205,8 +167,7 @@ export function openApiDocument(
     info: {
       title: "JouleClaw receipt verification and transparency log",
       version: "1",
-      description:
-        "Verifies JouleClaw energy receipts (JCR-1 COSE_Sign1 envelopes) and appends " +
+      description: "Verifies JouleClaw energy receipts (JCR-1 COSE_Sign1 envelopes) and appends " +
         "valid ones to an append-only BLAKE3 Merkle log with signed tree heads, inclusion and " +
         "consistency proofs (JouleClaw SPEC §22). Generated from the route table that also " +
         "yields the Hydra ApiDocumentation at /v1/api-doc.",

@@ -22,13 +22,8 @@ export function intParam(
 ): number {
   const min = opts.min ?? 0;
   if (raw === undefined) throw missing(name);
-  if (
-    !/^(0|[1-9][0-9]{0,15})$/.test(raw) || !Number.isSafeInteger(Number(raw))
-  ) {
-    throw badParameter(
-      name,
-      `${JSON.stringify(raw)} is not a non-negative decimal integer`,
-    );
+  if (!/^(0|[1-9][0-9]{0,15})$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
+    throw badParameter(name, `${JSON.stringify(raw)} is not a non-negative decimal integer`);
   }
   const n = Number(raw);
   if (n < min) throw badParameter(name, `it must be at least ${min}`);
@@ -36,11 +31,7 @@ export function intParam(
 }
 
 /** An optional integer parameter: undefined when absent. */
-export function optIntParam(
-  name: string,
-  raw: string | undefined,
-  opts: { min?: number } = {},
-) {
+export function optIntParam(name: string, raw: string | undefined, opts: { min?: number } = {}) {
   return raw === undefined ? undefined : intParam(name, raw, opts);
 }
 
@@ -48,10 +39,7 @@ export function optIntParam(
 export function hashParam(name: string, raw: string | undefined): string {
   if (raw === undefined) throw missing(name);
   if (!/^[0-9a-f]{64}$/.test(raw)) {
-    throw badParameter(
-      name,
-      `${JSON.stringify(raw)} is not 64 lowercase hex characters`,
-    );
+    throw badParameter(name, `${JSON.stringify(raw)} is not 64 lowercase hex characters`);
   }
   return raw;
 }
@@ -61,22 +49,15 @@ export function hashParam(name: string, raw: string | undefined): string {
  * so a caller believed it filtered). `known` is the route table's `query` list (RouteDef), the
  * same list the OpenAPI and Hydra documents publish. 400 `unknown-query-parameter` naming it.
  */
-export function refuseUnknownQuery(
-  url: string,
-  known: ReadonlySet<string>,
-): void {
+export function refuseUnknownQuery(url: string, known: ReadonlySet<string>): void {
   const q = url.indexOf("?");
   if (q < 0) return;
   for (const name of new URLSearchParams(url.slice(q + 1)).keys()) {
     if (known.has(name)) continue;
-    const takes = known.size
-      ? `it takes ${[...known].join(", ")}`
-      : "it takes none";
+    const takes = known.size ? `it takes ${[...known].join(", ")}` : "it takes none";
     throw new ApiError(
       "unknown-query-parameter",
-      `Cannot read the request: unknown query parameter ${
-        JSON.stringify(name)
-      } (${takes})`,
+      `Cannot read the request: unknown query parameter ${JSON.stringify(name)} (${takes})`,
       { extra: { parameter: name } },
     );
   }

@@ -57,8 +57,6 @@ export function inclusionProofJson(
   path: Uint8Array[],
 ): string {
   let s = `{"index":${index},"size":${size},"leaf_hash":"${leafHash}","path":[`;
-  for (let i = 0; i < path.length; i++) {
-    s += (i ? ',"' : '"') + toHex(path[i]) + '"';
-  }
+  for (let i = 0; i < path.length; i++) s += (i ? ',"' : '"') + toHex(path[i]) + '"';
   return s + "]}";
 }

@@ -38,22 +38,16 @@ export function badHost(): ApiError {
  */
 export function parsePublicUrl(key: string, v: unknown): string {
   const bad = (why: string): never => {
-    throw new Error(
-      `Cannot load config: ${key} ${why}, got ${JSON.stringify(v)}`,
-    );
+    throw new Error(`Cannot load config: ${key} ${why}, got ${JSON.stringify(v)}`);
   };
-  if (typeof v !== "string" || v.trim() === "") {
-    return bad("must be an absolute http(s) URL");
-  }
+  if (typeof v !== "string" || v.trim() === "") return bad("must be an absolute http(s) URL");
   let u: URL;
   try {
     u = new URL(v.trim());
   } catch {
     return bad("must be an absolute http(s) URL");
   }
-  if (u.protocol !== "http:" && u.protocol !== "https:") {
-    bad("must be an http: or https: URL");
-  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") bad("must be an http: or https: URL");
   if (!u.host) bad("must name a host");
   if (u.username || u.password) bad("must not carry user info");
   if (u.search || v.includes("?")) bad("must not have a query");
@@ -85,6 +79,5 @@ export function publicBase(deps: PublicBaseDeps): string {
 
 /** The service root's public URL (no shard prefix): what `/`, the API documents and SPARQL use. */
 export function publicRoot(deps: PublicBaseDeps): string {
-  return deps.config.publicUrl ??
-    defaultPublicUrl(deps.config.host, deps.config.port);
+  return deps.config.publicUrl ?? defaultPublicUrl(deps.config.host, deps.config.port);
 }

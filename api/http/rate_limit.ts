@@ -37,10 +37,7 @@ export class TokenBuckets {
       b.tokens -= 1;
       return { ok: true };
     }
-    return {
-      ok: false,
-      retryAfterMs: Math.ceil(((1 - b.tokens) * 1000) / perSecond),
-    };
+    return { ok: false, retryAfterMs: Math.ceil(((1 - b.tokens) * 1000) / perSecond) };
   }
 
   /** Number of buckets held (for tests of the memory bound). */
@@ -51,9 +48,7 @@ export class TokenBuckets {
   #evict(now: number) {
     const { perSecond, burst } = this.spec;
     for (const [k, b] of this.#buckets) {
-      if (b.tokens + ((now - b.at) * perSecond) / 1000 >= burst) {
-        this.#buckets.delete(k);
-      }
+      if (b.tokens + ((now - b.at) * perSecond) / 1000 >= burst) this.#buckets.delete(k);
     }
     // Still full (every client is mid-burst): drop the oldest tenth, in insertion order.
     if (this.#buckets.size >= this.maxClients) {

@@ -12,16 +12,11 @@ import {
 } from "../../verify/mod.ts";
 
 /** The reading's (agent, core) if `entry` is a meter-reading/1 envelope, else undefined. */
-export function readingOf(
-  entry: Uint8Array,
-): { kid: string; core: CborMap } | undefined {
+export function readingOf(entry: Uint8Array): { kid: string; core: CborMap } | undefined {
   try {
     const cose = parseCoseSign1(entry);
     const core = decodeCbor(cose.payload);
-    if (
-      !(core instanceof Map) ||
-      core.get("jc_receipt") !== meterReading.METER_READING_SCHEMA
-    ) {
+    if (!(core instanceof Map) || core.get("jc_receipt") !== meterReading.METER_READING_SCHEMA) {
       return undefined;
     }
     return { kid: cose.kid, core };
@@ -30,21 +25,13 @@ export function readingOf(
   }
 }
 
-const SCHEMA_BYTES = new TextEncoder().encode(
-  meterReading.METER_READING_SCHEMA,
-);
+const SCHEMA_BYTES = new TextEncoder().encode(meterReading.METER_READING_SCHEMA);
 
 /** Whether `bytes` contains `pat` (a cheap test before a parse that would throw). */
 function contains(bytes: Uint8Array, pat: Uint8Array): boolean {
   const first = pat[0], last = bytes.length - pat.length;
-  outer: for (
-    let i = bytes.indexOf(first);
-    i >= 0 && i <= last;
-    i = bytes.indexOf(first, i + 1)
-  ) {
-    for (let j = 1; j < pat.length; j++) {
-      if (bytes[i + j] !== pat[j]) continue outer;
-    }
+  outer: for (let i = bytes.indexOf(first); i >= 0 && i <= last; i = bytes.indexOf(first, i + 1)) {
+    for (let j = 1; j < pat.length; j++) if (bytes[i + j] !== pat[j]) continue outer;
     return true;
   }
   return false;
@@ -55,8 +42,6 @@ export function readingLink(entry: Uint8Array): AgentLink | undefined {
   if (!contains(entry, SCHEMA_BYTES)) return undefined; // not a reading: no parse (the fold's hot path)
   const r = readingOf(entry);
   const seq = r?.core.get("seq");
-  if (!r || typeof seq !== "number" || !Number.isSafeInteger(seq)) {
-    return undefined;
-  }
+  if (!r || typeof seq !== "number" || !Number.isSafeInteger(seq)) return undefined;
   return { did: r.kid, seq, prev: blake3(entry) };
 }

@@ -20,9 +20,7 @@ export function secureHeaders(h: Headers): void {
   const ct = h.get("content-type");
   if (ct !== null && /^\s*text\/html\b/i.test(ct)) {
     h.set(FRAME_DENY[0], FRAME_DENY[1]);
-    if (!h.has("content-security-policy")) {
-      h.set("content-security-policy", HTML_FALLBACK_CSP);
-    }
+    if (!h.has("content-security-policy")) h.set("content-security-policy", HTML_FALLBACK_CSP);
   }
 }
 

@@ -8,9 +8,7 @@ import { validHost } from "./public_url.ts";
 import type { FrontStage } from "./front_door.ts";
 
 /** The shard a request URL addresses and the path below its prefix (with the query), if any. */
-export function shardTarget(
-  url: string,
-): { id: string; path: string; at: number } | undefined {
+export function shardTarget(url: string): { id: string; path: string; at: number } | undefined {
   const at = pathStart(url);
   if (at < 0 || !url.startsWith("/shards/", at)) return undefined;
   const slash = url.indexOf("/", at + 8);
@@ -25,9 +23,7 @@ export function shardTarget(
  */
 export async function dispatchToShard(
   req: Request,
-  appOf: (
-    id: string,
-  ) => ((req: Request) => Response | Promise<Response>) | undefined,
+  appOf: (id: string) => ((req: Request) => Response | Promise<Response>) | undefined,
 ): Promise<Response | undefined> {
   const t = shardTarget(req.url);
   if (!t) return undefined;
@@ -42,11 +38,7 @@ export async function dispatchToShard(
   if (!loc?.startsWith("/")) return res;
   const headers = new Headers(res.headers);
   headers.set("location", `/shards/${t.id}${loc}`);
-  return new Response(res.body, {
-    status: res.status,
-    statusText: res.statusText,
-    headers,
-  });
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
 }
 
 /**

@@ -32,19 +32,13 @@ export function staticTextRoute(s: StaticText): RouteDef {
       description: `The ${s.title.toLowerCase()} as ${s.mediaType}.`,
       expects: "owl:Nothing",
       returns: s.id,
-      possibleStatus: [{
-        status: 200,
-        description: `The ${s.title.toLowerCase()}.`,
-      }],
+      possibleStatus: [{ status: 200, description: `The ${s.title.toLowerCase()}.` }],
       toolId: s.toolId,
       mutating: false,
     },
     handler: (c) =>
       new Response(s.body(), {
-        headers: {
-          "content-type": `${s.mediaType}; charset=utf-8`,
-          ...s.headers(c),
-        },
+        headers: { "content-type": `${s.mediaType}; charset=utf-8`, ...s.headers(c) },
       }),
   };
 }

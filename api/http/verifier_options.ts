@@ -47,20 +47,22 @@ export function verifyWith(
   deps: Pick<AppDeps, "verify" | "verifier">,
   envelope: Uint8Array,
 ): Promise<VerificationReport> {
-  return deps.verify
-    ? deps.verify(envelope)
-    : verifyEnvelope(envelope, deps.verifier);
+  return deps.verify ? deps.verify(envelope) : verifyEnvelope(envelope, deps.verifier);
 }
 
 /**
- * `{digest, index}` of the configuration in force (issue 23); both null while the log holds
- * none (the embedded defaults); undefined on a deployment that keeps no configuration.
+ * `{digest, index}` of the configuration in force (issue 23), with `shard` when it was logged in
+ * a shard other than s0; both null while none is logged (the embedded defaults); undefined on a
+ * deployment that keeps no configuration.
  */
 export async function verifierConfigRef(
   deps: Pick<AppDeps, "services">,
-): Promise<{ digest: string | null; index: number | null } | undefined> {
+): Promise<{ digest: string | null; index: number | null; shard?: string } | undefined> {
   const now = await deps.services?.verifierConfig?.inForce();
-  return now && (now.ref ?? { digest: null, index: null });
+  if (!now) return undefined;
+  if (!now.ref) return { digest: null, index: null };
+  const { digest, index, shard } = now.ref;
+  return shard ? { digest, index, shard } : { digest, index };
 }
 
 /**

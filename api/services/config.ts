@@ -17,18 +17,9 @@ import {
   RDF_SYNC_FIELDS,
   type RdfSyncSetting,
 } from "./rdf_sync_config.ts";
-import {
-  SHARD_ENV_KEYS,
-  SHARD_KEYS,
-  type ShardSettings,
-} from "./shard_config.ts";
+import { SHARD_ENV_KEYS, SHARD_KEYS, type ShardSettings } from "./shard_config.ts";
 import { parsePublicUrl } from "../http/public_url.ts";
-import {
-  CONN_DEFAULTS,
-  CONN_ENV_KEYS,
-  CONN_KEYS,
-  type ConnSettings,
-} from "../deno/conn_config.ts";
+import { CONN_DEFAULTS, CONN_ENV_KEYS, CONN_KEYS, type ConnSettings } from "../deno/conn_config.ts";
 
 /** A token bucket's refill rate and capacity; perSecond 0 disables the limit. */
 export interface RateSpec {
@@ -139,10 +130,7 @@ export function defaultConfig(): ServiceConfig {
     keyFile: "",
     pinFile: "",
     bodyLimit: 64 * 1024,
-    rate: {
-      read: { perSecond: 200, burst: 400 },
-      write: { perSecond: 50, burst: 100 },
-    },
+    rate: { read: { perSecond: 200, burst: 400 }, write: { perSecond: 50, burst: 100 } },
     batchMax: SEQUENCER_DEFAULTS.batchMax,
     batchAgeMs: SEQUENCER_DEFAULTS.batchAgeMs,
     pendingMax: SEQUENCER_DEFAULTS.pendingMax,
@@ -179,22 +167,15 @@ function fail(key: string, why: string): never {
 }
 
 function int(key: string, v: unknown, min: number, max: number): number {
-  const n = typeof v === "string" && /^\d+$/.test(v.trim())
-    ? Number(v.trim())
-    : v;
+  const n = typeof v === "string" && /^\d+$/.test(v.trim()) ? Number(v.trim()) : v;
   if (typeof n !== "number" || !Number.isSafeInteger(n) || n < min || n > max) {
-    fail(
-      key,
-      `must be an integer in [${min}, ${max}], got ${JSON.stringify(v)}`,
-    );
+    fail(key, `must be an integer in [${min}, ${max}], got ${JSON.stringify(v)}`);
   }
   return n;
 }
 
 function str(key: string, v: unknown): string {
-  if (typeof v !== "string" || v.length === 0) {
-    fail(key, "must be a non-empty string");
-  }
+  if (typeof v !== "string" || v.length === 0) fail(key, "must be a non-empty string");
   return v;
 }
 
@@ -209,9 +190,7 @@ function strMap(key: string, v: unknown): Record<string, string> {
     }
     return out;
   }
-  if (!v || typeof v !== "object" || Array.isArray(v)) {
-    fail(key, "must be an object");
-  }
+  if (!v || typeof v !== "object" || Array.isArray(v)) fail(key, "must be an object");
   for (const [k, x] of Object.entries(v)) {
     if (typeof x !== "string") fail(`${key}.${k}`, "must be a string");
   }
@@ -224,26 +203,17 @@ function rate(key: string, v: unknown): RateSpec {
     const m = /^\s*(\d+)(?::(\d+))?\s*$/.exec(v);
     if (!m) fail(key, `must be "PER_SECOND[:BURST]", got ${JSON.stringify(v)}`);
     const perSecond = Number(m[1]);
-    return {
-      perSecond,
-      burst: m[2] !== undefined ? Number(m[2]) : perSecond * 2,
-    };
+    return { perSecond, burst: m[2] !== undefined ? Number(m[2]) : perSecond * 2 };
   }
-  if (!v || typeof v !== "object") {
-    fail(key, "must be an object {per_second, burst}");
-  }
+  if (!v || typeof v !== "object") fail(key, "must be an object {per_second, burst}");
   const o = v as Record<string, unknown>;
   const perSecond = int(`${key}.per_second`, o.per_second, 0, 1e9);
-  const burst = o.burst === undefined
-    ? perSecond * 2
-    : int(`${key}.burst`, o.burst, 1, 1e9);
+  const burst = o.burst === undefined ? perSecond * 2 : int(`${key}.burst`, o.burst, 1, 1e9);
   return { perSecond, burst };
 }
 
 function obj(key: string, v: unknown): Record<string, unknown> {
-  if (!v || typeof v !== "object" || Array.isArray(v)) {
-    fail(key, "must be an object");
-  }
+  if (!v || typeof v !== "object" || Array.isArray(v)) fail(key, "must be an object");
   return { ...(v as Record<string, unknown>) };
 }
 
@@ -274,28 +244,21 @@ const FILE_KEYS: Record<string, (c: ServiceConfig, v: unknown) => void> = {
     c.logName = name;
   },
   store: (c, v) => {
-    if (v !== "sqlite" && v !== "memory") {
-      fail("store", `must be "sqlite" or "memory"`);
-    }
+    if (v !== "sqlite" && v !== "memory") fail("store", `must be "sqlite" or "memory"`);
     c.store = v;
   },
-  body_limit: (c, v) =>
-    c.bodyLimit = int("body_limit", v, 1024, 64 * 1024 * 1024),
+  body_limit: (c, v) => c.bodyLimit = int("body_limit", v, 1024, 64 * 1024 * 1024),
   rate_read: (c, v) => c.rate.read = rate("rate_read", v),
   rate_write: (c, v) => c.rate.write = rate("rate_write", v),
   batch_max: (c, v) => c.batchMax = int("batch_max", v, 1, 1_000_000),
   batch_age_ms: (c, v) => c.batchAgeMs = int("batch_age_ms", v, 0, 60_000),
   pending_max: (c, v) => c.pendingMax = int("pending_max", v, 1, 10_000_000),
   appends: (c, v) => {
-    if (v !== "open" && v !== "listed") {
-      fail("appends", `must be "open" or "listed"`);
-    }
+    if (v !== "open" && v !== "listed") fail("appends", `must be "open" or "listed"`);
     c.appends = v;
   },
   stewards: (c, v) => {
-    const list = typeof v === "string"
-      ? v.split(",").map((s) => s.trim()).filter(Boolean)
-      : v;
+    const list = typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : v;
     if (!Array.isArray(list) || list.some((s) => typeof s !== "string" || !s)) {
       fail("stewards", "must be a list of steward ids");
     }
@@ -304,43 +267,27 @@ const FILE_KEYS: Record<string, (c: ServiceConfig, v: unknown) => void> = {
   gateway_keys: (c, v) => {
     c.gatewayKeys = strMap("gateway_keys", v);
     for (const [id, hex] of Object.entries(c.gatewayKeys)) {
-      if (!/^([0-9a-f]{2})+$/.test(hex)) {
-        fail(`gateway_keys.${id}`, "must be lowercase hex");
-      }
+      if (!/^([0-9a-f]{2})+$/.test(hex)) fail(`gateway_keys.${id}`, "must be lowercase hex");
     }
   },
   key_directory: (c, v) => c.keyDirectory = strMap("key_directory", v),
   reference_vectors: (c, v) => c.referenceVectors = obj("reference_vectors", v),
   operator_config: (c, v) => c.operatorConfigFile = str("operator_config", v),
-  request_timeout_ms: (c, v) =>
-    c.requestTimeoutMs = int("request_timeout_ms", v, 1, 3_600_000),
+  request_timeout_ms: (c, v) => c.requestTimeoutMs = int("request_timeout_ms", v, 1, 3_600_000),
   page_max: (c, v) => c.pageMax = int("page_max", v, 1, 10_000),
   verify_workers: (c, v) => {
     c.verifyWorkers = v === "auto" ? "auto" : int("verify_workers", v, 0, 64);
   },
-  sparql_timeout_ms: (c, v) =>
-    c.sparqlTimeoutMs = int("sparql_timeout_ms", v, 1, 600_000),
-  sparql_max_queued: (c, v) =>
-    c.sparqlMaxQueued = int("sparql_max_queued", v, 1, 1_000),
+  sparql_timeout_ms: (c, v) => c.sparqlTimeoutMs = int("sparql_timeout_ms", v, 1, 600_000),
+  sparql_max_queued: (c, v) => c.sparqlMaxQueued = int("sparql_max_queued", v, 1, 1_000),
   sparql_max_result_bytes: (c, v) =>
-    c.sparqlMaxResultBytes = int(
-      "sparql_max_result_bytes",
-      v,
-      1024,
-      1024 * 1024 * 1024,
-    ),
-  sparql_max_entries: (c, v) =>
-    c.sparqlMaxEntries = int("sparql_max_entries", v, 0, 1e9),
-  sparql_max_memory_mb: (c, v) =>
-    c.sparqlMaxMemoryMb = int("sparql_max_memory_mb", v, 16, 4095),
-  validate_workers: (c, v) =>
-    c.validateWorkers = int("validate_workers", v, 0, 64),
-  validate_timeout_ms: (c, v) =>
-    c.validateTimeoutMs = int("validate_timeout_ms", v, 1, 600_000),
-  validate_max_nodes: (c, v) =>
-    c.validateMaxNodes = int("validate_max_nodes", v, 1, 1e7),
-  validate_max_queued: (c, v) =>
-    c.validateMaxQueued = int("validate_max_queued", v, 1, 1_000),
+    c.sparqlMaxResultBytes = int("sparql_max_result_bytes", v, 1024, 1024 * 1024 * 1024),
+  sparql_max_entries: (c, v) => c.sparqlMaxEntries = int("sparql_max_entries", v, 0, 1e9),
+  sparql_max_memory_mb: (c, v) => c.sparqlMaxMemoryMb = int("sparql_max_memory_mb", v, 16, 4095),
+  validate_workers: (c, v) => c.validateWorkers = int("validate_workers", v, 0, 64),
+  validate_timeout_ms: (c, v) => c.validateTimeoutMs = int("validate_timeout_ms", v, 1, 600_000),
+  validate_max_nodes: (c, v) => c.validateMaxNodes = int("validate_max_nodes", v, 1, 1e7),
+  validate_max_queued: (c, v) => c.validateMaxQueued = int("validate_max_queued", v, 1, 1_000),
   agents: (c, v) => {
     c.agents = strMap("agents", v);
     for (const did of Object.keys(c.agents)) {
@@ -357,11 +304,9 @@ function witnessRole(c: ServiceConfig): WitnessRoleSetting {
 }
 const WITNESS_KEYS: Record<string, (c: ServiceConfig, v: unknown) => void> = {
   witness: (c, v) => c.witness = parseWitnessRole(v),
-  witness_logs: (c, v) =>
-    witnessRole(c).logs = parseWitnessLogsEnv(str("JC_WITNESS_LOGS", v)),
+  witness_logs: (c, v) => witnessRole(c).logs = parseWitnessLogsEnv(str("JC_WITNESS_LOGS", v)),
   witness_name: (c, v) => witnessRole(c).name = str("JC_WITNESS_NAME", v),
-  witness_key_file: (c, v) =>
-    witnessRole(c).keyFile = str("JC_WITNESS_KEY_FILE", v),
+  witness_key_file: (c, v) => witnessRole(c).keyFile = str("JC_WITNESS_KEY_FILE", v),
   witnesses: (c, v) => c.witnesses = parseCollectorWitnesses(v),
 };
 for (const [k, set] of Object.entries(WITNESS_KEYS)) {
@@ -369,9 +314,7 @@ for (const [k, set] of Object.entries(WITNESS_KEYS)) {
     try {
       set(c, v);
     } catch (e) {
-      throw e instanceof ConfigError
-        ? e
-        : new ConfigError((e as Error).message);
+      throw e instanceof ConfigError ? e : new ConfigError((e as Error).message);
     }
   };
 }
@@ -389,21 +332,14 @@ for (const [k, set] of Object.entries(RDF_SYNC_KEYS)) {
     try {
       set(c, v);
     } catch (e) {
-      throw e instanceof ConfigError
-        ? e
-        : new ConfigError((e as Error).message);
+      throw e instanceof ConfigError ? e : new ConfigError((e as Error).message);
     }
   };
 }
 
 // Shards and their lifecycle (api/services/shard_config.ts, docs/SHARDS.md); connections and bodies
 // (api/deno/conn_config.ts).
-for (
-  const [k, set] of [
-    ...Object.entries(SHARD_KEYS),
-    ...Object.entries(CONN_KEYS),
-  ]
-) {
+for (const [k, set] of [...Object.entries(SHARD_KEYS), ...Object.entries(CONN_KEYS)]) {
   FILE_KEYS[k] = (c, v) => {
     try {
       set(c, v);
@@ -487,9 +423,7 @@ export function resolveConfig(
     }
     for (const [k, v] of Object.entries(file as Record<string, unknown>)) {
       const set = FILE_KEYS[k];
-      if (!set) {
-        fail(`config file key "${k}"`, "is unknown (see docs/CONFIG.md)");
-      }
+      if (!set) fail(`config file key "${k}"`, "is unknown (see docs/CONFIG.md)");
       set(c, v);
     }
   }
@@ -500,13 +434,9 @@ export function resolveConfig(
   if (!c.keyFile) c.keyFile = `${c.dataDir.replace(/\/+$/, "")}/log-key.hex`;
   // an explicit pin_file wins for s0 (it may already hold s0's pin); pin_dir places the rest
   if (!c.pinFile) {
-    c.pinFile = c.pinDir
-      ? `${c.pinDir.replace(/\/+$/, "")}/s0.pin`
-      : `${c.keyFile}.pin`;
+    c.pinFile = c.pinDir ? `${c.pinDir.replace(/\/+$/, "")}/s0.pin` : `${c.keyFile}.pin`;
   }
-  if (!c.operatorKeyFile) {
-    c.operatorKeyFile = `${c.dataDir.replace(/\/+$/, "")}/operator-key.hex`;
-  }
+  if (!c.operatorKeyFile) c.operatorKeyFile = `${c.dataDir.replace(/\/+$/, "")}/operator-key.hex`;
   if (c.witness && !c.witness.keyFile) {
     c.witness.keyFile = `${c.dataDir.replace(/\/+$/, "")}/witness-key.hex`;
   }
@@ -518,10 +448,7 @@ export function resolveConfig(
     }
   }
   if (c.appends === "listed" && c.stewards.length === 0) {
-    fail(
-      "appends",
-      `is "listed" but stewards is empty: nothing could be appended`,
-    );
+    fail("appends", `is "listed" but stewards is empty: nothing could be appended`);
   }
   return c;
 }

@@ -3,14 +3,7 @@
 // gate) and the active shard's log (shard_active.ts). One line per method of the contract, so a
 // method added to `Log` is a compile error here until it is forwarded, never a silent gap.
 // Platform-neutral.
-import type {
-  AgentHead,
-  AgentLink,
-  AppendResult,
-  Log,
-  TreeHead,
-  TreeView,
-} from "../../log/mod.ts";
+import type { AgentHead, AgentLink, AppendResult, Log, TreeHead, TreeView } from "../../log/mod.ts";
 
 /** Forwards every call to `target()`; subclasses override what they compose. */
 export class ForwardingLog implements Log {

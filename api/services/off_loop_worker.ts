@@ -24,14 +24,10 @@ export function serveJobs(
   init: (config: unknown) => void | Promise<void>,
   handle: (msg: unknown) => JobAnswer | Promise<JobAnswer>,
 ): void {
-  const answer = (m: OffLoopAnswer, transfer: Transferable[] = []) =>
-    self.postMessage(m, transfer);
+  const answer = (m: OffLoopAnswer, transfer: Transferable[] = []) => self.postMessage(m, transfer);
   self.onmessage = async (ev: MessageEvent<unknown>) => {
     const m = ev.data;
-    if (
-      !isRecord(m) ||
-      !("init" in m || (Number.isSafeInteger(m.id) && "msg" in m))
-    ) {
+    if (!isRecord(m) || !("init" in m || (Number.isSafeInteger(m.id) && "msg" in m))) {
       return answer(unexpectedAnswer(m, "{init} or {id, msg}"));
     }
     if ("init" in m) {

@@ -44,21 +44,15 @@ export function capWasmMemory(wasm: Uint8Array, maxPages: number): Uint8Array {
     const [size, body] = leb(wasm, i + 1);
     if (id === 5) {
       const [count, p] = leb(wasm, body);
-      if (count !== 1) {
-        throw new Error(`Cannot cap the memory: ${count} memories declared`);
-      }
+      if (count !== 1) throw new Error(`Cannot cap the memory: ${count} memories declared`);
       const flags = wasm[p];
       const [initial, q] = leb(wasm, p + 1);
       const end = flags & 1 ? leb(wasm, q)[1] : q;
-      if (end !== body + size) {
-        throw new Error("Cannot cap the memory: unexpected memory section");
-      }
+      if (end !== body + size) throw new Error("Cannot cap the memory: unexpected memory section");
       const max = Math.max(initial, maxPages);
       const content = [...uleb(1), 1, ...uleb(initial), ...uleb(max)];
       const section = [5, ...uleb(content.length), ...content];
-      const out = new Uint8Array(
-        wasm.length - (body + size - i) + section.length,
-      );
+      const out = new Uint8Array(wasm.length - (body + size - i) + section.length);
       out.set(wasm.subarray(0, i), 0);
       out.set(section, i);
       out.set(wasm.subarray(body + size), i + section.length);
@@ -84,9 +78,7 @@ export function boundedOxigraph(maxBytes: number): typeof Store {
   if (!memory) {
     const path = createRequire(import.meta.url).resolve("oxigraph/web_bg.wasm");
     const pages = Math.max(1, Math.floor(maxBytes / PAGE));
-    const exports = initSync({
-      module: capWasmMemory(readFileSync(path), pages),
-    });
+    const exports = initSync({ module: capWasmMemory(readFileSync(path), pages) });
     memory = (exports as unknown as { memory: WebAssembly.Memory }).memory;
   }
   return Store;

@@ -10,12 +10,7 @@
 // between two batches (what was written is recorded; the next start resumes there).
 import { VerificationFailure } from "../../client/mod.ts";
 import { BelowQuorum, loadPolicy } from "../../client/mod.ts";
-import {
-  SparqlHttp,
-  SyncAlarm,
-  syncOnce,
-  syncTargets,
-} from "../../rdfsync/mod.ts";
+import { SparqlHttp, SyncAlarm, syncOnce, syncTargets } from "../../rdfsync/mod.ts";
 import type { Metrics } from "../http/metrics.ts";
 import type { RdfSyncSetting } from "./rdf_sync_config.ts";
 
@@ -105,18 +100,12 @@ export class RdfSyncJob {
     const every = this.#o.setting.intervalS * 1000;
     const max = this.#o.maxBackoffMs ?? 300_000;
     const loop = () => {
-      if (this.#abort.signal.aborted || this.#status.state !== "running") {
-        return;
-      }
+      if (this.#abort.signal.aborted || this.#status.state !== "running") return;
       this.#running = this.round().finally(() => {
         this.#running = undefined;
-        if (this.#abort.signal.aborted || this.#status.state !== "running") {
-          return;
-        }
+        if (this.#abort.signal.aborted || this.#status.state !== "running") return;
         const f = this.#status.failures;
-        const wait = f === 0
-          ? every
-          : Math.min(max, every * 2 ** Math.min(f - 1, 16));
+        const wait = f === 0 ? every : Math.min(max, every * 2 ** Math.min(f - 1, 16));
         this.#timer = setTimeout(loop, wait);
       });
     };
@@ -159,18 +148,10 @@ export class RdfSyncJob {
       });
       let synced = 0;
       for (const t of targets) {
-        const r = await syncOnce({
-          ...t,
-          store: this.#store,
-          signal: this.#abort.signal,
-        });
+        const r = await syncOnce({ ...t, store: this.#store, signal: this.#abort.signal });
         synced += r.to;
         const what = t.shard ? `${t.shard} ` : "";
-        if (r.graphs > 0) {
-          this.#log(
-            `synced ${what}${r.from}..${r.to} in ${Math.round(r.ms)} ms`,
-          );
-        }
+        if (r.graphs > 0) this.#log(`synced ${what}${r.from}..${r.to} in ${Math.round(r.ms)} ms`);
         if (this.#abort.signal.aborted) break;
       }
       st.rounds++;

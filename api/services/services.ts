@@ -16,10 +16,7 @@ import type { VerifierConfigSource } from "./verifier_config_log.ts";
 export interface SparqlStoreHandle {
   form(q: string): string;
   /** the answer's bytes and how many log entries it covers; errors are ApiErrors */
-  query(
-    q: string,
-    mediaType: string,
-  ): Promise<{ body: Uint8Array | string; size: number }>;
+  query(q: string, mediaType: string): Promise<{ body: Uint8Array | string; size: number }>;
 }
 
 /** What the platform entry provides as `services.sparql`. */

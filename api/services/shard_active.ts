@@ -4,14 +4,7 @@
 // active shard's log, an agent's chain head is the newest shard's that has one, and an append
 // that meets a rotation (409 `shard-frozen`) is made once more on the new active shard.
 // Platform-neutral.
-import type {
-  AgentHead,
-  AgentLink,
-  AppendResult,
-  Log,
-  TreeHead,
-  TreeView,
-} from "../../log/mod.ts";
+import type { AgentHead, AgentLink, AppendResult, Log, TreeHead, TreeView } from "../../log/mod.ts";
 import { ApiError } from "../http/errors.ts";
 import { ForwardingLog } from "./log_forward.ts";
 
@@ -82,9 +75,7 @@ export class ActiveShardLog extends ForwardingLog {
 
 /** What only the shard's own log can answer synchronously. */
 function notHere(what: string): never {
-  throw new Error(
-    `Cannot read ${what} of the active shard synchronously: ask the shard's log`,
-  );
+  throw new Error(`Cannot read ${what} of the active shard synchronously: ask the shard's log`);
 }
 
 /**

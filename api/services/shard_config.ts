@@ -14,12 +14,7 @@ export interface ShardSettings {
   adminToken?: string;
 }
 
-const UNITS: Record<string, number> = {
-  s: 1e3,
-  m: 60e3,
-  h: 3600e3,
-  d: 86400e3,
-};
+const UNITS: Record<string, number> = { s: 1e3, m: 60e3, h: 3600e3, d: 86400e3 };
 
 /**
  * A duration in ms: seconds as an integer, or `<n>s|m|h|d` ("90s", "12h", "180d"); 0 is "never"
@@ -45,9 +40,7 @@ function countOrNever(key: string, v: unknown): number {
   const n = typeof v === "string" && /^\s*\d+\s*$/.test(v) ? Number(v) : v;
   if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0) {
     throw new Error(
-      `Cannot load config: ${key} must be a count of entries (0: never), got ${
-        JSON.stringify(v)
-      }`,
+      `Cannot load config: ${key} must be a count of entries (0: never), got ${JSON.stringify(v)}`,
     );
   }
   return n;
@@ -55,24 +48,16 @@ function countOrNever(key: string, v: unknown): number {
 
 function nonEmpty(key: string, v: unknown, min = 1): string {
   if (typeof v !== "string" || v.length < min) {
-    throw new Error(
-      `Cannot load config: ${key} must be a string of at least ${min} characters`,
-    );
+    throw new Error(`Cannot load config: ${key} must be a string of at least ${min} characters`);
   }
   return v;
 }
 
 /** Config-file keys → setters (api/services/config.ts registers them). */
-export const SHARD_KEYS: Record<
-  string,
-  (c: ShardSettings, v: unknown) => void
-> = {
-  shard_max_age: (c, v) =>
-    c.shardMaxAgeMs = parseDuration("shard_max_age", v) || undefined,
-  shard_max_size: (c, v) =>
-    c.shardMaxSize = countOrNever("shard_max_size", v) || undefined,
-  operator_key_file: (c, v) =>
-    c.operatorKeyFile = nonEmpty("operator_key_file", v),
+export const SHARD_KEYS: Record<string, (c: ShardSettings, v: unknown) => void> = {
+  shard_max_age: (c, v) => c.shardMaxAgeMs = parseDuration("shard_max_age", v) || undefined,
+  shard_max_size: (c, v) => c.shardMaxSize = countOrNever("shard_max_size", v) || undefined,
+  operator_key_file: (c, v) => c.operatorKeyFile = nonEmpty("operator_key_file", v),
   // a guessable token is no token: at least 16 characters
   admin_token: (c, v) => c.adminToken = nonEmpty("admin_token", v, 16),
 };

@@ -86,9 +86,7 @@ export class ShardGate {
   /** Resolves once no append is in flight (call while held: then none can start). */
   drain(): Promise<void> {
     if (this.#inflight === 0) return Promise.resolve();
-    return new Promise((r) =>
-      this.#drained = () => (this.#drained = undefined, r())
-    );
+    return new Promise((r) => this.#drained = () => (this.#drained = undefined, r()));
   }
 
   /**

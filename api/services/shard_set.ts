@@ -17,11 +17,7 @@ import { operatorVkey } from "../../log/shards/mod.ts";
 import { ed25519PublicKey, toHex } from "../../verify/mod.ts";
 import { type ActiveRef, ShardGate } from "./shard_gate.ts";
 import { ActiveShardLog } from "./shard_active.ts";
-import {
-  type ShardFiles,
-  type ShardRecord,
-  ShardStateError,
-} from "../deno/shard_files.ts";
+import { type ShardFiles, type ShardRecord, ShardStateError } from "../deno/shard_files.ts";
 import type { ListedShard } from "./shard_logs.ts";
 
 export type { ShardRecord } from "../deno/shard_files.ts";
@@ -75,9 +71,7 @@ const OPERATOR_MARK = "operator_key";
 
 /** A shard's own record of being frozen (FROZEN_MARK's value) per its directory record. */
 export function frozenMark(rec: ShardRecord): string | undefined {
-  return rec.state === "frozen"
-    ? JSON.stringify({ size: rec.size, root: rec.root })
-    : undefined;
+  return rec.state === "frozen" ? JSON.stringify({ size: rec.size, root: rec.root }) : undefined;
 }
 
 const b64Root = (note: string) =>
@@ -94,9 +88,7 @@ export class ShardSet implements ShardService {
   #vkey = "";
   #base = "";
   #rotation: Promise<Directory> | undefined;
-  #cache:
-    | { at: number; p: Promise<{ note: string; directory: Directory }> }
-    | undefined;
+  #cache: { at: number; p: Promise<{ note: string; directory: Directory }> } | undefined;
   #issued = 0;
   #timer: ReturnType<typeof setInterval> | undefined;
   #closed = false;
@@ -129,21 +121,14 @@ export class ShardSet implements ShardService {
       throw new ShardStateError(
         "shards-state-missing",
         `Cannot open the shards: the directory state (shards.json) is missing while shard ` +
-          `folders exist (${
-            folders.map((n) => shardId(n)).join(", ")
-          }); restore it from a backup`,
+          `folders exist (${folders.map((n) => shardId(n)).join(", ")}); restore it from a backup`,
       );
     }
     recs ??= [{ id: "s0", state: "active", created: iso(this.#now()) }];
     recs.forEach((r, n) => {
-      if (
-        r.id !== shardId(n) ||
-        (r.state === "active") !== (n === recs!.length - 1)
-      ) {
+      if (r.id !== shardId(n) || (r.state === "active") !== (n === recs!.length - 1)) {
         throw new Error(
-          `Cannot open the shards: the state's shard ${n} is not ${
-            shardId(n)
-          }, ` +
+          `Cannot open the shards: the state's shard ${n} is not ${shardId(n)}, ` +
             "or not exactly the last is active",
         );
       }
@@ -153,9 +138,7 @@ export class ShardSet implements ShardService {
         // an older directory state (or a shard put back by hand): never moved aside, never lost
         throw new ShardStateError(
           "shard-unlisted",
-          `Cannot open the shards: ${
-            shardId(n)
-          } holds entries but the directory state lists ` +
+          `Cannot open the shards: ${shardId(n)} holds entries but the directory state lists ` +
             `${recs.length} shard(s); restore the newest shards.json`,
         );
       }
@@ -200,24 +183,13 @@ export class ShardSet implements ShardService {
     }
     if (bound === undefined) await s0.set(OPERATOR_MARK, pub);
     const active = () => this.#activeRef();
-    for (const h of this.shards) {
-      if (h.rec.state === "frozen") h.gate.freeze(active);
-    }
+    for (const h of this.shards) if (h.rec.state === "frozen") h.gate.freeze(active);
     if (first) f.save(recs);
-    this.#vkey = operatorVkey(
-      this.#base,
-      ed25519PublicKey(this.#operatorSecret),
-    );
+    this.#vkey = operatorVkey(this.#base, ed25519PublicKey(this.#operatorSecret));
     if (this.#o.maxAgeMs) {
-      const every = Math.max(
-        50,
-        Math.min(1000, Math.floor(this.#o.maxAgeMs / 4)),
-      );
+      const every = Math.max(50, Math.min(1000, Math.floor(this.#o.maxAgeMs / 4)));
       this.#timer = setInterval(
-        () =>
-          this.#checkAge().catch((e) =>
-            this.#o.report?.(`shards: cannot check the age: ${e}`)
-          ),
+        () => this.#checkAge().catch((e) => this.#o.report?.(`shards: cannot check the age: ${e}`)),
         every,
       );
     }
@@ -241,17 +213,11 @@ export class ShardSet implements ShardService {
           }: the state is older than the shard; restore the newest shards.json`,
       );
     }
-    if (own === undefined && frozen !== undefined) {
-      await meta.set(FROZEN_MARK, frozen);
-    }
+    if (own === undefined && frozen !== undefined) await meta.set(FROZEN_MARK, frozen);
   }
 
   #handle(n: number, log: Log, rec: ShardRecord): ShardHandle {
-    const gate = new ShardGate(
-      shardId(n),
-      log,
-      (r) => this.#checkSize(gate, r),
-    );
+    const gate = new ShardGate(shardId(n), log, (r) => this.#checkSize(gate, r));
     return { n, id: shardId(n), prefix: shardPrefix(n), gate, rec };
   }
 
@@ -282,13 +248,8 @@ export class ShardSet implements ShardService {
 
   #checkSize(gate: ShardGate, r: AppendResult): void {
     const max = this.#o.maxSize;
-    if (
-      !max || r.tree_head.size < max || gate !== this.active().gate ||
-      this.#rotation
-    ) return;
-    this.rotate("size").catch((e) =>
-      this.#o.report?.(`shards: rotation by size failed: ${e}`)
-    );
+    if (!max || r.tree_head.size < max || gate !== this.active().gate || this.#rotation) return;
+    this.rotate("size").catch((e) => this.#o.report?.(`shards: rotation by size failed: ${e}`));
   }
 
   async #checkAge(): Promise<void> {
@@ -299,9 +260,7 @@ export class ShardSet implements ShardService {
     // empty for long is not cut right after its first entry
     const first = await this.#firstTime(a);
     if (first === null || Date.parse(first) + max > this.#now()) return;
-    this.rotate("age").catch((e) =>
-      this.#o.report?.(`shards: rotation by age failed: ${e}`)
-    );
+    this.rotate("age").catch((e) => this.#o.report?.(`shards: rotation by age failed: ${e}`));
   }
 
   /**
@@ -311,12 +270,8 @@ export class ShardSet implements ShardService {
    * state with both changes at once. Only then are appends to the old shard answered 409.
    */
   rotate(reason: string): Promise<Directory> {
-    if (this.#closed) {
-      return Promise.reject(new Error("Cannot rotate: the shards are closed"));
-    }
-    return this.#rotation ??= this.#rotate(reason).finally(() =>
-      this.#rotation = undefined
-    );
+    if (this.#closed) return Promise.reject(new Error("Cannot rotate: the shards are closed"));
+    return this.#rotation ??= this.#rotate(reason).finally(() => this.#rotation = undefined);
   }
 
   async #rotate(reason: string): Promise<Directory> {
@@ -325,18 +280,11 @@ export class ShardSet implements ShardService {
     const release = old.gate.hold();
     let created: Log | undefined;
     try {
-      created = await this.#o.files.openLog(
-        n,
-        shardLogName(this.#base, n),
-        true,
-      );
+      created = await this.#o.files.openLog(n, shardLogName(this.#base, n), true);
       await old.gate.drain();
       const log = old.gate.inner;
       const head = await log.latestHead();
-      const [b3, sha] = await Promise.all([
-        log.checkpoint("blake3"),
-        log.checkpoint("sha256"),
-      ]);
+      const [b3, sha] = await Promise.all([log.checkpoint("blake3"), log.checkpoint("sha256")]);
       const first = head.size > 0 ? await this.#firstTime(old) : null;
       const frozen: ShardRecord = {
         ...old.rec,
@@ -346,16 +294,8 @@ export class ShardSet implements ShardService {
         first_time: first,
         last_time: head.size > 0 ? iso(head.timestamp) : null,
       };
-      const next: ShardRecord = {
-        id: shardId(n),
-        state: "active",
-        created: iso(this.#now()),
-      };
-      const recs = [
-        ...this.shards.slice(0, -1).map((s) => s.rec),
-        frozen,
-        next,
-      ];
+      const next: ShardRecord = { id: shardId(n), state: "active", created: iso(this.#now()) };
+      const recs = [...this.shards.slice(0, -1).map((s) => s.rec), frozen, next];
       this.#o.files.save(recs); // the new directory is in force from here
       const h = this.#handle(n, created, next);
       created = undefined;
@@ -368,9 +308,7 @@ export class ShardSet implements ShardService {
         frozenMark(frozen)!,
       )
         .catch((e) =>
-          this.#o.report?.(
-            `shards: cannot record ${old.id} frozen in its store: ${e}`,
-          )
+          this.#o.report?.(`shards: cannot record ${old.id} frozen in its store: ${e}`)
         );
       this.#cache = undefined;
       await this.#o.onShard?.(h);
@@ -419,31 +357,20 @@ export class ShardSet implements ShardService {
     return {
       ...base,
       first_time: first,
-      last_time: head.size > 0
-        ? iso(Math.max(head.timestamp, Date.parse(first!)))
-        : null,
+      last_time: head.size > 0 ? iso(Math.max(head.timestamp, Date.parse(first!))) : null,
       size: head.size,
     };
   }
 
   directory(): Promise<{ note: string; directory: Directory }> {
     const now = this.#now();
-    if (this.#cache && now - this.#cache.at < 1000 && now >= this.#cache.at) {
-      return this.#cache.p;
-    }
+    if (this.#cache && now - this.#cache.at < 1000 && now >= this.#cache.at) return this.#cache.p;
     const p = (async () => {
       const shards = await Promise.all(this.shards.map((h) => this.#entry(h)));
       // never issued earlier than a directory already served (directory-rollback)
       this.#issued = Math.max(this.#issued, this.#now());
-      const directory: Directory = {
-        operator: this.#base,
-        issued: iso(this.#issued),
-        shards,
-      };
-      return {
-        note: signDirectory(directory, this.#operatorSecret),
-        directory,
-      };
+      const directory: Directory = { operator: this.#base, issued: iso(this.#issued), shards };
+      return { note: signDirectory(directory, this.#operatorSecret), directory };
     })();
     this.#cache = { at: now, p };
     p.catch(() => this.#cache?.p === p && (this.#cache = undefined));

@@ -34,11 +34,7 @@ import {
   JobTimeoutError,
   OffLoopWorker,
 } from "./off_loop.ts";
-import type {
-  SparqlJob,
-  SparqlJobAnswer,
-  SparqlLoadAnswer,
-} from "./sparql_worker_thread.ts";
+import type { SparqlJob, SparqlJobAnswer, SparqlLoadAnswer } from "./sparql_worker_thread.ts";
 
 /** Entries per load job. */
 export const LOAD_BATCH = 256;
@@ -68,10 +64,7 @@ export interface SparqlStatus {
 /** What the `/v1/sparql` route needs of a store (api/http/routes/sparql.ts). */
 export interface SparqlHandle {
   form(q: string): string;
-  query(
-    q: string,
-    mediaType: string,
-  ): Promise<{ body: Uint8Array; size: number }>;
+  query(q: string, mediaType: string): Promise<{ body: Uint8Array; size: number }>;
   status(): SparqlStatus;
   close(): void;
 }
@@ -142,10 +135,7 @@ export class EmbeddedSparql implements SparqlHandle {
   async caughtUp(): Promise<SparqlStatus> {
     while (!this.#closed) {
       await (this.#loading ?? this.#kick());
-      if (
-        this.#overBound || this.#full ||
-        (this.#ready && this.#loaded >= this.#target)
-      ) break;
+      if (this.#overBound || this.#full || (this.#ready && this.#loaded >= this.#target)) break;
       await new Promise((r) => setTimeout(r, 20));
     }
     return this.status();
@@ -155,12 +145,7 @@ export class EmbeddedSparql implements SparqlHandle {
   #gauges(): void {
     const m = this.#metrics;
     if (!m) return;
-    m.setLabeled(
-      "jc_sparql_entries",
-      {},
-      this.#loaded,
-      "Log entries in the SPARQL store",
-    );
+    m.setLabeled("jc_sparql_entries", {}, this.#loaded, "Log entries in the SPARQL store");
     m.setLabeled(
       "jc_sparql_store_bytes",
       {},
@@ -182,9 +167,7 @@ export class EmbeddedSparql implements SparqlHandle {
     this.#loadedPer = [];
     this.#ready = false;
     this.#started = performance.now();
-    this.#worker.dropQueued(
-      new JobLostError("the SPARQL worker was restarted"),
-    );
+    this.#worker.dropQueued(new JobLostError("the SPARQL worker was restarted"));
     this.#gauges();
     if (!this.#overBound && !this.#full) this.#kick();
   }
@@ -193,9 +176,7 @@ export class EmbeddedSparql implements SparqlHandle {
   #kick(): Promise<void> {
     if (this.#closed) return Promise.resolve();
     return this.#loading ??= this.#loadLoop()
-      .catch((e) =>
-        console.error("Cannot load the log into the SPARQL store:", e)
-      )
+      .catch((e) => console.error("Cannot load the log into the SPARQL store:", e))
       .finally(() => this.#loading = undefined);
   }
 
@@ -203,9 +184,7 @@ export class EmbeddedSparql implements SparqlHandle {
     const gen = this.#gen;
     while (!this.#closed && gen === this.#gen) {
       const sources = await this.#sources();
-      const heads = await Promise.all(
-        sources.map(async (s) => (await s.log.latestHead()).size),
-      );
+      const heads = await Promise.all(sources.map(async (s) => (await s.log.latestHead()).size));
       const head = heads.reduce((a, b) => a + b, 0);
       if (head > this.#config.sparqlMaxEntries) {
         this.#overBound = true;
@@ -214,9 +193,7 @@ export class EmbeddedSparql implements SparqlHandle {
         this.#gen++;
         this.#loaded = 0;
         this.#loadedPer = [];
-        this.#worker.reset(
-          new JobLostError("the log outgrew sparql_max_entries"),
-        );
+        this.#worker.reset(new JobLostError("the log outgrew sparql_max_entries"));
         return;
       }
       this.#target = Math.max(this.#target, head);
@@ -232,9 +209,7 @@ export class EmbeddedSparql implements SparqlHandle {
       const envelopes: Uint8Array[] = [];
       for (let i = start; i < end; i++) {
         const bytes = await log.entry(i);
-        if (!bytes) {
-          throw new Error(`Cannot load entry ${i}: the log does not have it`);
-        }
+        if (!bytes) throw new Error(`Cannot load entry ${i}: the log does not have it`);
         envelopes.push(bytes.slice());
       }
       const job: SparqlJob = { load: { start, envelopes, origin } };
@@ -248,9 +223,7 @@ export class EmbeddedSparql implements SparqlHandle {
         if (gen !== this.#gen || this.#closed) return; // the Worker was replaced: a new loader runs
         if (e instanceof JobError && e.code === "sparql-store-full") {
           // sparql_max_entries is set too high for sparql_max_memory_mb: stop, free, refuse.
-          console.error(
-            `SPARQL store: ${e.message}; queries are refused (docs/RDF.md)`,
-          );
+          console.error(`SPARQL store: ${e.message}; queries are refused (docs/RDF.md)`);
           this.#full = true;
           this.#ready = false;
           this.#gen++;
@@ -277,10 +250,7 @@ export class EmbeddedSparql implements SparqlHandle {
     return retryAfterSeconds(Math.min(rest, 60_000));
   }
 
-  async query(
-    q: string,
-    mediaType: string,
-  ): Promise<{ body: Uint8Array; size: number }> {
+  async query(q: string, mediaType: string): Promise<{ body: Uint8Array; size: number }> {
     const t0 = performance.now();
     const sources = await this.#sources();
     let head = 0;
@@ -327,10 +297,7 @@ export class EmbeddedSparql implements SparqlHandle {
       ]);
       clearTimeout(timer);
     }
-    const timeoutMs = Math.max(
-      1,
-      this.#config.sparqlTimeoutMs - (performance.now() - t0),
-    );
+    const timeoutMs = Math.max(1, this.#config.sparqlTimeoutMs - (performance.now() - t0));
     const job: SparqlJob = {
       query: q,
       mediaType,
@@ -374,9 +341,7 @@ export class EmbeddedSparql implements SparqlHandle {
     }
     if (e instanceof JobError && e.code === "sparql-memory-limit") {
       // Oxigraph aborted: its instance is unusable. A fresh Worker loads the log again.
-      this.#worker.reset(
-        new JobLostError("the SPARQL worker ran out of memory"),
-      );
+      this.#worker.reset(new JobLostError("the SPARQL worker ran out of memory"));
       return new ApiError(
         "sparql-memory-limit",
         `Cannot answer the query: it needs more than the store's ${cfg.sparqlMaxMemoryMb} MiB ` +

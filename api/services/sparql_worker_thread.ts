@@ -39,8 +39,7 @@ function storeOf(origin: string): SparqlStore {
   if (!s) {
     s = new SparqlStore({
       size: () => Promise.resolve(0),
-      read: () =>
-        Promise.reject(new Error("Cannot read the log from the SPARQL worker")),
+      read: () => Promise.reject(new Error("Cannot read the log from the SPARQL worker")),
     }, oxigraph);
     stores.set(origin, s);
   }
@@ -53,9 +52,7 @@ function isJob(m: unknown): m is SparqlJob {
   if (isRecord(m.load)) {
     const { start, envelopes, origin } = m.load;
     return Number.isSafeInteger(start) && typeof origin === "string" &&
-      Array.isArray(envelopes) && envelopes.every((e) =>
-        e instanceof Uint8Array
-      );
+      Array.isArray(envelopes) && envelopes.every((e) => e instanceof Uint8Array);
   }
   return typeof m.query === "string" && typeof m.mediaType === "string" &&
     typeof m.maxBytes === "number";
@@ -82,11 +79,7 @@ serveJobs((config) => {
     try {
       const size = await storeOf(origin).append(
         envelopes.map((e, k) =>
-          entryInputFromEnvelope(
-            start + k,
-            e,
-            `${origin}/v1/log/entries/${start + k}`,
-          )
+          entryInputFromEnvelope(start + k, e, `${origin}/v1/log/entries/${start + k}`)
         ),
       );
       const answer: SparqlLoadAnswer = { size, memory: oxigraphMemoryBytes() };
@@ -100,11 +93,7 @@ serveJobs((config) => {
     }
   }
   // every shard's graphs are in the one store: any of its SparqlStores queries them all
-  const a = storeOf(stores.keys().next().value ?? "").run(
-    m.query,
-    m.mediaType,
-    m.maxBytes,
-  );
+  const a = storeOf(stores.keys().next().value ?? "").run(m.query, m.mediaType, m.maxBytes);
   a.size = [...stores.values()].reduce((n, s) => n + s.size, 0);
   const body = enc.encode(a.body);
   if (body.byteLength > m.maxBytes) {

@@ -27,24 +27,16 @@ const READERS = 16;
 /** Full tiles each reader keeps verified. */
 const READER_TILES = 256;
 
-export const HASHERS: Record<TreeView, Hasher> = {
-  blake3: blake3Hasher,
-  sha256: sha256Hasher,
-};
+export const HASHERS: Record<TreeView, Hasher> = { blake3: blake3Hasher, sha256: sha256Hasher };
 
 /** Fetches a view's tile or bundle from the log (never undefined for a tile of a signed tree). */
-export function logTileFetcher(
-  log: LogReads,
-  view: TreeView,
-): (t: TileId) => Promise<Uint8Array> {
+export function logTileFetcher(log: LogReads, view: TreeView): (t: TileId) => Promise<Uint8Array> {
   return async (t) => {
     const b = t.level === ENTRIES
       ? await log.bundle(t.index, t.width)
       : await log.tile(view, t.level, t.index, t.width);
     if (b === undefined) {
-      throw new LogIntegrityError(
-        `Cannot read ${view} tile ${t.level}/${t.index}: not served`,
-      );
+      throw new LogIntegrityError(`Cannot read ${view} tile ${t.level}/${t.index}: not served`);
     }
     return b;
   };
@@ -68,29 +60,19 @@ export function tileReader(
     m.set(key, r);
     return r;
   }
-  r = new TileHashReader(
-    HASHERS[view],
-    { size, root },
-    logTileFetcher(log, view),
-    {
-      maxTiles: READER_TILES,
-    },
-  );
+  r = new TileHashReader(HASHERS[view], { size, root }, logTileFetcher(log, view), {
+    maxTiles: READER_TILES,
+  });
   m.set(key, r);
   if (m.size > READERS) m.delete(m.keys().next().value!);
   return r;
 }
 
 /** The BLAKE3 view's reader at a signed head's size (the §22.2 head carries its root). */
-export async function headReader(
-  log: LogReads,
-  size: number,
-): Promise<TileHashReader> {
+export async function headReader(log: LogReads, size: number): Promise<TileHashReader> {
   const latest = await log.latestHead();
   const head = latest.size === size ? latest : await log.headAt(size);
-  if (!head) {
-    throw new LogIntegrityError(`Cannot prove: no signed head at size ${size}`);
-  }
+  if (!head) throw new LogIntegrityError(`Cannot prove: no signed head at size ${size}`);
   return tileReader(log, "blake3", size, fromHex(head.root));
 }
 
@@ -101,11 +83,7 @@ export async function latestCheckpoint(
   services?: Parameters<typeof checkpointToServe>[0],
 ): Promise<{ note: string; size: number; reader: TileHashReader }> {
   // docs/WITNESS.md: with witnesses configured, the newest cosigned SHA-256 checkpoint.
-  const note = await checkpointToServe(
-    services,
-    view,
-    await log.checkpoint(view),
-  );
+  const note = await checkpointToServe(services, view, await log.checkpoint(view));
   const c = parseCheckpoint(parseNote(note).text);
   return { note, size: c.size, reader: tileReader(log, view, c.size, c.root) };
 }

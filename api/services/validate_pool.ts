@@ -35,10 +35,7 @@ export class ValidatePool {
       jobsProtocol(new URL("./validate_pool_worker.ts", import.meta.url), {
         maxNodes: config.validateMaxNodes,
       }),
-      {
-        size: Math.max(1, config.validateWorkers),
-        maxQueued: config.validateMaxQueued,
-      },
+      { size: Math.max(1, config.validateWorkers), maxQueued: config.validateMaxQueued },
     );
   }
 
@@ -55,9 +52,7 @@ export class ValidatePool {
   /** Validates `text` (vocab/validate.ts) in a Worker; errors are ApiErrors (or VocabError-coded). */
   validate = async (text: string, cls?: string): Promise<ValidateAnswer> => {
     try {
-      return await this.#pool.run({ text, cls }, {
-        timeoutMs: this.#timeoutMs,
-      });
+      return await this.#pool.run({ text, cls }, { timeoutMs: this.#timeoutMs });
     } catch (e) {
       if (e instanceof JobTimeoutError) {
         throw new ApiError(

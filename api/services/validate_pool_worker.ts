@@ -10,10 +10,7 @@ import { isRecord, UnexpectedMessageError } from "./worker_message.ts";
 let maxNodes = Infinity;
 
 serveJobs(async (config) => {
-  if (
-    !isRecord(config) || typeof config.maxNodes !== "number" ||
-    !(config.maxNodes > 0)
-  ) {
+  if (!isRecord(config) || typeof config.maxNodes !== "number" || !(config.maxNodes > 0)) {
     throw new UnexpectedMessageError(config, "an init of {maxNodes > 0}");
   }
   maxNodes = config.maxNodes;
@@ -25,7 +22,5 @@ serveJobs(async (config) => {
   ) {
     throw new UnexpectedMessageError(msg, "a job of {text, cls?} (strings)");
   }
-  return {
-    value: await validateDocument(msg.text, { cls: msg.cls, maxNodes }),
-  };
+  return { value: await validateDocument(msg.text, { cls: msg.cls, maxNodes }) };
 });

@@ -23,6 +23,7 @@ import {
 } from "../../verify/mod.ts";
 import { readingLink } from "../http/reading_link.ts";
 import { ConfigError, type ServiceConfig } from "./config.ts";
+import type { ListedShard } from "./shard_logs.ts";
 
 /**
  * The chain-head key of the configuration documents: not a did:key, so no meter agent (always
@@ -193,38 +194,48 @@ export function publishVerifierConfig(
   withOperatorKey: WithOperatorKey,
 ): Promise<VerifierConfigLedger> {
   return VerifierConfigLedger.open(log, {
-    rules: withOperatorKey((secret) =>
-      serviceConfigRules(config, verifier, secret)
-    ),
+    rules: withOperatorKey((secret) => serviceConfigRules(config, verifier, secret)),
     seal: (doc) => withOperatorKey((secret) => sealVerifierConfig(doc, secret)),
   });
+}
+
+/** A configuration as answers name it: in a shard other than s0, that shard and its prefix. */
+export interface ShardedConfigRef extends VerifierConfigRef {
+  shard?: string;
+  /** the shard's prefix (`/shards/s1`), for the entry's IRI; absent for s0 */
+  prefix?: string;
 }
 
 /** What the routes ask (AppServices.verifierConfig): the same on both deployments. */
 export interface VerifierConfigSource {
   /** The configuration in force: `{digest, index}` (null: the defaults) and the document. */
-  inForce(): Promise<InForce>;
+  inForce(): Promise<
+    { ref: ShardedConfigRef; doc: VerifierConfigDoc } | { ref: null; doc: VerifierConfigRules }
+  >;
   /** The configuration entry `index` of `log` was judged under (none: before the first). */
-  judgedUnder(log: Log, index: number): Promise<VerifierConfigRef | undefined>;
+  judgedUnder(log: Log, index: number): Promise<ShardedConfigRef | undefined>;
 }
 
 /**
- * The configurations of a service: the one in force (the last logged in the log taking appends,
- * else the defaults), and each log's chain for the entry views, each read once and kept: the
- * rules change only at a start (a deployment on the edge), before anything is answered.
+ * The configurations of a service: the one in force is the last logged in the newest shard that
+ * holds one (the shard taking appends, unless a rotation made it since the start: a shard made by
+ * a rotation holds none until the next start, docs/DECISIONS.md), else the defaults. An entry is
+ * judged under the latest configuration entry before it in its shard, else the last one of the
+ * shards before it. Each shard's chain is read once and kept: the rules change only at a start
+ * (a deployment on the edge), before anything is answered.
  */
 export class VerifierConfigs implements VerifierConfigSource {
-  readonly #active: () => Log | Promise<Log>;
+  readonly #shards: () => Promise<ListedShard[]>;
   readonly #defaults: VerifierConfigRules;
   readonly #ledgers = new Map<Log, Promise<VerifierConfigLedger>>();
 
-  /** `seed`: a log's ledger already read (the one published at start). */
+  /** `shards`: the listed shards, s0 first; `seed`: a log's ledger already read (at start). */
   constructor(o: {
-    active: () => Log | Promise<Log>;
+    shards: () => Promise<ListedShard[]>;
     defaults: VerifierConfigRules;
     seed?: { log: Log; ledger: VerifierConfigLedger };
   }) {
-    this.#active = o.active;
+    this.#shards = o.shards;
     this.#defaults = o.defaults;
     if (o.seed) this.#ledgers.set(o.seed.log, Promise.resolve(o.seed.ledger));
   }
@@ -239,15 +250,31 @@ export class VerifierConfigs implements VerifierConfigSource {
     return l;
   }
 
-  async inForce(): Promise<InForce> {
-    const last = (await this.#ledger(await this.#active())).last();
-    return last ?? { ref: null, doc: this.#defaults };
+  /** The last configuration of the shards before position `n` (newest first). */
+  async #lastBefore(shards: ListedShard[], n: number) {
+    for (let k = n - 1; k >= 0; k--) {
+      const last = (await this.#ledger(shards[k].log)).last();
+      if (last) return { ...last, ref: named(last.ref, shards[k]) };
+    }
+    return undefined;
   }
 
-  async judgedUnder(
-    log: Log,
-    index: number,
-  ): Promise<VerifierConfigRef | undefined> {
-    return (await this.#ledger(log)).judgedUnder(index);
+  async inForce(): Promise<
+    { ref: ShardedConfigRef; doc: VerifierConfigDoc } | { ref: null; doc: VerifierConfigRules }
+  > {
+    const shards = await this.#shards();
+    return (await this.#lastBefore(shards, shards.length)) ?? { ref: null, doc: this.#defaults };
   }
+
+  async judgedUnder(log: Log, index: number): Promise<ShardedConfigRef | undefined> {
+    const shards = await this.#shards();
+    const n = shards.findIndex((s) => s.log === log);
+    const own = await (await this.#ledger(log)).judgedUnder(index);
+    if (own || n < 0) return own && n >= 0 ? named(own, shards[n]) : own;
+    return (await this.#lastBefore(shards, n))?.ref;
+  }
+}
+
+function named(ref: VerifierConfigRef, s: ListedShard): ShardedConfigRef {
+  return s.id === "s0" ? ref : { ...ref, shard: s.id, prefix: s.prefix };
 }

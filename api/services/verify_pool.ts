@@ -12,11 +12,7 @@
 import { receiptOf, type VerificationReport } from "../../verify/mod.ts";
 import type { ServiceConfig } from "./config.ts";
 import type { UnexpectedAnswer } from "./worker_message.ts";
-import {
-  WorkerPool,
-  type WorkerProtocol,
-  WorkerStartError,
-} from "./pool/mod.ts";
+import { WorkerPool, type WorkerProtocol, WorkerStartError } from "./pool/mod.ts";
 
 /**
  * A request to a pool worker: verify each envelope and answer with the same `ids`. The envelopes
@@ -33,9 +29,7 @@ export interface PoolRequest {
 
 /** The envelopes of a request, as views into its buffer. */
 export function requestEnvelopes(m: PoolRequest): Uint8Array[] {
-  return m.ends.map((end, i) =>
-    m.bytes.subarray(i === 0 ? 0 : m.ends[i - 1], end)
-  );
+  return m.ends.map((end, i) => m.bytes.subarray(i === 0 ? 0 : m.ends[i - 1], end));
 }
 
 /**
@@ -94,9 +88,7 @@ function verifyProtocol(
       const m = data as PoolAnswer;
       if ("ready" in m || "failed" in m) return m;
       // Only a bug here sends what a worker does not expect: replace it, send its work again.
-      if ("unexpected" in m) {
-        return { unexpected: `${m.unexpected.code}: ${m.unexpected.message}` };
-      }
+      if ("unexpected" in m) return { unexpected: `${m.unexpected.code}: ${m.unexpected.message}` };
       return {
         ids: m.ids,
         results: m.outcomes.map((o) => {
@@ -162,9 +154,7 @@ export class VerifierPool {
     o: VerifierPoolOptions = {},
   ): Promise<VerifierPool> {
     if (!Number.isSafeInteger(size) || size < 1) {
-      throw new RangeError(
-        `Cannot start a verifier pool: size must be >= 1, got ${size}`,
-      );
+      throw new RangeError(`Cannot start a verifier pool: size must be >= 1, got ${size}`);
     }
     const pool = new VerifierPool(config, size, o);
     try {
@@ -203,9 +193,7 @@ export class VerifierPool {
   /** verifyEnvelope(envelope, options of `config`) on a worker thread. */
   verify = (envelope: Uint8Array): Promise<VerificationReport> => {
     if (this.#closed) {
-      return Promise.reject(
-        new Error("Cannot verify: the verifier pool is closed"),
-      );
+      return Promise.reject(new Error("Cannot verify: the verifier pool is closed"));
     }
     return this.#pool.run(envelope).then((r) => withReceipt(r, envelope));
   };

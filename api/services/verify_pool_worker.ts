@@ -33,22 +33,14 @@ async function outcome(envelope: Uint8Array): Promise<PoolOutcome> {
   }
 }
 
-const EXPECTED =
-  "{config}, {ids, bytes, ends} (as many ids as ends, ends rising within bytes)";
+const EXPECTED = "{config}, {ids, bytes, ends} (as many ids as ends, ends rising within bytes)";
 
 /** Whether `m` is a well-formed request: its envelopes are inside its buffer, one per id. */
-function isRequest(
-  m: Record<string, unknown>,
-): m is Record<string, unknown> & PoolRequest {
+function isRequest(m: Record<string, unknown>): m is Record<string, unknown> & PoolRequest {
   const { ids, bytes, ends } = m;
-  if (
-    !isNumberArray(ids) || !isNumberArray(ends) ||
-    !(bytes instanceof Uint8Array)
-  ) return false;
+  if (!isNumberArray(ids) || !isNumberArray(ends) || !(bytes instanceof Uint8Array)) return false;
   if (ids.length !== ends.length) return false;
-  return ends.every((e, i) =>
-    Number.isInteger(e) && e >= (ends[i - 1] ?? 0) && e <= bytes.length
-  );
+  return ends.every((e, i) => Number.isInteger(e) && e >= (ends[i - 1] ?? 0) && e <= bytes.length);
 }
 
 self.onmessage = async (ev: MessageEvent<unknown>) => {
@@ -68,11 +60,6 @@ self.onmessage = async (ev: MessageEvent<unknown>) => {
     }
     return;
   }
-  if (!isRecord(m) || !isRequest(m)) {
-    return answer(unexpectedAnswer(m, EXPECTED));
-  }
-  answer({
-    ids: m.ids,
-    outcomes: await Promise.all(requestEnvelopes(m).map(outcome)),
-  });
+  if (!isRecord(m) || !isRequest(m)) return answer(unexpectedAnswer(m, EXPECTED));
+  answer({ ids: m.ids, outcomes: await Promise.all(requestEnvelopes(m).map(outcome)) });
 };

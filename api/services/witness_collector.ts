@@ -29,10 +29,7 @@ export interface CheckpointSource {
   /** The latest SHA-256 checkpoint (a signed note by the log key). */
   latest(): Promise<string>;
   /** RFC 6962 consistency proof in the same view from `first` (> 0) to the tree `tree`. */
-  consistency(
-    first: number,
-    tree: { size: number; root: Uint8Array },
-  ): Promise<Uint8Array[]>;
+  consistency(first: number, tree: { size: number; root: Uint8Array }): Promise<Uint8Array[]>;
 }
 
 /** One HTTP exchange with a witness. */
@@ -136,17 +133,9 @@ export class WitnessCollector {
     this.#peers = o.witnesses.map((w) => {
       const k = parseVkey(w.vkey);
       if (k.type !== SIG_COSIGNATURE_V1) {
-        throw new Error(
-          `Cannot load config: witnesses: ${w.vkey} is not a cosignature/v1 vkey`,
-        );
+        throw new Error(`Cannot load config: witnesses: ${w.vkey} is not a cosignature/v1 vkey`);
       }
-      return {
-        setting: w,
-        name: k.name,
-        verifier: verifierFromVkey(k),
-        failures: 0,
-        retryAt: 0,
-      };
+      return { setting: w, name: k.name, verifier: verifierFromVkey(k), failures: 0, retryAt: 0 };
     });
     o.metrics?.describeCounter(
       "jc_witness_failures_total",
@@ -163,9 +152,7 @@ export class WitnessCollector {
     const every = this.#o.intervalMs ?? 1000;
     const loop = () => {
       if (this.#stopped) return;
-      this.#running = this.round().catch((e) =>
-        this.#log(`round failed: ${e?.message ?? e}`)
-      )
+      this.#running = this.round().catch((e) => this.#log(`round failed: ${e?.message ?? e}`))
         .finally(() => {
           this.#running = undefined;
           if (!this.#stopped) this.#timer = setTimeout(loop, every);
@@ -195,19 +182,11 @@ export class WitnessCollector {
     const text = parseNote(note).text;
     const cp = parseCheckpoint(text);
     this.#latestSize = cp.size;
-    const round: Round = {
-      note,
-      text,
-      size: cp.size,
-      root: cp.root,
-      lines: new Map(),
-    };
+    const round: Round = { note, text, size: cp.size, root: cp.root, lines: new Map() };
     const now = this.#now();
     await Promise.all(this.#peers.map(async (p) => {
       const rec = await this.#o.state.getCollector(p.setting.vkey);
-      if (
-        rec?.cosignature && rec.size === cp.size && rec.root === toHex(cp.root)
-      ) {
+      if (rec?.cosignature && rec.size === cp.size && rec.root === toHex(cp.root)) {
         round.lines.set(p.name, rec.cosignature); // already cosigned this very tree
         return;
       }
@@ -225,25 +204,15 @@ export class WitnessCollector {
     let old = known;
     for (let attempt = 0; attempt < 2; attempt++) {
       if (old > r.size) {
-        this.#alarm(
-          p,
-          `it cosigned size ${old}, beyond our checkpoint of ${r.size}`,
-        );
+        this.#alarm(p, `it cosigned size ${old}, beyond our checkpoint of ${r.size}`);
         return undefined;
       }
       let res;
       try {
         const proof = old === 0 || old === r.size
           ? []
-          : await this.#o.source.consistency(old, {
-            size: r.size,
-            root: r.root,
-          });
-        const body = formatAddCheckpoint(
-          old,
-          proof,
-          new TextEncoder().encode(r.note),
-        );
+          : await this.#o.source.consistency(old, { size: r.size, root: r.root });
+        const body = formatAddCheckpoint(old, proof, new TextEncoder().encode(r.note));
         res = await this.#post(`${p.setting.url}/add-checkpoint`, body);
       } catch (e) {
         this.#fail(p, (e as Error)?.message ?? String(e));
@@ -254,9 +223,7 @@ export class WitnessCollector {
           // tlog-witness: "the client MAY concatenate it to the checkpoint, and use a note
           // verification function configured with the witness keys it trusts".
           await openNote(r.text + "\n" + res.text, [p.verifier]);
-          const line = res.text.split("\n").filter((l) => l !== "").map(
-            parseSignatureLine,
-          )
+          const line = res.text.split("\n").filter((l) => l !== "").map(parseSignatureLine)
             .find((s) => s.name === p.name && s.keyId === p.verifier.keyId);
           if (!line) throw new Error("no cosignature by its key");
           await this.#o.state.putCollector(p.setting.vkey, {
@@ -273,9 +240,7 @@ export class WitnessCollector {
           return undefined;
         }
       }
-      if (
-        res.status === 409 && /^text\/x\.tlog\.size\b/.test(res.contentType)
-      ) {
+      if (res.status === 409 && /^text\/x\.tlog\.size\b/.test(res.contentType)) {
         const m = /^(0|[1-9][0-9]{0,15})\n?$/.exec(res.text);
         if (!m) {
           this.#fail(p, "a 409 without a size");
@@ -300,8 +265,7 @@ export class WitnessCollector {
     p.failures++;
     p.lastError = why;
     const max = this.#o.maxBackoffMs ?? 60_000;
-    p.retryAt = this.#now() +
-      Math.min(max, 1000 * 2 ** Math.min(p.failures - 1, 16));
+    p.retryAt = this.#now() + Math.min(max, 1000 * 2 ** Math.min(p.failures - 1, 16));
     this.#o.metrics?.inc("jc_witness_failures_total", { witness: p.name });
     this.#log(`${p.name} (${p.setting.url}) failed ${p.failures}x: ${why}`);
   }
@@ -348,8 +312,7 @@ export class WitnessCollector {
   async status(): Promise<WitnessStatus[]> {
     // The lag is against our latest checkpoint now, not the one of the last round.
     try {
-      const n =
-        parseCheckpoint(parseNote(await this.#o.source.latest()).text).size;
+      const n = parseCheckpoint(parseNote(await this.#o.source.latest()).text).size;
       this.#latestSize = Math.max(this.#latestSize, n);
     } catch { /* the last round's size */ }
     return await Promise.all(this.#peers.map(async (p) => {
@@ -386,7 +349,5 @@ export async function checkpointToServe(
   latest: string,
 ): Promise<string> {
   const collector = services?.collector;
-  return view === "sha256" && collector
-    ? await collector.served(latest)
-    : latest;
+  return view === "sha256" && collector ? await collector.served(latest) : latest;
 }

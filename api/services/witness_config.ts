@@ -37,9 +37,7 @@ function fail(key: string, why: string): never {
 
 function vkeyish(key: string, v: unknown): string {
   // name + hex8 key ID + base64 (which may itself hold '+'): signed-note "Verifier keys".
-  if (
-    typeof v !== "string" || !/^[^+\s]+\+[0-9a-f]{8}\+[A-Za-z0-9+/]+=*$/.test(v)
-  ) {
+  if (typeof v !== "string" || !/^[^+\s]+\+[0-9a-f]{8}\+[A-Za-z0-9+/]+=*$/.test(v)) {
     fail(key, "must be a vkey");
   }
   return v;
@@ -47,32 +45,24 @@ function vkeyish(key: string, v: unknown): string {
 
 function logSetting(key: string, v: unknown): WitnessedLogSetting {
   if (typeof v === "string") return { vkey: vkeyish(key, v), hash: "sha256" };
-  if (!v || typeof v !== "object" || Array.isArray(v)) {
-    fail(key, "must be {vkey, hash}");
-  }
+  if (!v || typeof v !== "object" || Array.isArray(v)) fail(key, "must be {vkey, hash}");
   const o = v as Record<string, unknown>;
   for (const k of Object.keys(o)) {
     if (k !== "vkey" && k !== "hash") fail(`${key}.${k}`, "is unknown");
   }
   const hash = o.hash ?? "sha256";
-  if (hash !== "sha256" && hash !== "blake3") {
-    fail(`${key}.hash`, `must be "sha256" or "blake3"`);
-  }
+  if (hash !== "sha256" && hash !== "blake3") fail(`${key}.hash`, `must be "sha256" or "blake3"`);
   return { vkey: vkeyish(`${key}.vkey`, o.vkey), hash };
 }
 
 /** `witness` (file) → the witness role. */
 export function parseWitnessRole(v: unknown): WitnessRoleSetting {
-  if (!v || typeof v !== "object" || Array.isArray(v)) {
-    fail("witness", "must be an object");
-  }
+  if (!v || typeof v !== "object" || Array.isArray(v)) fail("witness", "must be an object");
   const o = v as Record<string, unknown>;
   const out: WitnessRoleSetting = { keyFile: "", name: "", logs: [] };
   for (const [k, x] of Object.entries(o)) {
     if (k === "key_file") {
-      if (typeof x !== "string" || !x) {
-        fail("witness.key_file", "must be a non-empty string");
-      }
+      if (typeof x !== "string" || !x) fail("witness.key_file", "must be a non-empty string");
       out.keyFile = x;
     } else if (k === "name") {
       if (typeof x !== "string" || !x || /[\s+]/.test(x)) {
@@ -80,9 +70,7 @@ export function parseWitnessRole(v: unknown): WitnessRoleSetting {
       }
       out.name = x;
     } else if (k === "logs") {
-      if (!Array.isArray(x)) {
-        fail("witness.logs", "must be a list of {vkey, hash}");
-      }
+      if (!Array.isArray(x)) fail("witness.logs", "must be a list of {vkey, hash}");
       out.logs = x.map((l, i) => logSetting(`witness.logs[${i}]`, l));
     } else fail(`witness.${k}`, "is unknown (key_file, name, logs)");
   }
@@ -122,9 +110,6 @@ export function parseCollectorWitnesses(v: unknown): CollectorWitnessSetting[] {
     if (url.protocol !== "http:" && url.protocol !== "https:") {
       fail(`${key}.url`, "must be an http(s) URL");
     }
-    return {
-      url: String(o.url).replace(/\/+$/, ""),
-      vkey: vkeyish(`${key}.vkey`, o.vkey),
-    };
+    return { url: String(o.url).replace(/\/+$/, ""), vkey: vkeyish(`${key}.vkey`, o.vkey) };
   });
 }

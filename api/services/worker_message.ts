@@ -14,10 +14,7 @@ export interface UnexpectedAnswer {
 }
 
 /** The answer to `m`, a message that is not one of `expected` (named in the message). */
-export function unexpectedAnswer(
-  m: unknown,
-  expected: string,
-): UnexpectedAnswer {
+export function unexpectedAnswer(m: unknown, expected: string): UnexpectedAnswer {
   return {
     unexpected: {
       code: UNEXPECTED_MESSAGE,
@@ -42,8 +39,7 @@ export function isRecord(m: unknown): m is Record<string, unknown> {
 
 /** Whether `m` is an array of finite numbers. */
 export function isNumberArray(m: unknown): m is number[] {
-  return Array.isArray(m) &&
-    m.every((x) => typeof x === "number" && Number.isFinite(x));
+  return Array.isArray(m) && m.every((x) => typeof x === "number" && Number.isFinite(x));
 }
 
 /** A short description of a message's shape (never its content: it may be large). */

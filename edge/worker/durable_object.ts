@@ -8,28 +8,13 @@
 // never reach either object: the Worker serves them from R2 (r2_log.ts). Loaded only inside
 // workerd (imports cloudflare:workers).
 import { DurableObject } from "cloudflare:workers";
-import type {
-  AgentHead,
-  AgentLink,
-  AppendResult,
-  Log,
-  TreeHead,
-  TreeView,
-} from "../../log/mod.ts";
+import type { AgentHead, AgentLink, AppendResult, Log, TreeHead, TreeView } from "../../log/mod.ts";
 import { openDurableStorage } from "../../log/durable/mod.ts";
 import type { DurableSqlStorage } from "../../log/durable/mod.ts";
 import { logKeyFromEnv, openEdgeLog, SequencerCore } from "./sequencer.ts";
 import { capture, type Outcome, unwrap } from "./wire.ts";
-import {
-  R2PublishedStorage,
-  type R2StorageStats,
-  type RoundStep,
-} from "../../log/r2/mod.ts";
-import {
-  checkpointKey,
-  type R2BucketLike,
-  type R2PutOptions,
-} from "../../log/r2/mod.ts";
+import { R2PublishedStorage, type R2StorageStats, type RoundStep } from "../../log/r2/mod.ts";
+import { checkpointKey, type R2BucketLike, type R2PutOptions } from "../../log/r2/mod.ts";
 import {
   checkAgainstPin,
   proveExtends,
@@ -70,11 +55,7 @@ import type {
   OriginHead,
   WitnessStateStore,
 } from "../../log/c2sp/mod.ts";
-import {
-  type CheckpointSource,
-  WitnessCollector,
-  type WitnessStatus,
-} from "../../api/mod.ts";
+import { type CheckpointSource, WitnessCollector, type WitnessStatus } from "../../api/mod.ts";
 import { sha256Source } from "../../api/mod.ts";
 
 /** The alarm part of a Durable Object's storage (the collector's rounds run on it). */
@@ -159,9 +140,7 @@ interface ObjectState {
 
 /** The sequencer stub of shard n (s0: LOG_SEQUENCER's "log"; sN: LOG_SHARD_SEQUENCER's). */
 export function sequencerOf<T>(env: Record<string, unknown>, n: number): T {
-  const ns = (n === 0 ? env.LOG_SEQUENCER : env.LOG_SHARD_SEQUENCER) as
-    | Namespace<T>
-    | undefined;
+  const ns = (n === 0 ? env.LOG_SEQUENCER : env.LOG_SHARD_SEQUENCER) as Namespace<T> | undefined;
   if (!ns || typeof ns.idFromName !== "function") {
     throw new EdgeConfigError(
       `Cannot reach shard ${shardId(n)}: the ${
@@ -177,9 +156,9 @@ function frozenError(self: number, next: string): LogInputError {
   const n = Number(next.slice(1));
   return new LogInputError(
     "shard-frozen",
-    `Cannot append to shard ${
-      shardId(self)
-    }: it is frozen; the active shard is ${next} (${shardPrefix(n)})`,
+    `Cannot append to shard ${shardId(self)}: it is frozen; the active shard is ${next} (${
+      shardPrefix(n)
+    })`,
   );
 }
 
@@ -215,10 +194,7 @@ function bucketOf(env: Record<string, unknown>): R2BucketLike {
  * The collector's source in the sequencer (docs/WITNESS.md): the latest SHA-256 checkpoint as R2
  * holds it (the log's own while R2 has none yet), proofs from the log's tiles.
  */
-function publishedSha256Source(
-  log: Log,
-  bucket: R2BucketLike,
-): CheckpointSource {
+function publishedSha256Source(log: Log, bucket: R2BucketLike): CheckpointSource {
   const own = sha256Source(log);
   return {
     latest: async () => {
@@ -257,6 +233,8 @@ export class LogSequencer extends DurableObject {
   /** Appends handed to the log core and not yet answered (a freeze drains them). */
   readonly #inflight = new Set<Promise<unknown>>();
   #firstTime: string | undefined;
+  /** Set while `createShard` opens a new shard (issue 23: no configuration entry then). */
+  protected creating = false;
 
   constructor(ctx: ObjectState, env: Record<string, unknown>) {
     super(ctx, env);
@@ -293,16 +271,10 @@ export class LogSequencer extends DurableObject {
       const log = await openEdgeLog(
         store,
         env,
-        id.logName === undefined
-          ? undefined
-          : { secretKey: id.secretKey, logName: id.logName },
+        id.logName === undefined ? undefined : { secretKey: id.secretKey, logName: id.logName },
       );
       if (local) {
-        await proveExtends(
-          local,
-          below,
-          (first) => log.consistencyProof(first, local.size),
-        );
+        await proveExtends(local, below, (first) => log.consistencyProof(first, local.size));
       }
       const listedFrozen = publishedFreeze(directory, id.n, local);
       await store.replay(); // what an interrupted round staged goes out before anything else
@@ -318,8 +290,9 @@ export class LogSequencer extends DurableObject {
       // A rotation interrupted after the freeze: finish it (write the directory) before serving.
       if (this.#frozen) await this.#list().catch(() => {});
       // Issue 23: the configuration in force, logged in the shard taking appends when it changed
-      // (before any append is let in: blockConcurrencyWhile below).
-      else await publishEdgeConfig(log, env);
+      // (before any append is let in: blockConcurrencyWhile below); not in a shard a rotation is
+      // creating: its first entry would start its age (docs/DECISIONS.md).
+      else if (!this.creating) await publishEdgeConfig(log, env);
       return log;
     });
     // Open (and replay) before the first call is let in; a failure is reported by that call.
@@ -370,9 +343,7 @@ export class LogSequencer extends DurableObject {
       if (!this.#freezing) break;
       await this.#freezing;
     }
-    const all = Promise.all(
-      entries.map((e, k) => this.#core.append(e, links?.[k] ?? undefined)),
-    );
+    const all = Promise.all(entries.map((e, k) => this.#core.append(e, links?.[k] ?? undefined)));
     this.#inflight.add(all);
     try {
       const outs = await all;
@@ -392,24 +363,18 @@ export class LogSequencer extends DurableObject {
       return;
     }
     if (!s.shardMaxSize && !s.shardMaxAgeS) return;
-    const size = Math.max(
-      0,
-      ...outs.map((o) => (o.ok ? o.value.tree_head.size : 0)),
-    );
+    const size = Math.max(0, ...outs.map((o) => (o.ok ? o.value.tree_head.size : 0)));
     const bySize = s.shardMaxSize > 0 && size >= s.shardMaxSize;
     void (async () => {
       let byAge = false;
       if (!bySize && s.shardMaxAgeS > 0 && size > 0) {
-        this.#firstTime ??=
-          await (await this.#bucket(this.#identity?.n ?? 0).get(FIRST_TIME_KEY))
-            ?.text();
+        this.#firstTime ??= await (await this.#bucket(this.#identity?.n ?? 0).get(FIRST_TIME_KEY))
+          ?.text();
         byAge = this.#firstTime !== undefined &&
           Date.now() - Date.parse(this.#firstTime) >= s.shardMaxAgeS * 1000;
       }
       if ((bySize || byAge) && !this.#frozen) await this.#rotate();
-    })().catch((e) =>
-      console.error(`shard rotation failed: ${(e as Error)?.message ?? e}`)
-    );
+    })().catch((e) => console.error(`shard rotation failed: ${(e as Error)?.message ?? e}`));
   }
 
   /** Restarts the object after a rotation step when a test asked for it (test hooks). */
@@ -432,16 +397,10 @@ export class LogSequencer extends DurableObject {
     const bucket = bucketOf(this.#env);
     const state = await this.#directoryState(bucket, id);
     const me = state.shards[id.n];
-    if (!me) {
-      throw new LogIntegrityError(
-        `Cannot list ${shardId(id.n)}: not in the directory`,
-      );
-    }
+    if (!me) throw new LogIntegrityError(`Cannot list ${shardId(id.n)}: not in the directory`);
     if (me.state === "active") {
       if (state.shards.length !== id.n + 1) {
-        throw new LogIntegrityError(
-          `Cannot list ${shardId(id.n)}: not the last shard`,
-        );
+        throw new LogIntegrityError(`Cannot list ${shardId(id.n)}: not the last shard`);
       }
       await writeDirectoryState(
         bucket,
@@ -454,9 +413,7 @@ export class LogSequencer extends DurableObject {
   async #directoryState(bucket: R2BucketLike, id: ShardIdentity) {
     const state = await readDirectoryState(bucket);
     if (state) return state;
-    if (id.n !== 0) {
-      throw new LogIntegrityError("Cannot rotate: no directory state in R2");
-    }
+    if (id.n !== 0) throw new LogIntegrityError("Cannot rotate: no directory state in R2");
     const log = await this.#core.log();
     return initialState(log.logName(), toHex(ed25519PublicKey(id.secretKey)));
   }
@@ -469,9 +426,7 @@ export class LogSequencer extends DurableObject {
    * One at a time; a rotation of a frozen shard finishes the one it is in.
    */
   #rotate(): Promise<RotateResult> {
-    this.#rotation ??= this.#rotateOnce().finally(() =>
-      this.#rotation = undefined
-    );
+    this.#rotation ??= this.#rotateOnce().finally(() => this.#rotation = undefined);
     return this.#rotation;
   }
 
@@ -485,9 +440,7 @@ export class LogSequencer extends DurableObject {
     const bucket = bucketOf(this.#env);
     const state = await this.#directoryState(bucket, id);
     if (state.shards.length !== id.n + 1) {
-      throw new LogIntegrityError(
-        `Cannot rotate ${shardId(id.n)}: it is not the active shard`,
-      );
+      throw new LogIntegrityError(`Cannot rotate ${shardId(id.n)}: it is not the active shard`);
     }
     // 1. The next shard: created (or found, when an interrupted rotation created it already).
     const next = id.n + 1;
@@ -506,9 +459,7 @@ export class LogSequencer extends DurableObject {
       const store = this.#store!;
       await store.replay();
       const head = await store.latestHead();
-      if (!head) {
-        throw new LogIntegrityError("Cannot freeze: the shard has no head");
-      }
+      if (!head) throw new LogIntegrityError("Cannot freeze: the shard has no head");
       await store.checkpointAt(head.size);
       const first = head.size > 0
         ? await (await this.#bucket(id.n).get(FIRST_TIME_KEY))?.text()
@@ -552,10 +503,7 @@ export class LogSequencer extends DurableObject {
     return this.#witness ??= guardedWitnessState(
       () => openDurableWitnessState(this.#storage),
       () => this.#core.log(),
-      {
-        bucket: () => bucketOf(this.#env),
-        witnessKey: () => witnessKeyFromEnv(this.#env),
-      },
+      { bucket: () => bucketOf(this.#env), witnessKey: () => witnessKeyFromEnv(this.#env) },
     );
   }
   witnessGet(origin: string): Promise<Outcome<CosignedRecord | undefined>> {
@@ -608,9 +556,7 @@ export class LogSequencer extends DurableObject {
   }
 
   #kickCollector(): void {
-    void this.#armCollector().catch((e) =>
-      console.error(`witness collector: ${e}`)
-    );
+    void this.#armCollector().catch((e) => console.error(`witness collector: ${e}`));
   }
 
   // docs/WITNESS.md: the cosignature collector runs in this object, one round per alarm, at most
@@ -624,10 +570,7 @@ export class LogSequencer extends DurableObject {
     if (witnesses.length === 0) return undefined;
     this.#collector = new WitnessCollector({
       witnesses,
-      source: publishedSha256Source(
-        await this.#core.log(),
-        this.#bucket(this.#identity?.n ?? 0),
-      ),
+      source: publishedSha256Source(await this.#core.log(), this.#bucket(this.#identity?.n ?? 0)),
       state: this.#ws(),
     });
     return this.#collector;
@@ -643,9 +586,7 @@ export class LogSequencer extends DurableObject {
     void (async () => {
       const set = await this.#storage.getAlarm();
       if (set === null || set > at) await this.#storage.setAlarm(at);
-    })().catch((e) =>
-      console.error(`checkpoint alarm: ${(e as Error)?.message ?? e}`)
-    );
+    })().catch((e) => console.error(`checkpoint alarm: ${(e as Error)?.message ?? e}`));
   }
   async alarm(): Promise<void> {
     // A checkpoint held back by the once-a-second rule (docs/EDGE.md E1): opening the log (after
@@ -664,9 +605,7 @@ export class LogSequencer extends DurableObject {
     try {
       await c.round();
     } catch (e) {
-      console.error(
-        `witness collector: round failed: ${(e as Error)?.message ?? e}`,
-      );
+      console.error(`witness collector: round failed: ${(e as Error)?.message ?? e}`);
     } finally {
       await this.#storage.setAlarm(Date.now() + ROUND_MS);
     }
@@ -680,9 +619,7 @@ export class LogSequencer extends DurableObject {
   }
   collectorStatus(): Promise<Outcome<WitnessStatus[]>> {
     this.#calls++;
-    return capture(async () =>
-      (await (await this.#collectorOf())?.status()) ?? []
-    );
+    return capture(async () => (await (await this.#collectorOf())?.status()) ?? []);
   }
   latestHead(): Promise<Outcome<TreeHead>> {
     this.#calls++;
@@ -700,11 +637,7 @@ export class LogSequencer extends DurableObject {
   stats(): Promise<Outcome<SequencerStats>> {
     this.#calls++;
     return capture(() => {
-      if (!this.#hooks) {
-        throw new EdgeConfigError(
-          "Cannot read stats: JC_EDGE_TEST_HOOKS is off",
-        );
-      }
+      if (!this.#hooks) throw new EdgeConfigError("Cannot read stats: JC_EDGE_TEST_HOOKS is off");
       return {
         calls: this.#calls,
         appends: this.#appends,
@@ -718,9 +651,7 @@ export class LogSequencer extends DurableObject {
   injectFaults(f: EdgeFaults): Promise<Outcome<void>> {
     this.#calls++;
     return capture(() => {
-      if (!this.#hooks) {
-        throw new EdgeConfigError("Cannot inject: JC_EDGE_TEST_HOOKS is off");
-      }
+      if (!this.#hooks) throw new EdgeConfigError("Cannot inject: JC_EDGE_TEST_HOOKS is off");
       this.#faults = { ...f };
     });
   }
@@ -728,9 +659,7 @@ export class LogSequencer extends DurableObject {
   flushCheckpoint(): Promise<Outcome<void>> {
     this.#calls++;
     return capture(async () => {
-      if (!this.#hooks) {
-        throw new EdgeConfigError("Cannot flush: JC_EDGE_TEST_HOOKS is off");
-      }
+      if (!this.#hooks) throw new EdgeConfigError("Cannot flush: JC_EDGE_TEST_HOOKS is off");
       await this.#core.log();
       await this.#store?.flushCheckpoint();
     });
@@ -756,10 +685,7 @@ export interface SequencerStub {
 
 /** A shard sequencer after the first: it is created by the rotation that lists it. */
 export interface ShardSequencerStub extends SequencerStub {
-  createShard(
-    n: number,
-    logName: string,
-  ): Promise<Outcome<{ public_key: string }>>;
+  createShard(n: number, logName: string): Promise<Outcome<{ public_key: string }>>;
 }
 
 /**
@@ -772,10 +698,7 @@ export class LogShardSequencer extends LogSequencer {
   protected override async shardIdentity(): Promise<ShardIdentity> {
     const rec = await this.kvStorage().get<ShardRecordKv>("jc-shard");
     if (!rec) {
-      throw new LogStorageError(
-        "shard-unknown",
-        "Cannot open the shard: it was never created",
-      );
+      throw new LogStorageError("shard-unknown", "Cannot open the shard: it was never created");
     }
     return { n: rec.n, secretKey: fromHex(rec.secret), logName: rec.log_name };
   }
@@ -785,10 +708,7 @@ export class LogShardSequencer extends LogSequencer {
    * the log opened, so its signed empty head and checkpoints are in R2. Again on the same
    * object (an interrupted rotation retried): the same key, nothing changed.
    */
-  createShard(
-    n: number,
-    logName: string,
-  ): Promise<Outcome<{ public_key: string }>> {
+  createShard(n: number, logName: string): Promise<Outcome<{ public_key: string }>> {
     return capture(async () => {
       const kv = this.kvStorage();
       let rec = await kv.get<ShardRecordKv>("jc-shard");
@@ -803,7 +723,12 @@ export class LogShardSequencer extends LogSequencer {
           `Cannot create shard ${shardId(n)}: this object is ${rec.log_name}`,
         );
       }
-      await this.openLog();
+      this.creating = true;
+      try {
+        await this.openLog();
+      } finally {
+        this.creating = false;
+      }
       return { public_key: toHex(ed25519PublicKey(fromHex(rec.secret))) };
     });
   }
@@ -855,19 +780,13 @@ export class LogBatcher extends DurableObject {
     return b;
   }
 
-  append(
-    entry: Uint8Array,
-    link?: AgentLink,
-    shard = 0,
-  ): Promise<Outcome<AppendResult>> {
+  append(entry: Uint8Array, link?: AgentLink, shard = 0): Promise<Outcome<AppendResult>> {
     return this.#batcher(shard).append(entry, link);
   }
   /** Test hooks only: restart this batcher when it next forwards (its appends pending). */
   injectFaults(f: EdgeFaults): Promise<Outcome<void>> {
     return capture(() => {
-      if (!this.#hooks) {
-        throw new EdgeConfigError("Cannot inject: JC_EDGE_TEST_HOOKS is off");
-      }
+      if (!this.#hooks) throw new EdgeConfigError("Cannot inject: JC_EDGE_TEST_HOOKS is off");
       this.#crash = f.batcherCrash === true;
     });
   }

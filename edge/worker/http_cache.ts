@@ -33,10 +33,7 @@ const LATEST_HEAD_PATHS = new Set(["/v1/log/tree-head"]);
 /** The cache key of a request: its URL plus its normalised Accept header. */
 export function cacheKey(req: Request): Request {
   const url = new URL(req.url);
-  const accept = (req.headers.get("accept") ?? "").toLowerCase().replace(
-    /\s+/g,
-    "",
-  );
+  const accept = (req.headers.get("accept") ?? "").toLowerCase().replace(/\s+/g, "");
   url.searchParams.append("__jc_accept", accept);
   return new Request(url.toString(), { method: "GET" });
 }
@@ -58,9 +55,7 @@ export async function serveCached(
   opts: CacheOptions,
 ): Promise<Response> {
   const path = new URL(req.url).pathname;
-  if (req.method !== "GET" || !opts.cache) {
-    return withHeadMaxAge(path, await handle(), opts);
-  }
+  if (req.method !== "GET" || !opts.cache) return withHeadMaxAge(path, await handle(), opts);
   const key = cacheKey(req);
   let hit: Response | undefined;
   try {
@@ -86,15 +81,10 @@ export async function serveCached(
   return out;
 }
 
-function withHeadMaxAge(
-  path: string,
-  res: Response,
-  opts: CacheOptions,
-): Response {
+function withHeadMaxAge(path: string, res: Response, opts: CacheOptions): Response {
   // A shard's routes (docs/SHARDS.md) are the log routes below its prefix.
   if (
-    !LATEST_HEAD_PATHS.has(path.replace(/^\/shards\/s\d+(?=\/)/, "")) ||
-    res.status !== 200 ||
+    !LATEST_HEAD_PATHS.has(path.replace(/^\/shards\/s\d+(?=\/)/, "")) || res.status !== 200 ||
     opts.headMaxAgeS <= 0
   ) return res;
   const out = new Response(res.body, res);

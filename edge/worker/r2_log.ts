@@ -42,10 +42,7 @@ import { type Outcome, unwrap } from "./wire.ts";
  * Sends one append to the Durable Objects (a batcher or the sequencer); `link`: a meter reading's
  * agent link, whose chain head the sequencer writes in the entry's commit.
  */
-export type AppendRpc = (
-  entry: Uint8Array,
-  link?: AgentLink,
-) => Promise<Outcome<AppendResult>>;
+export type AppendRpc = (entry: Uint8Array, link?: AgentLink) => Promise<Outcome<AppendResult>>;
 
 /** Options of `R2Log`. */
 export interface R2LogOptions {
@@ -98,11 +95,7 @@ class R2Source implements LogSource {
     try {
       o = await this.#o.bucket.get(key);
     } catch (e) {
-      throw new LogStorageError(
-        "r2-unavailable",
-        `Cannot read ${key} from R2`,
-        { cause: e },
-      );
+      throw new LogStorageError("r2-unavailable", `Cannot read ${key} from R2`, { cause: e });
     }
     return o ? new Uint8Array(await o.arrayBuffer()) : undefined;
   }
@@ -125,12 +118,8 @@ class R2Source implements LogSource {
     if (!this.#latest || now - this.#latest.at >= this.#o.latestMs) {
       const b = await this.#get(LATEST_HEAD_KEY);
       let head: TreeHead;
-      if (b) {
-        head = headJson(
-          headFromJson(new TextDecoder().decode(b)),
-          this.#signer,
-        );
-      } else head = unwrap(await this.#o.bootstrap()); // a deployment's very first request
+      if (b) head = headJson(headFromJson(new TextDecoder().decode(b)), this.#signer);
+      else head = unwrap(await this.#o.bootstrap()); // a deployment's very first request
       this.#latest = { head, at: now };
     }
     const r2 = this.#latest.head;
@@ -150,8 +139,7 @@ class R2Source implements LogSource {
   async entry(index: number, size: number): Promise<Uint8Array | undefined> {
     const n = Math.floor(index / TILE_WIDTH);
     const width = Math.min(TILE_WIDTH, size - n * TILE_WIDTH);
-    const b = this.cached("blake3", ENTRIES, n, width) ??
-      await this.bundle(n, width);
+    const b = this.cached("blake3", ENTRIES, n, width) ?? await this.bundle(n, width);
     return b && parseBundle(b, width)[index % TILE_WIDTH];
   }
 
@@ -166,28 +154,16 @@ class R2Source implements LogSource {
 
   async checkpoint(view: TreeView): Promise<string> {
     const b = await this.#get(checkpointKey(view));
-    if (!b) {
-      throw new LogStorageError(
-        "r2-unavailable",
-        "Cannot read the checkpoint: not in R2",
-      );
-    }
+    if (!b) throw new LogStorageError("r2-unavailable", "Cannot read the checkpoint: not in R2");
     return new TextDecoder().decode(b);
   }
 
-  cached(
-    view: TreeView,
-    level: number,
-    index: number,
-    width: number,
-  ): Uint8Array | undefined {
-    return this.cache.get<Uint8Array>(tileKey(view, { level, index, width }))
-      ?.slice();
+  cached(view: TreeView, level: number, index: number, width: number): Uint8Array | undefined {
+    return this.cache.get<Uint8Array>(tileKey(view, { level, index, width }))?.slice();
   }
 
   async tile(view: TreeView, level: number, index: number, width: number) {
-    return (await this.#immutable(tileKey(view, { level, index, width })))
-      ?.slice();
+    return (await this.#immutable(tileKey(view, { level, index, width })))?.slice();
   }
 
   bundle(index: number, width: number): Promise<Uint8Array | undefined> {
@@ -236,13 +212,9 @@ export class R2Log extends LogReader implements Log {
     } catch (e) {
       // The batcher or sequencer was lost with this append pending: it may or may not be in the
       // log; a retry is answered exactly once (the same index).
-      throw new LogStorageError(
-        "sequencer-unavailable",
-        "Cannot append: the sequencer failed",
-        {
-          cause: e,
-        },
-      );
+      throw new LogStorageError("sequencer-unavailable", "Cannot append: the sequencer failed", {
+        cause: e,
+      });
     }
     if (!o.ok && o.error.code === "shard-frozen" && this.#o.frozen) {
       throw (await this.#o.frozen(true)) ?? unwrap(o);

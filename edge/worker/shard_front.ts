@@ -5,18 +5,8 @@
 // and the 409 `shard-frozen` answer. The directory state is re-read at most once a second per
 // isolate. Platform-neutral.
 import { ApiError, problem, problemResponse } from "../../api/mod.ts";
-import {
-  type Directory,
-  operatorVkey,
-  shardPrefix,
-  signDirectory,
-} from "../../log/shards/mod.ts";
-import {
-  constantTimeEqual,
-  ed25519PublicKey,
-  fromHex,
-  toHex,
-} from "../../verify/mod.ts";
+import { type Directory, operatorVkey, shardPrefix, signDirectory } from "../../log/shards/mod.ts";
+import { constantTimeEqual, ed25519PublicKey, fromHex, toHex } from "../../verify/mod.ts";
 import {
   directoryOf,
   type DirectoryState,
@@ -27,11 +17,7 @@ import {
   shardKeyPrefix,
   shardNumber,
 } from "../../log/r2/mod.ts";
-import {
-  headFromJson,
-  LATEST_HEAD_KEY,
-  type R2BucketLike,
-} from "../../log/r2/mod.ts";
+import { headFromJson, LATEST_HEAD_KEY, type R2BucketLike } from "../../log/r2/mod.ts";
 import { type Outcome, unwrap } from "./wire.ts";
 import { EdgeConfigError } from "./errors.ts";
 
@@ -41,9 +27,7 @@ export const OPERATOR_KEY_SECRET = "JC_OPERATOR_KEY";
 export const ADMIN_TOKEN_SECRET = "JC_ADMIN_TOKEN";
 
 /** Reads the operator key; undefined when unset, EdgeConfigError when malformed. */
-export function operatorKeyFromEnv(
-  env: Record<string, unknown>,
-): Uint8Array | undefined {
+export function operatorKeyFromEnv(env: Record<string, unknown>): Uint8Array | undefined {
   const v = env[OPERATOR_KEY_SECRET];
   if (v === undefined || v === "") return undefined;
   if (typeof v !== "string" || !/^[0-9a-f]{64}$/.test(v.trim())) {
@@ -102,15 +86,11 @@ export class ShardFront {
   /** The directory state (R2's, at most `cacheMs` old unless `fresh`). */
   async state(fresh = false): Promise<DirectoryState> {
     const now = this.#now();
-    if (
-      fresh || !this.#state || now - this.#state.at >= (this.#o.cacheMs ?? 1000)
-    ) {
+    if (fresh || !this.#state || now - this.#state.at >= (this.#o.cacheMs ?? 1000)) {
       const s = await readDirectoryState(this.#o.bucket) ??
         initialState(this.#o.logName, toHex(this.#o.logPublicKey));
       // A rotation seen here (a 409 re-read the state): the signed directory follows at once.
-      if (this.#state && this.#state.s.shards.length !== s.shards.length) {
-        this.#signed = undefined;
-      }
+      if (this.#state && this.#state.s.shards.length !== s.shards.length) this.#signed = undefined;
       this.#state = { s, at: now };
     }
     return this.#state.s;
@@ -134,10 +114,7 @@ export class ShardFront {
 
   async #signedDirectory(fresh = false): Promise<Signed> {
     const now = this.#now();
-    if (
-      !fresh && this.#signed &&
-      now - this.#signed.at < (this.#o.cacheMs ?? 1000)
-    ) {
+    if (!fresh && this.#signed && now - this.#signed.at < (this.#o.cacheMs ?? 1000)) {
       return this.#signed.d;
     }
     const secret = this.#o.operatorSecret;
@@ -147,14 +124,9 @@ export class ShardFront {
       );
     }
     const s = await this.state(fresh);
-    const active = prefixedBucket(
-      this.#o.bucket,
-      shardKeyPrefix(s.shards.length - 1),
-    );
+    const active = prefixedBucket(this.#o.bucket, shardKeyPrefix(s.shards.length - 1));
     const [head, first] = await Promise.all([
-      active.get(LATEST_HEAD_KEY).then(async (o) =>
-        o && headFromJson(await o.text())
-      ),
+      active.get(LATEST_HEAD_KEY).then(async (o) => o && headFromJson(await o.text())),
       active.get(FIRST_TIME_KEY).then((o) => o?.text()),
     ]);
     const directory = directoryOf(s, new Date(now).toISOString(), {
@@ -174,17 +146,11 @@ export class ShardFront {
     const accept = req.headers.get("accept") ?? "";
     if (/text\/plain/.test(accept) && !/application\/json/.test(accept)) {
       return new Response(d.note, {
-        headers: {
-          "content-type": "text/plain; charset=utf-8",
-          "cache-control": "no-cache",
-        },
+        headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-cache" },
       });
     }
     return new Response(JSON.stringify(d), {
-      headers: {
-        "content-type": "application/json",
-        "cache-control": "no-cache",
-      },
+      headers: { "content-type": "application/json", "cache-control": "no-cache" },
     });
   }
 
@@ -192,25 +158,17 @@ export class ShardFront {
   #authorize(req: Request): void {
     const token = this.#o.adminToken;
     if (!token) {
-      throw new ApiError(
-        "admin-disabled",
-        "Cannot rotate: no admin token is configured",
-        {
-          status: 403,
-        },
-      );
+      throw new ApiError("admin-disabled", "Cannot rotate: no admin token is configured", {
+        status: 403,
+      });
     }
     const m = /^Bearer (.+)$/.exec(req.headers.get("authorization") ?? "");
     const enc = new TextEncoder();
     if (!m || !constantTimeEqual(enc.encode(m[1].trim()), enc.encode(token))) {
-      throw new ApiError(
-        "admin-unauthorized",
-        "Cannot rotate: the admin token is wrong",
-        {
-          status: 401,
-          headers: { "www-authenticate": "Bearer" },
-        },
-      );
+      throw new ApiError("admin-unauthorized", "Cannot rotate: the admin token is wrong", {
+        status: 401,
+        headers: { "www-authenticate": "Bearer" },
+      });
     }
   }
 
@@ -220,35 +178,24 @@ export class ShardFront {
    */
   async handle(
     req: Request,
-    cached: (
-      req: Request,
-      handle: () => Promise<Response>,
-    ) => Promise<Response>,
+    cached: (req: Request, handle: () => Promise<Response>) => Promise<Response>,
   ): Promise<Response | undefined> {
     const url = new URL(req.url);
     const path = url.pathname;
     try {
       if (path === "/v1/logs") {
         if (req.method !== "GET" && req.method !== "HEAD") {
-          throw new ApiError(
-            "method-not-allowed",
-            `Cannot ${req.method} /v1/logs`,
-            {
-              headers: { allow: "GET, HEAD, OPTIONS" },
-            },
-          );
+          throw new ApiError("method-not-allowed", `Cannot ${req.method} /v1/logs`, {
+            headers: { allow: "GET, HEAD, OPTIONS" },
+          });
         }
         return this.#directoryAnswer(req, await this.#signedDirectory());
       }
       if (path === "/v1/logs/rotate") {
         if (req.method !== "POST") {
-          throw new ApiError(
-            "method-not-allowed",
-            `Cannot ${req.method} /v1/logs/rotate`,
-            {
-              headers: { allow: "POST" },
-            },
-          );
+          throw new ApiError("method-not-allowed", `Cannot ${req.method} /v1/logs/rotate`, {
+            headers: { allow: "POST" },
+          });
         }
         this.#authorize(req);
         const s = await this.state(true);
@@ -260,14 +207,9 @@ export class ShardFront {
       const n = shardNumber(m[1]);
       const s = await this.state();
       // Shard 0's prefix is the service root; a shard not listed (yet) has no URLs.
-      const fresh = n !== undefined && n >= 1 && n >= s.shards.length
-        ? await this.state(true)
-        : s;
+      const fresh = n !== undefined && n >= 1 && n >= s.shards.length ? await this.state(true) : s;
       if (n === undefined || n === 0 || n >= fresh.shards.length) {
-        throw new ApiError(
-          "not-found",
-          `Cannot find ${path}: no shard ${m[1]}`,
-        );
+        throw new ApiError("not-found", `Cannot find ${path}: no shard ${m[1]}`);
       }
       const rec = fresh.shards[n];
       const pub = fromHex(rec.public_key);

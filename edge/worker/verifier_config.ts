@@ -5,6 +5,7 @@
 // Worker's apps read it back from the log (api/services/verifier_config_log.ts). Signed by
 // JC_OPERATOR_KEY; without one nothing signs a configuration and none is logged or answered.
 import type { Log } from "../../log/mod.ts";
+import type { ShardLogs } from "../../api/mod.ts";
 import {
   defaultRules,
   operatorDid,
@@ -34,12 +35,12 @@ export async function publishEdgeConfig(
 /** The apps' view of the configurations (per isolate), or undefined without an operator key. */
 export function edgeVerifierConfigs(
   env: Record<string, unknown>,
-  active: () => Promise<Log>,
+  shards: ShardLogs,
 ): VerifierConfigs | undefined {
   const operator = operatorKeyFromEnv(env);
   if (!operator) return undefined;
   return new VerifierConfigs({
-    active,
+    shards,
     defaults: defaultRules(operatorDid(operator)),
   });
 }

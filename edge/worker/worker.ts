@@ -29,11 +29,7 @@ import {
   sequencerOf,
   type SequencerStub,
 } from "./durable_object.ts";
-import {
-  ADMIN_TOKEN_SECRET,
-  operatorKeyFromEnv,
-  ShardFront,
-} from "./shard_front.ts";
+import { ADMIN_TOKEN_SECRET, operatorKeyFromEnv, ShardFront } from "./shard_front.ts";
 import { edgeVerifierConfigs } from "./verifier_config.ts";
 import { prefixedBucket, shardKeyPrefix } from "../../log/r2/mod.ts";
 import { allRoutes, SHARD_ROUTE_GROUPS } from "../../api/mod.ts";
@@ -49,22 +45,14 @@ import {
   type WitnessRpc,
 } from "./witness_rpc.ts";
 import { defaultWitnessName } from "../../api/mod.ts";
-import {
-  type AgentLink,
-  type AppendResult,
-  defaultLogName,
-} from "../../log/mod.ts";
+import { type AgentLink, type AppendResult, defaultLogName } from "../../log/mod.ts";
 import { shardId, shardPrefix } from "../../log/shards/mod.ts";
 import type { ShardLogs } from "../../api/mod.ts";
 import { badHost, validHost } from "../../api/mod.ts";
 import { secured } from "../../api/mod.ts";
 import type { Hono } from "hono";
 
-export {
-  LogBatcher,
-  LogSequencer,
-  LogShardSequencer,
-} from "./durable_object.ts";
+export { LogBatcher, LogSequencer, LogShardSequencer } from "./durable_object.ts";
 
 /** A Durable Object namespace binding (the slice used here). */
 interface Namespace<T> {
@@ -73,11 +61,7 @@ interface Namespace<T> {
 }
 
 export interface BatcherStub {
-  append(
-    entry: Uint8Array,
-    link?: AgentLink,
-    shard?: number,
-  ): Promise<Outcome<AppendResult>>;
+  append(entry: Uint8Array, link?: AgentLink, shard?: number): Promise<Outcome<AppendResult>>;
   injectFaults(f: EdgeFaults): Promise<Outcome<void>>;
   stats(): Promise<Outcome<{ forwards: number; forwarded: number }>>;
 }
@@ -137,20 +121,15 @@ function build(env: WorkerEnv): Built {
     );
   }
   const batchers = env.LOG_BATCHER;
-  if (
-    settings.batchers > 0 &&
-    (!batchers || typeof batchers.idFromName !== "function")
-  ) {
+  if (settings.batchers > 0 && (!batchers || typeof batchers.idFromName !== "function")) {
     throw new EdgeConfigError(
       "Cannot open the log: JC_EDGE_BATCHERS > 0 needs the LOG_BATCHER binding (wrangler.toml)",
     );
   }
   const id = ns.idFromName(LOG_OBJECT_NAME);
   const sequencer = () => ns.get(id);
-  const shardSequencer = (n: number) =>
-    n === 0 ? sequencer() : sequencerOf<SequencerStub>(env, n);
-  const batcher = (k: number) =>
-    batchers!.get(batchers!.idFromName(`batcher-${k}`));
+  const shardSequencer = (n: number) => n === 0 ? sequencer() : sequencerOf<SequencerStub>(env, n);
+  const batcher = (k: number) => batchers!.get(batchers!.idFromName(`batcher-${k}`));
   const pub = ed25519PublicKey(secret);
   const logName = config.logName ?? defaultLogName(pub);
   const metrics = new Metrics();
@@ -162,11 +141,7 @@ function build(env: WorkerEnv): Built {
       bucket: prefixedBucket(bucket, shardKeyPrefix(n)),
       append: settings.batchers > 0
         ? (e, link) =>
-          batcher(Math.floor(Math.random() * settings.batchers)).append(
-            e,
-            link,
-            n || undefined,
-          )
+          batcher(Math.floor(Math.random() * settings.batchers)).append(e, link, n || undefined)
         : (e, link) => shardSequencer(n).append(e, link),
       bootstrap: () => shardSequencer(n).latestHead(),
       // A chain head moves with every reading: asked of the sequencer, never read from R2.
@@ -194,21 +169,14 @@ function build(env: WorkerEnv): Built {
     );
   // read paths over every listed shard (api/services/shard_logs.ts): the policy, healthz, metrics
   const listed: ShardLogs = async () =>
-    (await logsOf()).map((log, n) => ({
-      id: shardId(n),
-      prefix: shardPrefix(n),
-      log,
-    }));
+    (await logsOf()).map((log, n) => ({ id: shardId(n), prefix: shardPrefix(n), log }));
   const activeLog = new AsyncActiveShardLog({
     active: async (fresh) => (await logsOf(fresh)).at(-1)!,
     all: () => logsOf(),
   });
   const operatorSecret = operatorKeyFromEnv(env);
-  // issue 23: the configuration in force, as the active shard's sequencer logged it
-  const verifierConfig = edgeVerifierConfigs(
-    env,
-    async () => (await logsOf()).at(-1)!,
-  );
+  // issue 23: the configuration in force, as the shards' sequencers logged it
+  const verifierConfig = edgeVerifierConfigs(env, listed);
   const shardApps = new Map<number, (req: Request) => Promise<Response>>();
   shards = new ShardFront({
     bucket,
@@ -236,14 +204,11 @@ function build(env: WorkerEnv): Built {
             // docs/WITNESS.md: the shard's own collector runs in its own sequencer object; its
             // SHA-256 checkpoint is served with the cosignatures collected (a frozen one's final).
             ...(config.witnesses.length
-              ? {
-                collector: rpcCollector(() => sequencerOf<WitnessRpc>(env, n)),
-              }
+              ? { collector: rpcCollector(() => sequencerOf<WitnessRpc>(env, n)) }
               : {}),
           },
         }, allRoutes(SHARD_ROUTE_GROUPS));
-        a = (req) =>
-          Promise.resolve(app.fetch(req, { clientAddr: clientAddrOf(req) }));
+        a = (req) => Promise.resolve(app.fetch(req, { clientAddr: clientAddrOf(req) }));
         shardApps.set(n, a);
       }
       return a;
@@ -259,9 +224,7 @@ function build(env: WorkerEnv): Built {
     services: {
       sparql: null,
       witness: edgeWitness(env, config, log, () => ns.get(id)),
-      ...(config.witnesses.length
-        ? { collector: rpcCollector(() => ns.get(id)) }
-        : {}),
+      ...(config.witnesses.length ? { collector: rpcCollector(() => ns.get(id)) } : {}),
       operatorVkey: shards.operatorVkey(),
       activeLog,
       shardLogs: listed,
@@ -282,9 +245,7 @@ function edgeWitness(
   if (!config.witness) return undefined;
   const secret = witnessKeyFromEnv(env);
   if (bytesEqual(ed25519PublicKey(secret), log.publicKey())) {
-    throw new EdgeConfigError(
-      "Cannot start the witness: JC_WITNESS_KEY is the log key",
-    );
+    throw new EdgeConfigError("Cannot start the witness: JC_WITNESS_KEY is the log key");
   }
   return createWitness({
     name: config.witness.name || defaultWitnessName(log.logName()),
@@ -308,10 +269,7 @@ function defaultCache() {
  * A stage a Worker entry may put before the service's own (the test-only entry's `/__edge/`
  * hooks, tests/edge/worker_test_entry.ts); undefined: not its request.
  */
-export type WorkerStage = (
-  req: Request,
-  b: Built,
-) => Promise<Response | undefined>;
+export type WorkerStage = (req: Request, b: Built) => Promise<Response | undefined>;
 
 /**
  * The Worker's fetch handler, with `before` ahead of the service's stages. The production entry
@@ -319,11 +277,7 @@ export type WorkerStage = (
  */
 export function workerEntry(before?: WorkerStage) {
   return {
-    async fetch(
-      req: Request,
-      env: WorkerEnv,
-      ctx: ExecutionContext,
-    ): Promise<Response> {
+    async fetch(req: Request, env: WorkerEnv, ctx: ExecutionContext): Promise<Response> {
       // Every answer carries the security headers, the ones made outside the app too (issue 27).
       return secured(await answer(req, env, ctx, before));
     },

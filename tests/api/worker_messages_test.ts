@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { resolveConfig } from "../../api/services/config.ts";
 import { UNEXPECTED_MESSAGE } from "../../api/services/worker_message.ts";
 
-const api = (f: string) => new URL(`../../api/${f}`, import.meta.url);
+const api = (f: string) => new URL(`../../api/services/${f}`, import.meta.url);
 
 /** A real module Worker: each `send` resolves with its next answer; error events are kept. */
 function spawn(file: string) {

@@ -25,31 +25,22 @@ export const discoveryRoutes: RouteGroup = {
       class: {
         id: ENTRY_POINT_CLASS,
         title: "Entry point",
-        description:
-          "The service's entry point: links to every resource it publishes.",
+        description: "The service's entry point: links to every resource it publishes.",
       },
       operation: {
         title: "Get the entry point",
-        description:
-          "HTML for browsers; the Hydra EntryPoint for Accept: application/ld+json.",
+        description: "HTML for browsers; the Hydra EntryPoint for Accept: application/ld+json.",
         expects: "owl:Nothing",
         returns: ENTRY_POINT_CLASS,
         possibleStatus: [
           { status: 200, description: "The entry point." },
-          {
-            status: 406,
-            description: "Neither HTML nor JSON-LD is acceptable.",
-          },
+          { status: 406, description: "Neither HTML nor JSON-LD is acceptable." },
         ],
         toolId: "jouleclaw:entrypoint",
         mutating: false,
       },
       handler: (c) => {
-        const mt = negotiateOr406(c.req.header("accept"), [
-          "text/html",
-          LD,
-          "application/json",
-        ]);
+        const mt = negotiateOr406(c.req.header("accept"), ["text/html", LD, "application/json"]);
         c.header("vary", "Accept");
         if (mt === "text/html") {
           c.header("content-security-policy", PAGE_CSP);
@@ -68,13 +59,11 @@ export const discoveryRoutes: RouteGroup = {
       class: {
         id: "hydra:ApiDocumentation",
         title: "API documentation",
-        description:
-          "This service's Hydra ApiDocumentation (JouleClaw SPEC §14).",
+        description: "This service's Hydra ApiDocumentation (JouleClaw SPEC §14).",
       },
       operation: {
         title: "Get the API documentation",
-        description:
-          "The Hydra ApiDocumentation, generated from the route table.",
+        description: "The Hydra ApiDocumentation, generated from the route table.",
         expects: "owl:Nothing",
         returns: "hydra:ApiDocumentation",
         possibleStatus: [{ status: 200, description: "The documentation." }],
@@ -94,14 +83,12 @@ export const discoveryRoutes: RouteGroup = {
       class: {
         id: "jc:OpenApiDocument",
         title: "OpenAPI description",
-        description:
-          "This service's OpenAPI 3.1 description, from the same route table as the " +
+        description: "This service's OpenAPI 3.1 description, from the same route table as the " +
           "Hydra ApiDocumentation.",
       },
       operation: {
         title: "Get the OpenAPI description",
-        description:
-          "The OpenAPI 3.1 document (JSON), for HTTP tooling and client generators.",
+        description: "The OpenAPI 3.1 document (JSON), for HTTP tooling and client generators.",
         expects: "owl:Nothing",
         returns: "jc:OpenApiDocument",
         possibleStatus: [{ status: 200, description: "The OpenAPI document." }],

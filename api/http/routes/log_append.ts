@@ -9,11 +9,7 @@ import { failureCodes } from "../../../verify/mod.ts";
 import { readEnvelope } from "../envelope_input.ts";
 import { ApiError } from "../errors.ts";
 import type { RouteGroup } from "../route.ts";
-import {
-  refuseConfigEnvelope,
-  verifierConfigRef,
-  verifyWith,
-} from "../verifier_options.ts";
+import { refuseConfigEnvelope, verifierConfigRef, verifyWith } from "../verifier_options.ts";
 import { outcomeCode } from "./verify.ts";
 
 /** The log-append route group. */
@@ -44,19 +40,13 @@ export const logAppendRoutes: RouteGroup = {
             "tag 18 added or removed, or another valid signature): that entry, with its leaf hash.",
         },
         { status: 400, description: "No body, bad JSON or bad hex." },
-        {
-          status: 403,
-          description: "The steward is not on this log's list of stewards.",
-        },
+        { status: 403, description: "The steward is not on this log's list of stewards." },
         {
           status: 409,
           description:
             "This shard is frozen (shard-frozen): `active` names the shard to append to.",
         },
-        {
-          status: 415,
-          description: "Neither application/cose nor application/json.",
-        },
+        { status: 415, description: "Neither application/cose nor application/json." },
         {
           status: 422,
           description:
@@ -64,10 +54,7 @@ export const logAppendRoutes: RouteGroup = {
             "only POST /v1/readings appends (readings-route-only), or a verifier-config/1 " +
             "document, which only the service logs (verifier-config-not-appendable).",
         },
-        {
-          status: 503,
-          description: "The sequencer is full; Retry-After says when to retry.",
-        },
+        { status: 503, description: "The sequencer is full; Retry-After says when to retry." },
       ],
       toolId: "jouleclaw:log.append",
       mutating: true,
@@ -82,14 +69,10 @@ export const logAppendRoutes: RouteGroup = {
       deps.metrics.verification(outcome);
       if (!report.valid) {
         // JCR-1 §6: failure at steps 1-4 makes the receipt invalid; it is never logged.
-        throw new ApiError(
-          outcome,
-          `Cannot append the envelope: it does not verify (${outcome})`,
-          {
-            status: 422,
-            extra: { codes: failureCodes(report), report },
-          },
-        );
+        throw new ApiError(outcome, `Cannot append the envelope: it does not verify (${outcome})`, {
+          status: 422,
+          extra: { codes: failureCodes(report), report },
+        });
       }
       if (report.schema === "meter-reading/1") {
         // A reading is only ever logged through POST /v1/readings, which checks the agent's
@@ -102,8 +85,7 @@ export const logAppendRoutes: RouteGroup = {
         );
       }
       if (
-        deps.config.appends === "listed" &&
-        !deps.config.stewards.includes(report.steward ?? "")
+        deps.config.appends === "listed" && !deps.config.stewards.includes(report.steward ?? "")
       ) {
         throw new ApiError(
           "steward-not-allowed",

@@ -33,11 +33,9 @@ export function defaultPolicy(
   witnesses.forEach((w, i) => {
     // Policy-local names: the witness's key name when it is a plain word, else w<i>.
     const keyName = w.vkey.split("+")[0];
-    const name =
-      /^[A-Za-z0-9._-]+$/.test(keyName) && !names.includes(keyName) &&
-        keyName !== "none"
-        ? keyName
-        : `w${i + 1}`;
+    const name = /^[A-Za-z0-9._-]+$/.test(keyName) && !names.includes(keyName) && keyName !== "none"
+      ? keyName
+      : `w${i + 1}`;
     names.push(name);
     lines.push(`witness ${name} ${w.vkey} ${w.url}`);
   });
@@ -62,8 +60,7 @@ export const logPolicyRoutes: RouteGroup = {
       class: {
         id: "jc:LogPolicy",
         title: "Default witness policy",
-        description:
-          "The operator's default C2SP tlog-policy for this log's SHA-256 view.",
+        description: "The operator's default C2SP tlog-policy for this log's SHA-256 view.",
       },
       operation: {
         title: "Get the default witness policy",
@@ -88,10 +85,7 @@ export const logPolicyRoutes: RouteGroup = {
         }));
         const text = defaultPolicy(logs, deps.config.witnesses ?? []);
         return new Response(text, {
-          headers: {
-            "content-type": "text/plain; charset=utf-8",
-            "cache-control": "no-cache",
-          },
+          headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-cache" },
         });
       },
     },

@@ -30,11 +30,7 @@ async function signedReader(c: Context<AppEnv>, size: number, what: string) {
 }
 
 /** A proof body; immutable when the size was explicit (the latest head's may move on). */
-function proofResponse(
-  c: Context<AppEnv>,
-  body: string,
-  immutable: boolean,
-): Response {
+function proofResponse(c: Context<AppEnv>, body: string, immutable: boolean): Response {
   if (immutable) c.header("cache-control", IMMUTABLE);
   return c.body(body, 200, JSON_TYPE);
 }
@@ -51,24 +47,18 @@ export const logProofRoutes: RouteGroup = {
       class: {
         id: "jc:InclusionProof",
         title: "Inclusion proof",
-        description:
-          "Proof that an entry is in the tree of a signed head (RFC 6962 §2.1.1).",
+        description: "Proof that an entry is in the tree of a signed head (RFC 6962 §2.1.1).",
       },
       operation: {
         title: "Get an inclusion proof",
-        description:
-          "By `index` or by `leaf_hash` (exactly one), up to `size` (default: the " +
+        description: "By `index` or by `leaf_hash` (exactly one), up to `size` (default: the " +
           "latest head's). {index, size, leaf_hash, path: [hex]}.",
         expects: "owl:Nothing",
         returns: "jc:InclusionProof",
         possibleStatus: [
           { status: 200, description: "The proof." },
           { status: 400, description: "Malformed or out-of-range parameters." },
-          {
-            status: 404,
-            description:
-              "No entry has that leaf hash, or no signed head at `size`.",
-          },
+          { status: 404, description: "No entry has that leaf hash, or no signed head at `size`." },
         ],
         toolId: "jouleclaw:log.prove_inclusion",
         mutating: false,
@@ -83,9 +73,7 @@ export const logProofRoutes: RouteGroup = {
             "Cannot prove inclusion: give exactly one of index and leaf_hash",
           );
         }
-        const explicitSize = optIntParam("size", c.req.query("size"), {
-          min: 1,
-        });
+        const explicitSize = optIntParam("size", c.req.query("size"), { min: 1 });
         const latest = (await log.latestHead()).size;
         const size = explicitSize ?? latest;
         if (size > latest) {
@@ -115,20 +103,13 @@ export const logProofRoutes: RouteGroup = {
             );
           }
           const cached = proofCacheOf(log).get(`${index},${size}`);
-          if (cached !== undefined) {
-            return proofResponse(c, cached, explicitSize !== undefined);
-          }
+          if (cached !== undefined) return proofResponse(c, cached, explicitSize !== undefined);
           // The leaf hash from the tree (one tile, usually cached) when the log offers it; the
           // same BLAKE3(0x00 || entry) as hashing the stored entry (SPEC §22.1).
-          const known = log.leafHashAt
-            ? await log.leafHashAt(index)
-            : undefined;
+          const known = log.leafHashAt ? await log.leafHashAt(index) : undefined;
           const bytes = known ? undefined : await log.entry(index);
           if (!known && !bytes) {
-            throw new ApiError(
-              "not-found",
-              `Cannot prove inclusion: no entry ${index}`,
-            );
+            throw new ApiError("not-found", `Cannot prove inclusion: no entry ${index}`);
           }
           leaf = toHex(known ?? entryLeafHash(bytes!));
         }
@@ -145,8 +126,7 @@ export const logProofRoutes: RouteGroup = {
         if (body === undefined) {
           // From the published BLAKE3 tiles, each checked against the signed head's root
           // (log/c2sp/tile_proofs.ts: the one implementation the CLI and the Worker use too).
-          const proof = await (await signedReader(c, size, "inclusion"))
-            .inclusionProof(index);
+          const proof = await (await signedReader(c, size, "inclusion")).inclusionProof(index);
           body = inclusionProofJson(index, size, leaf, proof);
           cache.set(key, body);
         }
@@ -161,22 +141,17 @@ export const logProofRoutes: RouteGroup = {
       class: {
         id: "jc:ConsistencyProof",
         title: "Consistency proof",
-        description:
-          "Proof that one signed tree extends another (RFC 6962 §2.1.2).",
+        description: "Proof that one signed tree extends another (RFC 6962 §2.1.2).",
       },
       operation: {
         title: "Get a consistency proof",
-        description:
-          "Between sizes 1 <= first <= second <= latest. {first, second, path: [hex]}.",
+        description: "Between sizes 1 <= first <= second <= latest. {first, second, path: [hex]}.",
         expects: "owl:Nothing",
         returns: "jc:ConsistencyProof",
         possibleStatus: [
           { status: 200, description: "The proof." },
           { status: 400, description: "Malformed or out-of-range sizes." },
-          {
-            status: 404,
-            description: "No signed head at `second` (head-not-found).",
-          },
+          { status: 404, description: "No signed head at `second` (head-not-found)." },
         ],
         toolId: "jouleclaw:log.prove_consistency",
         mutating: false,

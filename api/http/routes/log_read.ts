@@ -18,12 +18,7 @@ export const IMMUTABLE = "public, max-age=31536000, immutable";
 
 async function entryAt(c: Context<AppEnv>, index: number) {
   const bytes = await c.get("deps").log.entry(index);
-  if (!bytes) {
-    throw new ApiError(
-      "not-found",
-      `Cannot find entry ${index}: the log is shorter`,
-    );
-  }
+  if (!bytes) throw new ApiError("not-found", `Cannot find entry ${index}: the log is shorter`);
   return entryView(c, index, toHex(entryLeafHash(bytes)), bytes);
 }
 
@@ -41,36 +36,22 @@ export const logReadRoutes: RouteGroup = {
       method: "GET",
       path: "/v1/log/entries/:index",
       cors: true,
-      class: {
-        id: "jc:LogEntry",
-        title: "Log entry",
-        description: "One entry of the log.",
-      },
+      class: { id: "jc:LogEntry", title: "Log entry", description: "One entry of the log." },
       operation: {
         title: "Get an entry",
-        description:
-          "The entry as JSON {index, leaf_hash, schema, steward, envelope, receipt}; " +
+        description: "The entry as JSON {index, leaf_hash, schema, steward, envelope, receipt}; " +
           "Accept: application/cose gives the raw envelope bytes.",
         expects: "owl:Nothing",
         returns: "jc:LogEntry",
-        possibleStatus: [...OK_404, {
-          status: 406,
-          description: "No acceptable representation.",
-        }],
+        possibleStatus: [...OK_404, { status: 406, description: "No acceptable representation." }],
         toolId: "jouleclaw:log.entry",
         mutating: false,
       },
       handler: async (c) => {
         const index = intParam("index", c.req.param("index"));
-        const mt = negotiateOr406(
-          c.req.header("accept"),
-          ENTRY_FORMATS.map((f) => f.mediaType),
-        );
+        const mt = negotiateOr406(c.req.header("accept"), ENTRY_FORMATS.map((f) => f.mediaType));
         const view = await entryAt(c, index);
-        const res = await ENTRY_FORMATS.find((f) => f.mediaType === mt)!.render(
-          view,
-          c,
-        );
+        const res = await ENTRY_FORMATS.find((f) => f.mediaType === mt)!.render(view, c);
         res.headers.set("cache-control", IMMUTABLE);
         res.headers.append("vary", "Accept");
         return res;
@@ -88,8 +69,7 @@ export const logReadRoutes: RouteGroup = {
       },
       operation: {
         title: "List entries",
-        description:
-          "A page of entries from `start` (default 0), at most `limit`, as a " +
+        description: "A page of entries from `start` (default 0), at most `limit`, as a " +
           "hydra:Collection with a hydra:PartialCollectionView.",
         expects: "owl:Nothing",
         returns: "hydra:Collection",
@@ -101,8 +81,7 @@ export const logReadRoutes: RouteGroup = {
         const deps = c.get("deps");
         const start = optIntParam("start", c.req.query("start")) ?? 0;
         const limit = Math.min(
-          optIntParam("limit", c.req.query("limit"), { min: 1 }) ??
-            deps.config.pageMax,
+          optIntParam("limit", c.req.query("limit"), { min: 1 }) ?? deps.config.pageMax,
           deps.config.pageMax,
         );
         const size = (await deps.log.latestHead()).size;
@@ -113,17 +92,14 @@ export const logReadRoutes: RouteGroup = {
           members.push({ "@id": v.url, ...(await entryJson(v)) });
         }
         const base = publicBase(deps);
-        const page = (s: number) =>
-          `${base}/v1/log/entries?start=${s}&limit=${limit}`;
+        const page = (s: number) => `${base}/v1/log/entries?start=${s}&limit=${limit}`;
         const view: Record<string, unknown> = {
           "@id": page(start),
           "@type": "hydra:PartialCollectionView",
           "hydra:first": { "@id": page(0) },
         };
         if (end < size) view["hydra:next"] = { "@id": page(end) };
-        if (start > 0) {
-          view["hydra:previous"] = { "@id": page(Math.max(0, start - limit)) };
-        }
+        if (start > 0) view["hydra:previous"] = { "@id": page(Math.max(0, start - limit)) };
         return c.json({
           "@context": HYDRA_CONTEXT,
           "@id": `${base}/v1/log/entries`,
@@ -138,15 +114,10 @@ export const logReadRoutes: RouteGroup = {
       method: "GET",
       path: "/v1/log/leaves/:leaf_hash",
       cors: true,
-      class: {
-        id: "jc:LogLeaf",
-        title: "Leaf",
-        description: "An entry found by its leaf hash.",
-      },
+      class: { id: "jc:LogLeaf", title: "Leaf", description: "An entry found by its leaf hash." },
       operation: {
         title: "Find an entry by leaf hash",
-        description:
-          "{index, leaf_hash} of the entry whose leaf hash is BLAKE3(0x00 || entry).",
+        description: "{index, leaf_hash} of the entry whose leaf hash is BLAKE3(0x00 || entry).",
         expects: "owl:Nothing",
         returns: "jc:LogLeaf",
         possibleStatus: OK_404,
@@ -157,10 +128,7 @@ export const logReadRoutes: RouteGroup = {
         const leaf = hashParam("leaf_hash", c.req.param("leaf_hash"));
         const index = await c.get("deps").log.indexOfLeaf(fromHex(leaf));
         if (index === undefined) {
-          throw new ApiError(
-            "not-found",
-            `Cannot find leaf ${leaf}: no entry has that leaf hash`,
-          );
+          throw new ApiError("not-found", `Cannot find leaf ${leaf}: no entry has that leaf hash`);
         }
         c.header("cache-control", IMMUTABLE);
         return c.json({ index, leaf_hash: leaf });
@@ -198,13 +166,11 @@ export const logReadRoutes: RouteGroup = {
       class: {
         id: "jc:TreeHead",
         title: "Signed tree head",
-        description:
-          "The signed tree head published at a size (JouleClaw SPEC §22.2).",
+        description: "The signed tree head published at a size (JouleClaw SPEC §22.2).",
       },
       operation: {
         title: "Get the signed tree head at a size",
-        description:
-          "{size, root, timestamp, signature, signer}, or 404 if none was published.",
+        description: "{size, root, timestamp, signature, signer}, or 404 if none was published.",
         expects: "owl:Nothing",
         returns: "jc:TreeHead",
         possibleStatus: OK_404,
@@ -214,12 +180,7 @@ export const logReadRoutes: RouteGroup = {
       handler: async (c) => {
         const size = intParam("size", c.req.param("size"));
         const head = await c.get("deps").log.headAt(size);
-        if (!head) {
-          throw new ApiError(
-            "not-found",
-            `Cannot find a tree head at size ${size}`,
-          );
-        }
+        if (!head) throw new ApiError("not-found", `Cannot find a tree head at size ${size}`);
         c.header("cache-control", IMMUTABLE);
         return c.json(head);
       },
@@ -228,15 +189,10 @@ export const logReadRoutes: RouteGroup = {
       method: "GET",
       path: "/v1/log/key",
       cors: true,
-      class: {
-        id: "jc:LogKey",
-        title: "Log key",
-        description: "The key that signs tree heads.",
-      },
+      class: { id: "jc:LogKey", title: "Log key", description: "The key that signs tree heads." },
       operation: {
         title: "Get the log key",
-        description:
-          "{signer (did:key), public_key (hex), log_name, vkeys: {blake3, sha256} " +
+        description: "{signer (did:key), public_key (hex), log_name, vkeys: {blake3, sha256} " +
           "(C2SP vkeys of the two views' checkpoints)}.",
         expects: "owl:Nothing",
         returns: "jc:LogKey",

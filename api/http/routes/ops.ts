@@ -11,28 +11,17 @@ import { listedShards } from "../../services/shard_logs.ts";
  * Every listed shard's size (docs/SHARDS.md): `/healthz`'s `tree_size` is their sum (the entries
  * the service holds), its `shards` each one's; `/metrics` has both as gauges.
  */
-async function shardSizes(
-  deps: AppDeps,
-): Promise<{ id: string; tree_size: number }[]> {
+async function shardSizes(deps: AppDeps): Promise<{ id: string; tree_size: number }[]> {
   const listed = await listedShards(deps);
   return await Promise.all(
-    listed.map(async (s) => ({
-      id: s.id,
-      tree_size: (await s.log.latestHead()).size,
-    })),
+    listed.map(async (s) => ({ id: s.id, tree_size: (await s.log.latestHead()).size })),
   );
 }
 
 /** The logs whose stores this service reads: the root's, the active shard's, every shard's. */
 function servedLogs(deps: AppDeps): Log[] {
   const active = deps.services?.activeLog;
-  return [
-    ...new Set([
-      deps.log,
-      ...(active ? [active] : []),
-      ...(shardsOf(deps)?.logs?.() ?? []),
-    ]),
-  ];
+  return [...new Set([deps.log, ...(active ? [active] : []), ...(shardsOf(deps)?.logs?.() ?? [])])];
 }
 
 /** The operations route group. */
@@ -43,11 +32,7 @@ export const opsRoutes: RouteGroup = {
       method: "GET",
       path: "/healthz",
       rate: "none",
-      class: {
-        id: "jc:Health",
-        title: "Health",
-        description: "Liveness and storage check.",
-      },
+      class: { id: "jc:Health", title: "Health", description: "Liveness and storage check." },
       operation: {
         title: "Check health",
         description:
@@ -60,8 +45,7 @@ export const opsRoutes: RouteGroup = {
           { status: 200, description: "Healthy." },
           {
             status: 503,
-            description:
-              "Degraded: the store refuses reads or writes; Retry-After says when.",
+            description: "Degraded: the store refuses reads or writes; Retry-After says when.",
           },
         ],
         toolId: "jouleclaw:healthz",
@@ -81,9 +65,7 @@ export const opsRoutes: RouteGroup = {
           const check = typeof failing === "string" ? failing : "storage-read";
           throw new ApiError(
             "storage-unavailable",
-            `Cannot serve: degraded, check ${check} fails (${
-              (e as Error)?.message ?? e
-            })`,
+            `Cannot serve: degraded, check ${check} fails (${(e as Error)?.message ?? e})`,
             {
               cause: e,
               headers: { "retry-after": "1", "cache-control": "no-store" },
@@ -113,15 +95,10 @@ export const opsRoutes: RouteGroup = {
       method: "GET",
       path: "/metrics",
       rate: "none",
-      class: {
-        id: "jc:Metrics",
-        title: "Metrics",
-        description: "Prometheus text metrics.",
-      },
+      class: { id: "jc:Metrics", title: "Metrics", description: "Prometheus text metrics." },
       operation: {
         title: "Get metrics",
-        description:
-          "Appends, verification outcomes by code, batch sizes, ack latency, tree size.",
+        description: "Appends, verification outcomes by code, batch sizes, ack latency, tree size.",
         expects: "owl:Nothing",
         returns: "jc:Metrics",
         possibleStatus: [{ status: 200, description: "The metrics." }],
@@ -132,10 +109,7 @@ export const opsRoutes: RouteGroup = {
         const { log, metrics } = c.get("deps");
         try {
           const sizes = await shardSizes(c.get("deps"));
-          metrics.set(
-            "jc_tree_size",
-            sizes.reduce((n, s) => n + s.tree_size, 0),
-          );
+          metrics.set("jc_tree_size", sizes.reduce((n, s) => n + s.tree_size, 0));
           for (const s of sizes) {
             metrics.setLabeled(
               "jc_shard_tree_size",
@@ -144,18 +118,11 @@ export const opsRoutes: RouteGroup = {
               "Entries in each shard of the directory (docs/SHARDS.md); jc_tree_size is their sum",
             );
           }
-        } catch {
-          /* the gauges keep their last values; /healthz reports the store */
-        }
+        } catch { /* the gauges keep their last values; /healthz reports the store */ }
         // reads inside a signed size that failed (log/read_faults.ts), over every shard's log
-        const faults = servedLogs(c.get("deps")).reduce(
-          (n, l) => n + (l.readFaults?.() ?? 0),
-          0,
-        );
+        const faults = servedLogs(c.get("deps")).reduce((n, l) => n + (l.readFaults?.() ?? 0), 0);
         const rf = "jc_storage_read_faults_total";
-        if (faults > metrics.counter(rf)) {
-          metrics.inc(rf, undefined, faults - metrics.counter(rf));
-        }
+        if (faults > metrics.counter(rf)) metrics.inc(rf, undefined, faults - metrics.counter(rf));
         const name = "jc_sequencer_cpu_seconds_total";
         for (const [phase, ms] of Object.entries(log.phaseCpuMs?.() ?? {})) {
           const labels = { phase };

@@ -28,13 +28,9 @@ import { rawPath } from "../raw_path.ts";
 function viewOf(c: Context<AppEnv>): TreeView {
   const v = c.req.param("view");
   if (v !== "blake3" && v !== "sha256") {
-    throw new ApiError(
-      "unknown-view",
-      `Cannot find view ${JSON.stringify(v)}: blake3 or sha256`,
-      {
-        status: 404,
-      },
-    );
+    throw new ApiError("unknown-view", `Cannot find view ${JSON.stringify(v)}: blake3 or sha256`, {
+      status: 404,
+    });
   }
   return v;
 }
@@ -52,11 +48,7 @@ function missingCode(size: number, t: TileId): string {
 }
 
 /** The tile or bundle `t` of a view (undefined: the tree has none yet). */
-function readTile(
-  log: Log,
-  view: TreeView,
-  t: TileId,
-): Promise<Uint8Array | undefined> {
+function readTile(log: Log, view: TreeView, t: TileId): Promise<Uint8Array | undefined> {
   return t.level === ENTRIES
     ? log.bundle(t.index, t.width)
     : log.tile(view, t.level, t.index, t.width);
@@ -67,20 +59,14 @@ const TILE_HEADERS: [string, string][] = [
   ["cache-control", IMMUTABLE],
 ];
 
-async function serveTile(
-  c: Context<AppEnv>,
-  log: Log,
-  view: TreeView,
-): Promise<Response> {
+async function serveTile(c: Context<AppEnv>, log: Log, view: TreeView): Promise<Response> {
   // The raw path (not Hono's decoded parameter): `%30%30%30` must not alias `000`.
   const raw = rawPath(c.req.url);
   let t: TileId;
   try {
     t = parseTilePath(raw.slice(`/log/${view}/`.length));
   } catch (e) {
-    if (e instanceof C2spError) {
-      throw new ApiError(e.code, e.message, { status: 404 });
-    }
+    if (e instanceof C2spError) throw new ApiError(e.code, e.message, { status: 404 });
     throw e;
   }
   const bytes = await readTile(log, view, t);
@@ -95,11 +81,7 @@ async function serveTile(
       { status: 404 },
     );
   }
-  return c.body(
-    bytes as Uint8Array<ArrayBuffer>,
-    200,
-    Object.fromEntries(TILE_HEADERS),
-  );
+  return c.body(bytes as Uint8Array<ArrayBuffer>, 200, Object.fromEntries(TILE_HEADERS));
 }
 
 /**
@@ -107,10 +89,7 @@ async function serveTile(
  * straight from the raw path; everything else (a bad path, a view, a tile not yet there) is left
  * to the route above, which answers its 404.
  */
-function fastTile(
-  deps: AppDeps,
-  path: string,
-): Promise<FastAnswer | undefined> {
+function fastTile(deps: AppDeps, path: string): Promise<FastAnswer | undefined> {
   const view = path.startsWith("/log/blake3/tile/")
     ? "blake3"
     : path.startsWith("/log/sha256/tile/")
@@ -123,13 +102,10 @@ function fastTile(
   } catch {
     return Promise.resolve(undefined); // the route answers the path's 404
   }
-  return readTile(deps.log, view, t).then((body) =>
-    body && { body, headers: TILE_HEADERS }
-  );
+  return readTile(deps.log, view, t).then((body) => body && { body, headers: TILE_HEADERS });
 }
 
-const VIEW_NOTE =
-  "`{view}` is `blake3` (JouleClaw SPEC §22.1) or `sha256` (RFC 6962).";
+const VIEW_NOTE = "`{view}` is `blake3` (JouleClaw SPEC §22.1) or `sha256` (RFC 6962).";
 
 /** The publication route group. */
 export const publicationRoutes: RouteGroup = {
@@ -142,13 +118,11 @@ export const publicationRoutes: RouteGroup = {
       class: {
         id: "jc:Checkpoint",
         title: "Checkpoint",
-        description:
-          "A view's latest signed tree head as a C2SP tlog-checkpoint signed note.",
+        description: "A view's latest signed tree head as a C2SP tlog-checkpoint signed note.",
       },
       operation: {
         title: "Get a view's checkpoint",
-        description:
-          `${VIEW_NOTE} text/plain; charset=utf-8, signed by the log key (origin ` +
+        description: `${VIEW_NOTE} text/plain; charset=utf-8, signed by the log key (origin ` +
           "`<log name>/<view>`); not cached.",
         expects: "owl:Nothing",
         returns: "jc:Checkpoint",
@@ -163,11 +137,7 @@ export const publicationRoutes: RouteGroup = {
         const view = viewOf(c);
         const deps = c.get("deps");
         // docs/WITNESS.md: the SHA-256 view's newest cosigned checkpoint, with its cosignatures.
-        const note = await checkpointToServe(
-          deps.services,
-          view,
-          await deps.log.checkpoint(view),
-        );
+        const note = await checkpointToServe(deps.services, view, await deps.log.checkpoint(view));
         return c.body(note, 200, {
           "content-type": "text/plain; charset=utf-8",
           "cache-control": "no-cache",
@@ -181,14 +151,12 @@ export const publicationRoutes: RouteGroup = {
       class: {
         id: "jc:Tile",
         title: "Tile or entry bundle",
-        description:
-          "C2SP tlog-tiles: `tile/<L>/<N>[.p/<W>]` (256 hashes of tree level 8L, " +
+        description: "C2SP tlog-tiles: `tile/<L>/<N>[.p/<W>]` (256 hashes of tree level 8L, " +
           "or W of a partial tile) and `tile/entries/<N>[.p/<W>]` (uint16-prefixed entries).",
       },
       operation: {
         title: "Get a tile or an entry bundle",
-        description:
-          `${VIEW_NOTE} application/octet-stream, immutable. Only the canonical ` +
+        description: `${VIEW_NOTE} application/octet-stream, immutable. Only the canonical ` +
           "tlog-tiles path answers; every other is 404 with its code.",
         expects: "owl:Nothing",
         returns: "jc:Tile",
@@ -196,8 +164,7 @@ export const publicationRoutes: RouteGroup = {
           { status: 200, description: "The tile or bundle." },
           {
             status: 404,
-            description:
-              "Not a canonical path (tile-path-malformed, tile-path-bad-level, " +
+            description: "Not a canonical path (tile-path-malformed, tile-path-bad-level, " +
               "tile-path-bad-index, tile-path-bad-width), or not in the tree " +
               "(tile-beyond-tree, tile-beyond-width), or no such view (unknown-view).",
           },
@@ -217,25 +184,19 @@ export const publicationRoutes: RouteGroup = {
       class: {
         id: "jc:TlogProof",
         title: "tlog-proof",
-        description:
-          "c2sp.org/tlog-proof@v1: an entry's index, its inclusion proof and the " +
+        description: "c2sp.org/tlog-proof@v1: an entry's index, its inclusion proof and the " +
           "signed checkpoint, verifiable offline.",
       },
       operation: {
         title: "Get a tlog-proof",
-        description:
-          "By `index` or by `leaf_hash` (the BLAKE3 leaf hash; exactly one), for " +
+        description: "By `index` or by `leaf_hash` (the BLAKE3 leaf hash; exactly one), for " +
           "`view` (`sha256`, the default, or `blake3`), against the view's latest checkpoint. " +
           "text/plain.",
         expects: "owl:Nothing",
         returns: "jc:TlogProof",
         possibleStatus: [
           { status: 200, description: "The proof." },
-          {
-            status: 400,
-            description:
-              "Malformed parameters or an index past the checkpoint.",
-          },
+          { status: 400, description: "Malformed parameters or an index past the checkpoint." },
           { status: 404, description: "No entry has that leaf hash." },
         ],
         toolId: "jouleclaw:log.tlog_proof",
@@ -245,10 +206,7 @@ export const publicationRoutes: RouteGroup = {
         const { log } = c.get("deps");
         const rawView = c.req.query("view") ?? "sha256";
         if (rawView !== "blake3" && rawView !== "sha256") {
-          throw new ApiError(
-            "bad-parameter",
-            "Cannot read view: blake3 or sha256",
-          );
+          throw new ApiError("bad-parameter", "Cannot read view: blake3 or sha256");
         }
         const rawIndex = c.req.query("index");
         const rawLeaf = c.req.query("leaf_hash");
@@ -258,11 +216,7 @@ export const publicationRoutes: RouteGroup = {
             "Cannot make a tlog-proof: give exactly one of index and leaf_hash",
           );
         }
-        const { note, size, reader } = await latestCheckpoint(
-          log,
-          rawView,
-          c.get("deps").services,
-        );
+        const { note, size, reader } = await latestCheckpoint(log, rawView, c.get("deps").services);
         let index: number;
         if (rawLeaf !== undefined) {
           const leaf = hashParam("leaf_hash", rawLeaf);
@@ -282,14 +236,10 @@ export const publicationRoutes: RouteGroup = {
           );
         }
         const proof = await reader.inclusionProof(index);
-        return c.body(
-          formatTlogProof({ index, proof, checkpoint: note }),
-          200,
-          {
-            "content-type": "text/plain; charset=utf-8",
-            "cache-control": "no-cache",
-          },
-        );
+        return c.body(formatTlogProof({ index, proof, checkpoint: note }), 200, {
+          "content-type": "text/plain; charset=utf-8",
+          "cache-control": "no-cache",
+        });
       },
     },
   ],

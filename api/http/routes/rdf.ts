@@ -60,8 +60,7 @@ async function exportHandler(c: Context<AppEnv>): Promise<Response> {
   const log = c.get("deps").log;
   const size = (await log.latestHead()).size;
   const start = optIntParam("start", c.req.query("start")) ?? 0;
-  const end = optIntParam("end", c.req.query("end")) ??
-    Math.min(size, start + EXPORT_MAX);
+  const end = optIntParam("end", c.req.query("end")) ?? Math.min(size, start + EXPORT_MAX);
   if (start > end || end > size) {
     throw new ApiError(
       "bad-parameter",
@@ -77,9 +76,7 @@ async function exportHandler(c: Context<AppEnv>): Promise<Response> {
   const base = publicBase(c.get("deps"));
   const read = async (i: number) => {
     const bytes = await log.entry(i);
-    if (!bytes) {
-      throw new Error(`Cannot export entry ${i}: the log no longer has it`);
-    }
+    if (!bytes) throw new Error(`Cannot export entry ${i}: the log no longer has it`);
     return entryInputFromEnvelope(i, bytes, `${base}/v1/log/entries/${i}`);
   };
   const gen = exportNQuads(start, end, read);

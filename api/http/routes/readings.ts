@@ -49,9 +49,7 @@ function locked<T>(log: Log, f: () => Promise<T>): Promise<T> {
 /** An agent's chain head: one store read (log/agent_heads.ts; older stores folded once). */
 async function headOf(log: Log, did: string): Promise<AgentHead | undefined> {
   if (!log.agentHead) {
-    throw new Error(
-      "Cannot check a reading's chain: this log keeps no agents' chain heads",
-    );
+    throw new Error("Cannot check a reading's chain: this log keeps no agents' chain heads");
   }
   return await log.agentHead(did, readingLink);
 }
@@ -62,15 +60,9 @@ type Result = { seq: number | null; index: number } | {
   detail: string;
 };
 
-async function accept(
-  deps: AppDeps,
-  envelope: Uint8Array,
-  started: number,
-): Promise<Result> {
+async function accept(deps: AppDeps, envelope: Uint8Array, started: number): Promise<Result> {
   const r = readingOf(envelope);
-  const seq = r && typeof r.core.get("seq") === "number"
-    ? Number(r.core.get("seq"))
-    : null;
+  const seq = r && typeof r.core.get("seq") === "number" ? Number(r.core.get("seq")) : null;
   if (!r) {
     return {
       seq,
@@ -120,11 +112,7 @@ async function accept(
     };
   }
   if (seq > want) {
-    return {
-      seq,
-      code: "reading-seq-gap",
-      detail: `seq ${seq} skips the next seq ${want}`,
-    };
+    return { seq, code: "reading-seq-gap", detail: `seq ${seq} skips the next seq ${want}` };
   }
   const prev = head ? toHex(head.prev) : meterReading.GENESIS_PREV;
   if (r.core.get("prev") !== prev) {
@@ -135,17 +123,8 @@ async function accept(
     };
   }
   // the chain head moves in the same commit as the reading (one store write, O(1) reads)
-  const res = await activeLog(deps).append(envelope, {
-    did: r.kid,
-    seq,
-    prev: blake3(envelope),
-  });
-  deps.metrics.append(
-    res.created,
-    performance.now() - started,
-    res.tree_head.size,
-    "readings",
-  );
+  const res = await activeLog(deps).append(envelope, { did: r.kid, seq, prev: blake3(envelope) });
+  deps.metrics.append(res.created, performance.now() - started, res.tree_head.size, "readings");
   return { seq, index: res.index };
 }
 
@@ -180,13 +159,9 @@ async function readBatch(req: Request, limit: number): Promise<Uint8Array[]> {
   try {
     json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body));
   } catch (e) {
-    throw new ApiError(
-      "bad-request",
-      "Cannot read the readings: the body is not JSON",
-      {
-        cause: e,
-      },
-    );
+    throw new ApiError("bad-request", "Cannot read the readings: the body is not JSON", {
+      cause: e,
+    });
   }
   const list = (json as { envelopes?: unknown } | null)?.envelopes;
   if (
@@ -230,14 +205,8 @@ export const readingsRoutes: RouteGroup = {
       possibleStatus: [
         { status: 200, description: "One result per envelope." },
         { status: 400, description: "No body, bad JSON or bad hex." },
-        {
-          status: 415,
-          description: "Neither application/cbor-seq nor application/json.",
-        },
-        {
-          status: 503,
-          description: "The sequencer is full; Retry-After says when to retry.",
-        },
+        { status: 415, description: "Neither application/cbor-seq nor application/json." },
+        { status: 503, description: "The sequencer is full; Retry-After says when to retry." },
       ],
       toolId: "jouleclaw:readings.submit",
       mutating: true,
@@ -247,9 +216,7 @@ export const readingsRoutes: RouteGroup = {
       const envelopes = await readBatch(c.req.raw, deps.config.bodyLimit);
       const results = await locked(activeLog(deps), async () => {
         const out: Result[] = [];
-        for (const e of envelopes) {
-          out.push(await accept(deps, e, c.get("startedAt")));
-        }
+        for (const e of envelopes) out.push(await accept(deps, e, c.get("startedAt")));
         return out;
       });
       return c.json({ results }, 200);
@@ -279,13 +246,9 @@ export const readingsRoutes: RouteGroup = {
       const deps = c.get("deps");
       const did = c.req.param("did") ?? "";
       if (!Object.hasOwn(deps.config.agents, did)) {
-        throw new ApiError(
-          "not-found",
-          `Cannot find agent ${did}: it is not registered`,
-          {
-            extra: { code_detail: "agent-not-registered" },
-          },
-        );
+        throw new ApiError("not-found", `Cannot find agent ${did}: it is not registered`, {
+          extra: { code_detail: "agent-not-registered" },
+        });
       }
       const head = await headOf(activeLog(deps), did);
       return c.json({

@@ -16,12 +16,7 @@ export function shardsOf(deps: AppDeps): ShardService | undefined {
 
 const must = (deps: AppDeps): ShardService => {
   const s = shardsOf(deps);
-  if (!s) {
-    throw new ApiError(
-      "not-found",
-      "Cannot list the shards: this service has none",
-    );
-  }
+  if (!s) throw new ApiError("not-found", "Cannot list the shards: this service has none");
   return s;
 };
 
@@ -35,26 +30,16 @@ export function sameToken(a: string, b: string): boolean {
 }
 
 /** Refuses a request without the configured admin bearer token. */
-export function requireAdmin(
-  deps: AppDeps,
-  authorization: string | undefined,
-): void {
+export function requireAdmin(deps: AppDeps, authorization: string | undefined): void {
   const token = deps.config.adminToken;
   if (!token) {
-    throw new ApiError(
-      "admin-disabled",
-      "Cannot run an admin command: admin_token is not set",
-    );
+    throw new ApiError("admin-disabled", "Cannot run an admin command: admin_token is not set");
   }
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
   if (!m || !sameToken(m[1], token)) {
-    throw new ApiError(
-      "admin-unauthorized",
-      "Cannot run an admin command: wrong bearer token",
-      {
-        headers: { "www-authenticate": 'Bearer realm="jouleclaw-admin"' },
-      },
-    );
+    throw new ApiError("admin-unauthorized", "Cannot run an admin command: wrong bearer token", {
+      headers: { "www-authenticate": 'Bearer realm="jouleclaw-admin"' },
+    });
   }
 }
 
@@ -69,13 +54,11 @@ export const shardRoutes: RouteGroup = {
       class: {
         id: "jc:LogDirectory",
         title: "Shard directory",
-        description:
-          "The log's shards, signed by the operator key (docs/SHARDS.md).",
+        description: "The log's shards, signed by the operator key (docs/SHARDS.md).",
       },
       operation: {
         title: "Get the signed shard directory",
-        description:
-          "{operator_vkey, note (a C2SP signed note by the operator key), directory " +
+        description: "{operator_vkey, note (a C2SP signed note by the operator key), directory " +
           "(the note's JSON: every shard's id, log_name, prefix, state, signer, vkeys, first and " +
           "last time, size, and a frozen shard's final roots)}; the note alone as text/plain.",
         expects: "owl:Nothing",
@@ -86,22 +69,13 @@ export const shardRoutes: RouteGroup = {
       },
       handler: async (c) => {
         const shards = must(c.get("deps"));
-        const mt = negotiateOr406(c.req.header("accept"), [
-          "application/json",
-          "text/plain",
-        ]);
+        const mt = negotiateOr406(c.req.header("accept"), ["application/json", "text/plain"]);
         const { note, directory } = await shards.directory();
         c.header("cache-control", "no-cache");
         if (mt === "text/plain") {
-          return c.body(note, 200, {
-            "content-type": "text/plain; charset=utf-8",
-          });
+          return c.body(note, 200, { "content-type": "text/plain; charset=utf-8" });
         }
-        return c.json({
-          operator_vkey: shards.operatorVkey(),
-          note,
-          directory,
-        });
+        return c.json({ operator_vkey: shards.operatorVkey(), note, directory });
       },
     },
     {
@@ -114,22 +88,15 @@ export const shardRoutes: RouteGroup = {
       },
       operation: {
         title: "Rotate the active shard",
-        description:
-          "Admin (Authorization: Bearer <admin_token>). Creates the next shard, " +
+        description: "Admin (Authorization: Bearer <admin_token>). Creates the next shard, " +
           "freezes the active one (its appends drained, its checkpoints final) and publishes the " +
           "directory naming both; answers {operator_vkey, note, directory}.",
         expects: "owl:Nothing",
         returns: "jc:LogDirectory",
         possibleStatus: [
           { status: 200, description: "Rotated: the new directory." },
-          {
-            status: 401,
-            description: "No or a wrong bearer token (admin-unauthorized).",
-          },
-          {
-            status: 403,
-            description: "No admin_token configured (admin-disabled).",
-          },
+          { status: 401, description: "No or a wrong bearer token (admin-unauthorized)." },
+          { status: 403, description: "No admin_token configured (admin-disabled)." },
         ],
         toolId: "jouleclaw:log.rotate",
         mutating: true,
@@ -140,11 +107,7 @@ export const shardRoutes: RouteGroup = {
         const shards = must(deps);
         await shards.rotate("command");
         const { note, directory } = await shards.directory();
-        return c.json({
-          operator_vkey: shards.operatorVkey(),
-          note,
-          directory,
-        });
+        return c.json({ operator_vkey: shards.operatorVkey(), note, directory });
       },
     },
   ],

@@ -15,10 +15,7 @@ import type { SparqlProvider } from "../../services/services.ts";
 import { publicBase, publicRoot } from "../public_url.ts";
 import { listedShards, shardBase } from "../../services/shard_logs.ts";
 
-export type {
-  SparqlProvider,
-  SparqlStoreHandle,
-} from "../../services/services.ts";
+export type { SparqlProvider, SparqlStoreHandle } from "../../services/services.ts";
 
 const defaults = new WeakMap<AppDeps, SparqlProvider>();
 
@@ -38,9 +35,7 @@ async function provider(c: Context<AppEnv>): Promise<SparqlProvider> {
   // The embedded default: Oxigraph in a Worker, loaded only when the endpoint is first used.
   let p = defaults.get(deps);
   if (!p) {
-    const { EmbeddedSparqlProvider } = await import(
-      "../../services/sparql_worker.ts"
-    );
+    const { EmbeddedSparqlProvider } = await import("../../services/sparql_worker.ts");
     defaults.set(deps, p = defaults.get(deps) ?? new EmbeddedSparqlProvider());
   }
   return p;
@@ -56,10 +51,7 @@ function store(c: Context<AppEnv>, p: SparqlProvider) {
     config: deps.config,
     origin: publicBase(deps),
     sources: async () =>
-      (await listedShards(deps)).map((s) => ({
-        log: s.log,
-        origin: root + shardBase(s.prefix),
-      })),
+      (await listedShards(deps)).map((s) => ({ log: s.log, origin: root + shardBase(s.prefix) })),
     metrics: deps.metrics,
   });
 }
@@ -80,13 +72,10 @@ async function queryText(c: Context<AppEnv>): Promise<string | undefined> {
     if (c.req.query("update") !== undefined) refuseUpdate();
     return c.req.query("query");
   }
-  const ct = (c.req.header("content-type") ?? "").split(";")[0].trim()
-    .toLowerCase();
+  const ct = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
   // The body through the one limited reader (body_limit, the deadline, the least rate; issue 27).
   const limit = c.get("deps").config.bodyLimit;
-  if (ct === "application/sparql-query") {
-    return await readTextLimited(c.req.raw, limit);
-  }
+  if (ct === "application/sparql-query") return await readTextLimited(c.req.raw, limit);
   if (ct === "application/x-www-form-urlencoded") {
     const form = new URLSearchParams(await readTextLimited(c.req.raw, limit));
     if (form.has("update")) refuseUpdate();
@@ -120,21 +109,16 @@ async function handler(c: Context<AppEnv>): Promise<Response> {
       { status: 400 },
     );
   }
-  const types = form === "construct" || form === "describe"
-    ? p.graphTypes
-    : p.resultTypes;
+  const types = form === "construct" || form === "describe" ? p.graphTypes : p.resultTypes;
   const mt = negotiate(c.req.header("accept"), [...types]) ??
     // Clients often send Accept: application/json for results.
-    (types === p.resultTypes &&
-        /application\/json/.test(c.req.header("accept") ?? "")
+    (types === p.resultTypes && /application\/json/.test(c.req.header("accept") ?? "")
       ? types[0]
       : undefined);
   if (!mt) {
     throw new ApiError(
       "not-acceptable",
-      `Cannot produce ${
-        c.req.header("accept")
-      } for a ${form} query: available ${types.join(", ")}`,
+      `Cannot produce ${c.req.header("accept")} for a ${form} query: available ${types.join(", ")}`,
       { extra: { available: types } },
     );
   }
@@ -154,24 +138,15 @@ const DOC = {
   possibleStatus: [
     {
       status: 200,
-      description:
-        "Query results (or the service description when no query is given).",
+      description: "Query results (or the service description when no query is given).",
     },
     { status: 400, description: "A malformed query, or an update." },
-    {
-      status: 406,
-      description: "No acceptable result format for the query form.",
-    },
+    { status: 406, description: "No acceptable result format for the query form." },
     {
       status: 413,
-      description:
-        "The answer is larger than sparql_max_result_bytes (sparql-result-too-large).",
+      description: "The answer is larger than sparql_max_result_bytes (sparql-result-too-large).",
     },
-    {
-      status: 415,
-      description:
-        "POST body neither application/sparql-query nor form-encoded.",
-    },
+    { status: 415, description: "POST body neither application/sparql-query nor form-encoded." },
     { status: 501, description: "No SPARQL store in this deployment." },
     {
       status: 503,
@@ -207,8 +182,7 @@ export const sparqlRoutes: RouteGroup = {
       operation: {
         ...DOC,
         title: "SPARQL query (GET)",
-        description:
-          "?query= a SPARQL 1.1 query; no query gives the service description.",
+        description: "?query= a SPARQL 1.1 query; no query gives the service description.",
         toolId: "jouleclaw:sparql.get",
       },
       // The store's own limit (sparql_timeout_ms, at most 600 s) answers first: sparql-timeout.

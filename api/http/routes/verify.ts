@@ -21,8 +21,7 @@ export const verifyRoutes: RouteGroup = {
     class: {
       id: "jc:Verifier",
       title: "Receipt verifier",
-      description:
-        "Verifies a JCR-1 COSE_Sign1 envelope and reports every step (JCR-1 §6).",
+      description: "Verifies a JCR-1 COSE_Sign1 envelope and reports every step (JCR-1 §6).",
     },
     operation: {
       title: "Verify a receipt envelope",
@@ -35,10 +34,7 @@ export const verifyRoutes: RouteGroup = {
       possibleStatus: [
         { status: 200, description: "The verification report (valid or not)." },
         { status: 400, description: "No body, bad JSON or bad hex." },
-        {
-          status: 415,
-          description: "Neither application/cose nor application/json.",
-        },
+        { status: 415, description: "Neither application/cose nor application/json." },
       ],
       toolId: "jouleclaw:verify",
       mutating: false,

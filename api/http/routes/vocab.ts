@@ -42,32 +42,22 @@ function file(
 const VALIDATE_TYPES = ["application/json", "application/ld+json"];
 
 async function validateHandler(c: Context<AppEnv>): Promise<Response> {
-  const ct = (c.req.header("content-type") ?? "").split(";")[0].trim()
-    .toLowerCase();
+  const ct = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
   if (!VALIDATE_TYPES.includes(ct)) {
     throw new ApiError(
       "unsupported-media-type",
-      `Cannot validate a ${ct || "body without Content-Type"}: send ${
-        VALIDATE_TYPES.join(" or ")
-      }`,
+      `Cannot validate a ${ct || "body without Content-Type"}: send ${VALIDATE_TYPES.join(" or ")}`,
     );
   }
   const deps = c.get("deps");
   // The body through the one limited reader (body_limit, the deadline, the least rate; issue 27).
   const text = await readTextLimited(c.req.raw, deps.config.bodyLimit);
-  if (!text.trim()) {
-    throw new ApiError("empty-body", "Cannot validate: the body is empty");
-  }
+  if (!text.trim()) throw new ApiError("empty-body", "Cannot validate: the body is empty");
   const cls = c.req.query("class");
   if (deps.validate) return c.json(await deps.validate(text, cls));
   try {
     // In-thread (no Worker here: the edge): the node limit still bounds the work.
-    return c.json(
-      await validateDocument(text, {
-        cls,
-        maxNodes: deps.config.validateMaxNodes,
-      }),
-    );
+    return c.json(await validateDocument(text, { cls, maxNodes: deps.config.validateMaxNodes }));
   } catch (e) {
     if (e instanceof VocabError) {
       throw new ApiError(e.code, e.message, {
@@ -118,8 +108,7 @@ export const vocabRoutes: RouteGroup = {
       },
       operation: {
         title: "Get the vocabulary index",
-        description:
-          "HTML for browsers; Accept: text/turtle gives the ontology itself.",
+        description: "HTML for browsers; Accept: text/turtle gives the ontology itself.",
         expects: "owl:Nothing",
         returns: "jc:VocabularyIndex",
         possibleStatus: [{ status: 200, description: "The index." }, {
@@ -130,10 +119,7 @@ export const vocabRoutes: RouteGroup = {
         mutating: false,
       },
       handler: (c) => {
-        const mt = negotiateOr406(c.req.header("accept"), [
-          "text/html",
-          "text/turtle",
-        ]);
+        const mt = negotiateOr406(c.req.header("accept"), ["text/html", "text/turtle"]);
         const html = mt === "text/html";
         return new Response(html ? vocabularyIndexHtml() : V1_TTL, {
           headers: {
@@ -154,8 +140,7 @@ export const vocabRoutes: RouteGroup = {
       class: {
         id: "jc:Validation",
         title: "Validation",
-        description:
-          "SHACL validation of a candidate document against the v1 shapes (SPEC §15).",
+        description: "SHACL validation of a candidate document against the v1 shapes (SPEC §15).",
       },
       operation: {
         title: "Validate a document",
@@ -169,22 +154,16 @@ export const vocabRoutes: RouteGroup = {
           { status: 200, description: "Validated (conforming or not)." },
           {
             status: 400,
-            description:
-              "Not JSON, not an object, no known schema, or a remote @context.",
+            description: "Not JSON, not an object, no known schema, or a remote @context.",
           },
           {
             status: 413,
-            description:
-              "Body over the size limit, or more nodes than validate_max_nodes.",
+            description: "Body over the size limit, or more nodes than validate_max_nodes.",
           },
-          {
-            status: 415,
-            description: "Not application/json or application/ld+json.",
-          },
+          { status: 415, description: "Not application/json or application/ld+json." },
           {
             status: 503,
-            description:
-              "Past validate_timeout_ms (validate-timeout), or too many at once.",
+            description: "Past validate_timeout_ms (validate-timeout), or too many at once.",
           },
         ],
         toolId: "jouleclaw:validate",

@@ -4,13 +4,7 @@
 // URLs the page links are immutable.
 import type { RouteDef, RouteGroup } from "../route.ts";
 import { staticTextRoute } from "../static_route.ts";
-import {
-  APP_JS,
-  PAGE_CSP,
-  PAGE_CSS,
-  VERIFIER_CSP,
-  VERIFIER_HTML,
-} from "../../../web/mod.ts";
+import { APP_JS, PAGE_CSP, PAGE_CSS, VERIFIER_CSP, VERIFIER_HTML } from "../../../web/mod.ts";
 
 function asset(
   path: string,

@@ -5,10 +5,7 @@
 // built by the platform entry and passed as `deps.services.witness`.
 import type { Context } from "hono";
 import type { Witness } from "../../../log/c2sp/mod.ts";
-import {
-  MAX_ADD_CHECKPOINT_BYTES,
-  WitnessRefusal,
-} from "../../../log/c2sp/mod.ts";
+import { MAX_ADD_CHECKPOINT_BYTES, WitnessRefusal } from "../../../log/c2sp/mod.ts";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { toHex } from "../../../verify/mod.ts";
 import { ApiError } from "../errors.ts";
@@ -22,8 +19,7 @@ export function witnessOf(c: Context<AppEnv>): Witness | undefined {
 
 // tlog-witness "Monitor Retrieval Mechanism": "The origin hash is the SHA-256 hash of the log's
 // origin, hex encoded, in lowercase."
-const originHash = (origin: string) =>
-  toHex(sha256(new TextEncoder().encode(origin)));
+const originHash = (origin: string) => toHex(sha256(new TextEncoder().encode(origin)));
 
 /** The witness route group. */
 export const witnessRoutes: RouteGroup = {
@@ -35,48 +31,30 @@ export const witnessRoutes: RouteGroup = {
       class: {
         id: "jc:WitnessAddCheckpoint",
         title: "Witness: add checkpoint",
-        description:
-          "C2SP tlog-witness v1 submission endpoint of this service's witness role.",
+        description: "C2SP tlog-witness v1 submission endpoint of this service's witness role.",
       },
       operation: {
         title: "Cosign a checkpoint",
-        description:
-          "C2SP tlog-witness add-checkpoint: an `old <size>` line, up to 63 base64 " +
+        description: "C2SP tlog-witness add-checkpoint: an `old <size>` line, up to 63 base64 " +
           "consistency proof lines, an empty line, then the signed checkpoint. Answers the " +
           "cosignature/v1 line(s) of this witness when the checkpoint is consistent with the " +
           "latest one it cosigned for that origin.",
         expects: "jc:AddCheckpointRequest",
         returns: "jc:CosignatureLines",
         possibleStatus: [
-          {
-            status: 200,
-            description: "Cosigned: the cosignature/v1 note signature line(s).",
-          },
-          {
-            status: 400,
-            description:
-              "Malformed body, or old size above the checkpoint size.",
-          },
-          {
-            status: 403,
-            description:
-              "No valid signature by the origin's configured log key.",
-          },
-          {
-            status: 404,
-            description: "This witness does not witness that origin.",
-          },
+          { status: 200, description: "Cosigned: the cosignature/v1 note signature line(s)." },
+          { status: 400, description: "Malformed body, or old size above the checkpoint size." },
+          { status: 403, description: "No valid signature by the origin's configured log key." },
+          { status: 404, description: "This witness does not witness that origin." },
           {
             status: 409,
-            description:
-              "Old size is not the latest cosigned size (text/x.tlog.size gives it).",
+            description: "Old size is not the latest cosigned size (text/x.tlog.size gives it).",
           },
           { status: 413, description: "Body over the add-checkpoint limit." },
           { status: 422, description: "Consistency proof or root mismatch." },
           {
             status: 503,
-            description:
-              "Edge: the witness state's Durable Object was lost or rolled back " +
+            description: "Edge: the witness state's Durable Object was lost or rolled back " +
               "(witness-state-behind); nothing is cosigned.",
           },
         ],
@@ -105,18 +83,13 @@ export const witnessRoutes: RouteGroup = {
           return c.body(lines);
         } catch (e) {
           if (!(e instanceof WitnessRefusal)) throw e;
-          deps.metrics.inc("jc_witness_requests_total", {
-            status: String(e.status),
-          });
+          deps.metrics.inc("jc_witness_requests_total", { status: String(e.status) });
           if (e.status === 409) {
             // tlog-witness: "The response body MUST consist of the tree size of the latest
             // cosigned checkpoint in decimal, followed by a newline ... text/x.tlog.size".
             return new Response(`${e.size}\n`, {
               status: 409,
-              headers: {
-                "content-type": "text/x.tlog.size",
-                "cache-control": "no-store",
-              },
+              headers: { "content-type": "text/x.tlog.size", "cache-control": "no-store" },
             });
           }
           throw new ApiError(e.code, e.message, { status: e.status });
@@ -130,26 +103,20 @@ export const witnessRoutes: RouteGroup = {
       class: {
         id: "jc:WitnessCheckpoint",
         title: "Witness: latest cosigned checkpoint",
-        description:
-          "tlog-witness monitoring retrieval: the latest checkpoint this witness " +
+        description: "tlog-witness monitoring retrieval: the latest checkpoint this witness " +
           "cosigned for the origin whose SHA-256 is origin_hash (lowercase hex).",
       },
       operation: {
         title: "Get the latest cosigned checkpoint of a witnessed log",
-        description:
-          "The checkpoint with the log's signature(s) and this witness's cosignature.",
+        description: "The checkpoint with the log's signature(s) and this witness's cosignature.",
         expects: "owl:Nothing",
         returns: "jc:Checkpoint",
         possibleStatus: [
           { status: 200, description: "The cosigned checkpoint." },
-          {
-            status: 404,
-            description: "Never cosigned a checkpoint of that origin.",
-          },
+          { status: 404, description: "Never cosigned a checkpoint of that origin." },
           {
             status: 503,
-            description:
-              "Edge: the witness state's Durable Object was lost or rolled back " +
+            description: "Edge: the witness state's Durable Object was lost or rolled back " +
               "(witness-state-behind).",
           },
         ],
@@ -162,10 +129,7 @@ export const witnessRoutes: RouteGroup = {
         const origin = w?.origins.find((o) => originHash(o) === want);
         const note = origin ? await w!.latest(origin) : undefined;
         if (!note) {
-          throw new ApiError(
-            "not-found",
-            `Cannot find a cosigned checkpoint for ${want}`,
-          );
+          throw new ApiError("not-found", `Cannot find a cosigned checkpoint for ${want}`);
         }
         c.header("content-type", "text/plain; charset=utf-8");
         c.header("cache-control", "no-cache");

@@ -15,10 +15,7 @@ export type OffLoopAnswer =
   | UnexpectedAnswer;
 
 /** The protocol of the serveJobs Worker at `url`, started with `init`. */
-export function jobsProtocol<J, R>(
-  url: URL,
-  init: unknown,
-): WorkerProtocol<J, R> {
+export function jobsProtocol<J, R>(url: URL, init: unknown): WorkerProtocol<J, R> {
   return {
     url,
     init: { init },
@@ -27,14 +24,9 @@ export function jobsProtocol<J, R>(
       const m = data as OffLoopAnswer;
       if ("ready" in m || "failed" in m) return m;
       if ("unexpected" in m) return { unexpected: m.unexpected.code };
-      if ("value" in m) {
-        return { ids: [m.id], results: [{ value: m.value as R }] };
-      }
+      if ("value" in m) return { ids: [m.id], results: [{ value: m.value as R }] };
       const e = m.error;
-      return {
-        ids: [m.id],
-        results: [{ error: new JobError(e.name, e.message, e.code) }],
-      };
+      return { ids: [m.id], results: [{ error: new JobError(e.name, e.message, e.code) }] };
     },
   };
 }

@@ -23,12 +23,7 @@
 // - Metrics hooks: `onReplaced(why)` on every replacement; `starts`, `replaced`, `load`, `inFlight`.
 // Deno-only (module Workers).
 import { unrefTimer } from "../../../net/mod.ts";
-import {
-  JobLostError,
-  JobQueueFullError,
-  JobTimeoutError,
-  WorkerStartError,
-} from "./errors.ts";
+import { JobLostError, JobQueueFullError, JobTimeoutError, WorkerStartError } from "./errors.ts";
 
 /** One job's outcome, as a WorkerProtocol reads it from a Worker's answer. */
 export type JobResult<R> = { value: R } | { error: Error };
@@ -48,10 +43,7 @@ export interface WorkerProtocol<J, R> {
   /** the first message every Worker gets (it answers ready or failed) */
   init: unknown;
   /** The message carrying `jobs` (one unless the pool batches), and buffers it moves. */
-  request(
-    ids: number[],
-    jobs: J[],
-  ): { msg: unknown; transfer?: Transferable[] };
+  request(ids: number[], jobs: J[]): { msg: unknown; transfer?: Transferable[] };
   /** Reads a Worker's message. */
   read(m: unknown): WorkerEvent<R>;
 }
@@ -138,9 +130,7 @@ export class WorkerPool<J, R> {
   constructor(protocol: WorkerProtocol<J, R>, o: WorkerPoolOptions = {}) {
     const size = o.size ?? 1;
     if (!Number.isSafeInteger(size) || size < 1) {
-      throw new RangeError(
-        `Cannot start a worker pool: size must be >= 1, got ${size}`,
-      );
+      throw new RangeError(`Cannot start a worker pool: size must be >= 1, got ${size}`);
     }
     this.#protocol = protocol;
     this.#concurrency = o.concurrency ?? 1;
@@ -163,10 +153,7 @@ export class WorkerPool<J, R> {
       this.#slots.push(slot);
     }
     if (Number.isFinite(this.#stallMs)) {
-      this.#watchdog = setInterval(
-        this.#watch,
-        Math.max(50, Math.min(1000, this.#stallMs / 4)),
-      );
+      this.#watchdog = setInterval(this.#watch, Math.max(50, Math.min(1000, this.#stallMs / 4)));
       unrefTimer(this.#watchdog); // portable: this module is in the Worker's bundle too
     }
   }
@@ -192,9 +179,7 @@ export class WorkerPool<J, R> {
 
   /** Runs `job` on the least loaded Worker; see the module comment for how it can fail. */
   run(job: J, o: RunOptions = {}): Promise<R> {
-    if (this.#closed) {
-      return Promise.reject(new JobLostError("the worker is closed"));
-    }
+    if (this.#closed) return Promise.reject(new JobLostError("the worker is closed"));
     let slot = this.#slots[0];
     for (let i = 1; i < this.#slots.length; i++) {
       if (loadOf(this.#slots[i]) < loadOf(slot)) slot = this.#slots[i];
@@ -215,9 +200,7 @@ export class WorkerPool<J, R> {
         resolve,
         reject,
       };
-      if (Number.isFinite(j.timeoutMs)) {
-        j.timer = setTimeout(() => this.#expire(j), j.timeoutMs);
-      }
+      if (Number.isFinite(j.timeoutMs)) j.timer = setTimeout(() => this.#expire(j), j.timeoutMs);
       this.#enqueue(slot, j);
     });
   }
@@ -240,9 +223,7 @@ export class WorkerPool<J, R> {
     if (!slot.ready || this.#closed) return;
     while (slot.queue.length > 0 && slot.inFlight.size < this.#concurrency) {
       const n = this.#batch ? this.#concurrency - slot.inFlight.size : 1;
-      const sent = slot.queue.length <= n
-        ? slot.queue.splice(0)
-        : slot.queue.splice(0, n);
+      const sent = slot.queue.length <= n ? slot.queue.splice(0) : slot.queue.splice(0, n);
       const ids = sent.map((j) => j.id);
       for (const j of sent) slot.inFlight.set(j.id, j);
       const r = this.#protocol.request(ids, sent.map((j) => j.job));
@@ -269,10 +250,7 @@ export class WorkerPool<J, R> {
     slot.ready = false;
     slot.broken = false;
     let started: () => void, failed: (e: Error) => void;
-    slot.started = new Promise<void>((
-      res,
-      rej,
-    ) => (started = res, failed = rej));
+    slot.started = new Promise<void>((res, rej) => (started = res, failed = rej));
     slot.started.catch(() => {}); // observed by ready(); never an unhandled rejection
     w.onmessage = (ev: MessageEvent<unknown>) => {
       if (w !== slot.worker) return;
@@ -301,10 +279,7 @@ export class WorkerPool<J, R> {
         failed(e);
         return this.#broke(slot, e);
       }
-      this.#replace(
-        slot,
-        new JobLostError(`its worker refused a message (${m.unexpected})`),
-      );
+      this.#replace(slot, new JobLostError(`its worker refused a message (${m.unexpected})`));
     };
     w.onerror = (ev: ErrorEvent) => {
       ev.preventDefault();
@@ -329,12 +304,7 @@ export class WorkerPool<J, R> {
    * Terminates `slot`'s Worker and starts a successor; its jobs in flight are sent again (retry)
    * or fail with `why` (`culprit`, the job whose deadline ended it, fails with its own error).
    */
-  #replace(
-    slot: Slot<J, R>,
-    why: Error,
-    culprit?: Job<J, R>,
-    culpritError?: Error,
-  ): void {
+  #replace(slot: Slot<J, R>, why: Error, culprit?: Job<J, R>, culpritError?: Error): void {
     slot.worker.terminate();
     const orphans = [...slot.inFlight.values()];
     slot.inFlight.clear();
@@ -377,12 +347,7 @@ export class WorkerPool<J, R> {
     for (const s of this.#slots) {
       if (loadOf(s) === 0 || s.broken) s.lastProgress = now;
       else if (now - s.lastProgress > this.#stallMs) {
-        this.#replace(
-          s,
-          new JobLostError(
-            `its worker answered nothing for ${this.#stallMs} ms`,
-          ),
-        );
+        this.#replace(s, new JobLostError(`its worker answered nothing for ${this.#stallMs} ms`));
       }
     }
   };
@@ -431,17 +396,12 @@ export class WorkerPool<J, R> {
   }
 }
 
-function loadOf(
-  s: { queue: unknown[]; inFlight: Map<number, unknown> },
-): number {
+function loadOf(s: { queue: unknown[]; inFlight: Map<number, unknown> }): number {
   return s.queue.length + s.inFlight.size;
 }
 
 function settle(
-  j: {
-    timer: ReturnType<typeof setTimeout> | undefined;
-    reject: (e: Error) => void;
-  },
+  j: { timer: ReturnType<typeof setTimeout> | undefined; reject: (e: Error) => void },
   e: Error,
 ): void {
   clearTimeout(j.timer);
