@@ -2,7 +2,6 @@
 // it opens (and again only when a deployment changes the rules), `GET /v1/verifier-config` names
 // it, reports, append answers and entry views name it, a configuration envelope is refused on the
 // public route, and no answer holds a gateway secret.
-// deno-lint-ignore-file no-explicit-any -- JSON answers read field by field
 import assert from "node:assert/strict";
 import { removeBundle, startWorker } from "./_worker.ts";
 import { blake3, fromHex, toHex } from "../../verify/mod.ts";
