@@ -89,7 +89,14 @@ Deno.test({
     delete a.reference_vectors[Object.keys(full.reference_vectors)[0]];
     await Deno.writeTextFile(`${dir}/a.json`, JSON.stringify(a));
     await Deno.writeTextFile(`${dir}/b.json`, JSON.stringify(full));
-    const env = (f: string) => ({ DATA_DIR: `${dir}/data`, JC_OPERATOR_CONFIG: `${dir}/${f}` });
+    const reading = (await vectors("meter-reading.json"))[0];
+    const agent = JSON.parse(await Deno.readTextFile(`${VECTORS}/meter-reading.json`)).vectors[0]
+      .json.agent as string;
+    const env = (f: string) => ({
+      DATA_DIR: `${dir}/data`,
+      JC_OPERATOR_CONFIG: `${dir}/${f}`,
+      JC_AGENTS: `${agent}=meter`,
+    });
     const positives = [
       ...(await vectors("jcr1.json")),
       ...(await vectors("siblings.json")),
@@ -169,6 +176,20 @@ Deno.test({
       answers.push(cl.stdout);
       for (const v of positives.slice(half)) await submit(svc, v);
       await submit(svc, outOfBand);
+      // every profile: a meter reading, appended by its own route, names the configuration too
+      const rrep = await post(`${svc.url}/v1/verify`, reading.cose_sign1_hex);
+      const rd = await call(`${svc.url}/v1/readings`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ envelopes: [reading.cose_sign1_hex] }),
+      });
+      assert.equal(rd.status, 200);
+      assert.equal(typeof rd.body.results[0].index, "number", JSON.stringify(rd.body));
+      assert.deepEqual(rd.body.verifier_config, { digest: c2.digest, index: c2.index });
+      seen.set(rd.body.results[0].index, {
+        verdict: reportVerdict(rrep.body),
+        config: rd.body.verifier_config,
+      });
       const size = (await call(`${svc.url}/v1/log/tree-head`)).body.size;
       // every entry's JSON view names the configuration it was judged under
       for (let i = 0; i < size; i++) {
