@@ -26,8 +26,9 @@ import { type DataDirLock, lockDataDir } from "./data_dir_lock.ts";
 import {
   defaultRules,
   entryLink,
-  operatorDid,
-  publishVerifierConfig,
+  type PreparedConfig,
+  prepareVerifierConfig,
+  VerifierConfigLedger,
   VerifierConfigs,
 } from "../services/verifier_config_log.ts";
 
@@ -102,7 +103,7 @@ export async function startService(
   let serving!: ShardServing;
   const cpuClock = threadCpuClock();
   let dirLock: DataDirLock | undefined;
-  let verifierConfig!: VerifierConfigs;
+  let prepared!: PreparedConfig;
   try {
     // One service per data directory (api/deno/data_dir_lock.ts), before any store is opened.
     if (config.store === "sqlite") dirLock = await lockDataDir(config.dataDir);
@@ -118,19 +119,12 @@ export async function startService(
     shards = serving.shards;
     log = shards.shards[0].gate.log;
     try {
-      // issue 23: the configuration in force, logged in the shard taking appends when it changed
-      const active = shards.active().gate.log;
-      const ledger = await publishVerifierConfig(
-        active,
+      // issue 23: the configuration in force, sealed and checked to fit before anything is served
+      prepared = prepareVerifierConfig(
         config,
         verifier,
         <T>(f: (secret: Uint8Array) => T) => shards.withOperatorKey(f),
       );
-      verifierConfig = new VerifierConfigs({
-        shards: () => shards.listed(),
-        defaults: shards.withOperatorKey((k) => defaultRules(operatorDid(k))),
-        seed: { log: active, ledger },
-      });
       witnessing = await openWitnessing(config, log, metrics);
     } catch (e) {
       await shards.close();
@@ -154,6 +148,19 @@ export async function startService(
   // SPARQL and validation off the event loop, under time limits (issue 15).
   const sparql = new EmbeddedSparqlProvider();
   const validator = config.validateWorkers > 0 ? new ValidatePool(config) : undefined;
+  // Issue 23: logged in the shard taking appends when it changed, off the start (reading its chain
+  // head may wait for the fold of a store older than chain heads, below); every answer that names
+  // it, and so every append, waits for it.
+  const active = shards.active().gate.log;
+  const ledger = VerifierConfigLedger.open(active, prepared);
+  ledger.catch((e) =>
+    console.error(`Cannot log the verifier configuration: ${(e as Error).message}`)
+  );
+  const verifierConfig = new VerifierConfigs({
+    shards: () => shards.listed(),
+    defaults: defaultRules(prepared.rules.operator),
+    seed: { log: active, ledger },
+  });
   const services: AppServices = {
     ...witnessing.services,
     sparql,

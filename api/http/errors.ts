@@ -53,6 +53,8 @@ export const HTTP_CODES = {
   "sequencer-busy": { status: 503, title: "Sequencer busy" },
   "timeout": { status: 503, title: "Request timed out" },
   "storage-unavailable": { status: 503, title: "Storage unavailable" },
+  // Issue 23: the configuration in force could not be logged at start; nothing is appended.
+  "verifier-config-unavailable": { status: 503, title: "Verifier configuration unavailable" },
   // Issue 27: the log's store is behind, missing or diverges from a head it already signed and
   // published (log/errors.ts PINNED_HEAD_CODES); it signs nothing until an operator acts.
   "store-behind-signed-head": { status: 503, title: "Store behind the signed head" },

@@ -24,6 +24,7 @@ import {
 import { readingLink } from "../http/reading_link.ts";
 import { ConfigError, type ServiceConfig } from "./config.ts";
 import type { ListedShard } from "./shard_logs.ts";
+import { ApiError } from "../http/errors.ts";
 
 /**
  * The chain-head key of the configuration documents: not a did:key, so no meter agent (always
@@ -50,8 +51,27 @@ export function defaultRules(operator: string): VerifierConfigRules {
   return verifierConfigRules({}, { operator, appends: "open", stewards: [] });
 }
 
+/** The tag's key, text-encoded as CBOR (0x69 "jc_config"): in every configuration's core. */
+const TAG_BYTES = new Uint8Array([0x69, ...new TextEncoder().encode("jc_config")]);
+
+/** Whether `bytes` contains `pat`. */
+function contains(bytes: Uint8Array, pat: Uint8Array): boolean {
+  const last = bytes.length - pat.length;
+  outer: for (
+    let i = bytes.indexOf(pat[0]);
+    i >= 0 && i <= last;
+    i = bytes.indexOf(pat[0], i + 1)
+  ) {
+    for (let j = 1; j < pat.length; j++) if (bytes[i + j] !== pat[j]) continue outer;
+    return true;
+  }
+  return false;
+}
+
 /** The chain link a configuration entry makes (its seq; prev = BLAKE3 of the envelope). */
 export function configLink(entry: Uint8Array): AgentLink | undefined {
+  // the fold's hot path: most entries are not configurations, and need no parse to tell
+  if (!contains(entry, TAG_BYTES)) return undefined;
   const core = verifierConfigCoreOf(entry);
   const seq = core?.get("seq");
   if (typeof seq !== "number" || !Number.isSafeInteger(seq)) return undefined;
@@ -165,6 +185,31 @@ export class VerifierConfigLedger {
   }
 }
 
+/**
+ * Checks at start, before anything is served, that the configuration fits one log entry at any
+ * place in its chain (the largest seq and previous index). Throws VerifierConfigError.
+ */
+export function assertConfigFits(
+  rules: VerifierConfigRules,
+  seal: (d: VerifierConfigDoc) => Uint8Array,
+) {
+  const worst: VerifierConfigDoc = {
+    jc_config: "verifier-config/1",
+    seq: Number.MAX_SAFE_INTEGER,
+    previous: { digest: "ff".repeat(32), index: Number.MAX_SAFE_INTEGER },
+    ...rules,
+  };
+  const size = seal(worst).length;
+  if (size > MAX_CONFIG_BYTES) {
+    throw new VerifierConfigError(
+      "verifier-config-too-large",
+      `Cannot load config: the verifier configuration (key_directory, gateway_keys, ` +
+        `reference_vectors, policies) seals to ${size} bytes, over one log entry ` +
+        `(${MAX_CONFIG_BYTES})`,
+    );
+  }
+}
+
 /** The operator key's did:key (a configuration's `operator`, its envelope's kid). */
 export function operatorDid(operatorSecret: Uint8Array): string {
   return didKeyFromPublicKey(ed25519PublicKey(operatorSecret));
@@ -186,6 +231,25 @@ export function serviceConfigRules(
 /** Runs `f` with the operator key's secret (which stays with its holder: the shard set). */
 export type WithOperatorKey = <T>(f: (secret: Uint8Array) => T) => T;
 
+/** What publishing needs: the rules, and how the operator key seals a document. */
+export interface PreparedConfig {
+  rules: VerifierConfigRules;
+  seal: (doc: VerifierConfigDoc) => Uint8Array;
+}
+
+/** The service's document, checked to fit a log entry (sync: at start, before serving). */
+export function prepareVerifierConfig(
+  config: ServiceConfig,
+  verifier: VerifierOptions,
+  withOperatorKey: WithOperatorKey,
+): PreparedConfig {
+  const rules = withOperatorKey((secret) => serviceConfigRules(config, verifier, secret));
+  const seal = (doc: VerifierConfigDoc) =>
+    withOperatorKey((secret) => sealVerifierConfig(doc, secret));
+  assertConfigFits(rules, seal);
+  return { rules, seal };
+}
+
 /** Opens (and publishes to) `log`'s configuration chain under the operator key. */
 export function publishVerifierConfig(
   log: Log,
@@ -193,10 +257,7 @@ export function publishVerifierConfig(
   verifier: VerifierOptions,
   withOperatorKey: WithOperatorKey,
 ): Promise<VerifierConfigLedger> {
-  return VerifierConfigLedger.open(log, {
-    rules: withOperatorKey((secret) => serviceConfigRules(config, verifier, secret)),
-    seal: (doc) => withOperatorKey((secret) => sealVerifierConfig(doc, secret)),
-  });
+  return VerifierConfigLedger.open(log, prepareVerifierConfig(config, verifier, withOperatorKey));
 }
 
 /** A configuration as answers name it: in a shard other than s0, that shard and its prefix. */
@@ -229,15 +290,31 @@ export class VerifierConfigs implements VerifierConfigSource {
   readonly #defaults: VerifierConfigRules;
   readonly #ledgers = new Map<Log, Promise<VerifierConfigLedger>>();
 
-  /** `shards`: the listed shards, s0 first; `seed`: a log's ledger already read (at start). */
+  /**
+   * `shards`: the listed shards, s0 first; `seed`: a log's ledger being published (at start):
+   * everything that asks waits for it, and a publication that failed is never replaced by a
+   * read of the older chain (the service would name rules it no longer runs): it is answered
+   * 503 `verifier-config-unavailable` until a restart.
+   */
   constructor(o: {
     shards: () => Promise<ListedShard[]>;
     defaults: VerifierConfigRules;
-    seed?: { log: Log; ledger: VerifierConfigLedger };
+    seed?: { log: Log; ledger: Promise<VerifierConfigLedger> };
   }) {
     this.#shards = o.shards;
     this.#defaults = o.defaults;
-    if (o.seed) this.#ledgers.set(o.seed.log, Promise.resolve(o.seed.ledger));
+    if (o.seed) {
+      const failed = (e: unknown): never => {
+        throw new ApiError(
+          "verifier-config-unavailable",
+          `Cannot name the verifier configuration: it could not be logged at start ` +
+            `(${(e as Error).message})`,
+        );
+      };
+      const seeded = o.seed.ledger.catch(failed);
+      seeded.catch(() => {}); // answered to whoever asks; never an unhandled rejection
+      this.#ledgers.set(o.seed.log, seeded);
+    }
   }
 
   #ledger(log: Log): Promise<VerifierConfigLedger> {

@@ -64,6 +64,8 @@ export const logAppendRoutes: RouteGroup = {
       const started = c.get("startedAt");
       const envelope = await readEnvelope(c.req.raw, deps.config.bodyLimit);
       refuseConfigEnvelope(envelope);
+      // issue 23: the configuration it is judged under, logged before it (waits for the start's)
+      const cfg = await verifierConfigRef(deps);
       const report = await verifyWith(deps, envelope);
       const outcome = outcomeCode(report);
       deps.metrics.verification(outcome);
@@ -101,7 +103,6 @@ export const logAppendRoutes: RouteGroup = {
         }
         throw e;
       }
-      const cfg = await verifierConfigRef(deps);
       const now = performance.now();
       deps.metrics.append(res.created, now - started, res.tree_head.size);
       deps.metrics.set("jc_tree_size", res.tree_head.size);

@@ -215,13 +215,13 @@ export const readingsRoutes: RouteGroup = {
     handler: async (c) => {
       const deps = c.get("deps");
       const envelopes = await readBatch(c.req.raw, deps.config.bodyLimit);
+      // issue 23: the configuration they are judged under, logged before them
+      const cfg = await verifierConfigRef(deps);
       const results = await locked(activeLog(deps), async () => {
         const out: Result[] = [];
         for (const e of envelopes) out.push(await accept(deps, e, c.get("startedAt")));
         return out;
       });
-      // issue 23: the configuration the readings were judged under
-      const cfg = await verifierConfigRef(deps);
       return c.json(cfg ? { results, verifier_config: cfg } : { results }, 200);
     },
   }, {
