@@ -74,3 +74,4 @@ export {
   VerifierConfigError,
   VerifierConfigs,
 } from "./services/verifier_config_log.ts";
+export type { ConfigHeadOf } from "./services/verifier_config_log.ts";

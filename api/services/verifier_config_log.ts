@@ -83,6 +83,9 @@ export function entryLink(entry: Uint8Array): AgentLink | undefined {
   return readingLink(entry) ?? configLink(entry);
 }
 
+/** Where the head of a log's configuration chain is published (undefined: none is). */
+export type ConfigHeadOf = (log: Log) => Promise<VerifierConfigRef | undefined>;
+
 /** Thrown at start for a configuration that cannot be published; `code` is stable. */
 export class VerifierConfigError extends ConfigError {
   readonly code: string;
@@ -105,21 +108,24 @@ export class VerifierConfigLedger {
 
   /**
    * Reads the log's configuration chain; with `publish`, appends the service's document first
-   * when its rules differ from the last one logged (or none is). Throws VerifierConfigError.
+   * when its rules differ from the last one logged (or none is). `headOf`: where a reader finds
+   * the chain's head instead of the store's chain heads (the Worker's apps: R2, never a Durable
+   * Object). Throws VerifierConfigError.
    */
   static async open(
     log: Log,
-    publish?: {
-      rules: VerifierConfigRules;
-      seal: (doc: VerifierConfigDoc) => Uint8Array;
-    },
+    publish?: PreparedConfig,
+    headOf?: ConfigHeadOf,
   ): Promise<VerifierConfigLedger> {
-    if (!log.agentHead) return new VerifierConfigLedger([]);
-    const head = await log.agentHead(CONFIG_CHAIN, entryLink);
+    let at: VerifierConfigRef | undefined;
+    if (headOf) at = await headOf(log);
+    else if (!log.agentHead) return new VerifierConfigLedger([]);
+    else {
+      const head = await log.agentHead(CONFIG_CHAIN, entryLink);
+      at = head && { digest: toHex(head.prev), index: head.index };
+    }
     const chain: { ref: VerifierConfigRef; doc: VerifierConfigDoc }[] = [];
     // walk the chain back from its head: one read per configuration ever logged
-    let at: VerifierConfigRef | undefined = head &&
-      { digest: toHex(head.prev), index: head.index };
     while (at) {
       const bytes = await log.entry(at.index);
       if (!bytes || toHex(blake3(bytes)) !== at.digest) {
@@ -289,6 +295,7 @@ export class VerifierConfigs implements VerifierConfigSource {
   readonly #shards: () => Promise<ListedShard[]>;
   readonly #defaults: VerifierConfigRules;
   readonly #ledgers = new Map<Log, Promise<VerifierConfigLedger>>();
+  readonly #headOf: ConfigHeadOf | undefined;
 
   /**
    * `shards`: the listed shards, s0 first; `seed`: a log's ledger being published (at start):
@@ -300,7 +307,9 @@ export class VerifierConfigs implements VerifierConfigSource {
     shards: () => Promise<ListedShard[]>;
     defaults: VerifierConfigRules;
     seed?: { log: Log; ledger: Promise<VerifierConfigLedger> };
+    headOf?: ConfigHeadOf;
   }) {
+    this.#headOf = o.headOf;
     this.#shards = o.shards;
     this.#defaults = o.defaults;
     if (o.seed) {
@@ -320,7 +329,7 @@ export class VerifierConfigs implements VerifierConfigSource {
   #ledger(log: Log): Promise<VerifierConfigLedger> {
     let l = this.#ledgers.get(log);
     if (!l) {
-      l = VerifierConfigLedger.open(log);
+      l = VerifierConfigLedger.open(log, undefined, this.#headOf);
       this.#ledgers.set(log, l);
       l.catch(() => this.#ledgers.delete(log)); // read again next time
     }

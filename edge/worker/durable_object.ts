@@ -292,7 +292,7 @@ export class LogSequencer extends DurableObject {
       // Issue 23: the configuration in force, logged in the shard taking appends when it changed
       // (before any append is let in: blockConcurrencyWhile below); not in a shard a rotation is
       // creating: its first entry would start its age (docs/DECISIONS.md).
-      else if (!this.creating) await publishEdgeConfig(log, env);
+      else if (!this.creating) await publishEdgeConfig(log, env, this.#bucket(id.n));
       return log;
     });
     // Open (and replay) before the first call is let in; a failure is reported by that call.
