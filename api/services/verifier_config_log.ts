@@ -326,20 +326,39 @@ export class VerifierConfigs implements VerifierConfigSource {
     }
   }
 
+  /** A log's chain through its store's chain heads (on the edge: its sequencer), kept. */
   #ledger(log: Log): Promise<VerifierConfigLedger> {
     let l = this.#ledgers.get(log);
     if (!l) {
-      l = VerifierConfigLedger.open(log, undefined, this.#headOf);
+      l = VerifierConfigLedger.open(log);
       this.#ledgers.set(log, l);
       l.catch(() => this.#ledgers.delete(log)); // read again next time
     }
     return l;
   }
 
+  /**
+   * A log's chain for a reader: with `headOf` (the Worker), from the head it publishes, read
+   * each time and walked again only when it moved (a deployment's sequencer may log one after
+   * this isolate first read); else as `#ledger`.
+   */
+  async #read(log: Log): Promise<VerifierConfigLedger> {
+    if (!this.#headOf) return await this.#ledger(log);
+    const head = await this.#headOf(log);
+    const key = head ? `${head.digest}@${head.index}` : "";
+    const known = this.#byHead.get(log);
+    if (known?.key === key) return await known.ledger;
+    const ledger = VerifierConfigLedger.open(log, undefined, () => Promise.resolve(head));
+    this.#byHead.set(log, { key, ledger });
+    ledger.catch(() => this.#byHead.delete(log));
+    return await ledger;
+  }
+  readonly #byHead = new Map<Log, { key: string; ledger: Promise<VerifierConfigLedger> }>();
+
   /** The last configuration of the shards before position `n` (newest first). */
   async #lastBefore(shards: ListedShard[], n: number) {
     for (let k = n - 1; k >= 0; k--) {
-      const last = (await this.#ledger(shards[k].log)).last();
+      const last = (await this.#read(shards[k].log)).last();
       if (last) return { ...last, ref: named(last.ref, shards[k]) };
     }
     return undefined;
@@ -349,13 +368,19 @@ export class VerifierConfigs implements VerifierConfigSource {
     { ref: ShardedConfigRef; doc: VerifierConfigDoc } | { ref: null; doc: VerifierConfigRules }
   > {
     const shards = await this.#shards();
-    return (await this.#lastBefore(shards, shards.length)) ?? { ref: null, doc: this.#defaults };
+    // the shard taking appends through its own store (the edge: its sequencer, which logs the
+    // configuration when it opens, before answering): never a head published before that
+    const active = shards.at(-1);
+    const last = active && (await this.#ledger(active.log)).last();
+    if (active && last) return { ...last, ref: named(last.ref, active) };
+    return (await this.#lastBefore(shards, shards.length - 1)) ??
+      { ref: null, doc: this.#defaults };
   }
 
   async judgedUnder(log: Log, index: number): Promise<ShardedConfigRef | undefined> {
     const shards = await this.#shards();
     const n = shards.findIndex((s) => s.log === log);
-    const own = await (await this.#ledger(log)).judgedUnder(index);
+    const own = (await this.#read(log)).judgedUnder(index);
     if (own || n < 0) return own && n >= 0 ? named(own, shards[n]) : own;
     return (await this.#lastBefore(shards, n))?.ref;
   }
