@@ -209,6 +209,7 @@ export async function startService(
       stopping ??= (async () => {
         await rdfSync?.stop(); // ends a round between two batches (it reads over HTTP)
         await server.shutdown(); // stops accepting; waits for the requests in flight
+        await ledger.catch(() => {}); // the configuration's append, if still under way
         await witnessing.close(); // stops the collector, closes the witness state
         await shards.close(); // drains every shard's sequencer, then closes its store
         pool?.close(); // nothing is in flight once the server has drained
