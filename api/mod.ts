@@ -67,3 +67,13 @@ export type {
 } from "./services/witness_collector.ts";
 export { defaultWitnessName } from "./services/witness_name.ts";
 export { sha256Source } from "./services/witness_source.ts";
+// Issue 23: the configuration in force, published by the Worker's sequencers and read by its apps.
+export {
+  defaultRules,
+  entryLink,
+  operatorDid,
+  publishVerifierConfig,
+  VerifierConfigError,
+  VerifierConfigs,
+} from "./services/verifier_config_log.ts";
+export type { ConfigHeadOf } from "./services/verifier_config_log.ts";

@@ -11,7 +11,14 @@ import {
   verifyInclusion,
   verifyTreeHead,
 } from "../log/mod.ts";
-import { entryLeafHash, envelopeContentId, fromHex, toHex } from "../verify/mod.ts";
+import {
+  blake3,
+  entryLeafHash,
+  envelopeContentId,
+  fromHex,
+  openVerifierConfig,
+  toHex,
+} from "../verify/mod.ts";
 import {
   type BodyKind,
   NetError,
@@ -160,6 +167,35 @@ export class LogClient {
   /** A JSON answer of the service at `path` (an HttpError when not 2xx). */
   getJson(path: string): Promise<Record<string, unknown>> {
     return this.#get(path, "json");
+  }
+
+  /**
+   * The verifier configuration in force (issue 23), checked: the logged entry's BLAKE3 is the
+   * digest, its operator signature verifies, and the document is the one answered. Throws
+   * VerificationFailure otherwise.
+   */
+  async verifierConfig(): Promise<Record<string, unknown>> {
+    const a = await this.#get("/v1/verifier-config", "json");
+    if (a.index === null) {
+      return { ...a, verified: false, note: "the embedded defaults, not logged" };
+    }
+    const bytes = await this.entryBytes(Number(a.index));
+    if (toHex(blake3(bytes)) !== a.digest) {
+      throw new VerificationFailure(`entry ${a.index} is not the configuration digest ${a.digest}`);
+    }
+    const doc = openVerifierConfig(bytes);
+    const sorted = (v: unknown): string =>
+      JSON.stringify(
+        v,
+        (_k, x) =>
+          x && typeof x === "object" && !Array.isArray(x)
+            ? Object.fromEntries(Object.entries(x).sort(([p], [q]) => p < q ? -1 : 1))
+            : x,
+      );
+    if (sorted(doc) !== sorted(a.config)) {
+      throw new VerificationFailure(`entry ${a.index} does not hold the configuration answered`);
+    }
+    return { ...a, verified: true };
   }
 
   /** The log's signer: the pinned one, or the one /v1/log/key names (then pinned). */

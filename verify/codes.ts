@@ -178,6 +178,12 @@ export const REASON_CODES = {
   "chain-length-mismatch":
     "[honesty] chain_debited_uj / chain_debited_minor length differs from chain_ids (JCP §8.1)",
   "bad-config": "an operator-config JSON document (CLI --config) is malformed",
+  // --- verifier-config/1 (issue 23; verify/verifier_config.ts): a logged configuration document
+  "not-verifier-config": "a logged entry read as a configuration is not a verifier-config/1",
+  "bad-verifier-config":
+    "a verifier-config/1 document has an unknown member, a bad seq/previous or operator",
+  "verifier-config-bad-signature":
+    "a verifier-config/1 document's signature does not verify under the operator it names",
   "legacy-profile":
     "a producer asked to seal a verify-only legacy profile (JCP §8: jcp/1 is never minted)",
   // --- ES256 (JCR-1 §4 alg -7; verify/p256.ts, docs/DECISIONS.md "ES256")
@@ -229,6 +235,10 @@ export const NOT_VERIFICATION_OUTCOMES: Partial<Record<ReasonCode, string>> = {
   "bad-policy": "operator configuration error (a policy file that is not a policy)",
   "bad-config": "operator configuration error (an operator-config JSON that is malformed)",
   "legacy-profile": "producer-side: sealing a verify-only legacy profile (jcp/1) is refused",
+  "not-verifier-config": "the log's configuration entries (issue 23), never a receipt's outcome",
+  "bad-verifier-config": "the log's configuration entries (issue 23), never a receipt's outcome",
+  "verifier-config-bad-signature":
+    "the log's configuration entries (issue 23), never a receipt's outcome",
   "agent-not-registered": "service-side (POST /v1/readings), decided after verification",
   "reading-wrong-schema": "service-side (POST /v1/readings), decided after verification",
   "reading-seq-replay": "service-side (POST /v1/readings), decided after verification",

@@ -119,3 +119,15 @@ export {
   readEnvelopeInput,
 } from "./envelope_input.ts";
 export { hmacSha256, sha256 } from "./sha256.ts";
+// issue 23: the configuration in force, published and logged as a verifier-config/1 document.
+export {
+  openVerifierConfig,
+  optionsFromVerifierConfig,
+  sameRules,
+  sealVerifierConfig,
+  VERIFIER_CONFIG_SCHEMA,
+  verifierConfigCoreOf,
+  verifierConfigDigest,
+  verifierConfigRules,
+} from "./verifier_config.ts";
+export type { VerifierConfigDoc, VerifierConfigRules } from "./verifier_config.ts";

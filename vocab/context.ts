@@ -172,6 +172,8 @@ export function buildContext(): { "@context": Record<string, TermDef> } {
   ctx["log_index"] = { "@id": "jc:logIndex", "@type": "xsd:nonNegativeInteger" };
   ctx["leaf_hash"] = "jc:leafHash";
   ctx["verification_verdict"] = "jc:verificationVerdict";
+  // issue 23: the configuration entry an entry was judged under (an IRI)
+  ctx["verifier_config"] = { "@id": "jc:verifierConfig", "@type": "@id" };
   return { "@context": ctx };
 }
 

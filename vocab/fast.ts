@@ -142,6 +142,12 @@ function node(
       });
       continue;
     }
+    if (root && k === "verifier_config") {
+      const id = (v as { "@id"?: unknown } | null)?.["@id"];
+      if (typeof id !== "string") throw new Bail();
+      out.push({ subject: s, predicate: nn(JC + "verifierConfig"), object: nn(id), graph: GRAPH });
+      continue;
+    }
     if (root && (k === "leaf_hash" || k === "verification_verdict")) {
       if (typeof v !== "string") throw new Bail();
       out.push({

@@ -80,6 +80,8 @@ export interface ToJsonLdOptions {
   leafHash?: string;
   /** the entry's verdict class (JCR-1 §6, SPEC §6), as `verification_verdict` */
   verdict?: string;
+  /** Issue 23: the IRI of the configuration entry the entry was judged under. */
+  verifierConfig?: string;
   /** embed the context object instead of referencing its URL */
   embedContext?: boolean;
 }
@@ -210,6 +212,7 @@ export function toJsonLd(json: unknown, opts: ToJsonLdOptions = {}): Record<stri
   if (opts.logIndex !== undefined) out["log_index"] = opts.logIndex;
   if (opts.leafHash !== undefined) out["leaf_hash"] = opts.leafHash;
   if (opts.verdict !== undefined) out["verification_verdict"] = opts.verdict;
+  if (opts.verifierConfig !== undefined) out["verifier_config"] = { "@id": opts.verifierConfig };
   return out;
 }
 

@@ -160,10 +160,17 @@ ${subs}  rdfs:isDefinedBy <${ONTOLOGY_URL}> .
 `);
   }
   for (const [prop, comment] of Object.entries(LOG_PROPS)) {
-    out.push(`jc:${prop} a owl:DatatypeProperty ;
+    // verifierConfig names an entry (an IRI); the others are literals
+    const kind = prop === "verifierConfig" ? "owl:ObjectProperty" : "owl:DatatypeProperty";
+    const range = prop === "logIndex"
+      ? "xsd:nonNegativeInteger"
+      : prop === "verifierConfig"
+      ? "rdfs:Resource"
+      : "xsd:string";
+    out.push(`jc:${prop} a ${kind} ;
   rdfs:label ${en(prop)} ;
   rdfs:comment ${en(comment)} ;
-  rdfs:range ${prop === "logIndex" ? "xsd:nonNegativeInteger" : "xsd:string"} ;
+  rdfs:range ${range} ;
   rdfs:isDefinedBy <${ONTOLOGY_URL}> .
 `);
   }

@@ -24,6 +24,7 @@ import {
   type ProfileOptions,
   toHex,
   toJson,
+  verifierConfigCoreOf,
 } from "../verify/mod.ts";
 
 const XSD_STRING = "http://www.w3.org/2001/XMLSchema#string";
@@ -38,6 +39,8 @@ export interface EntryInput {
   receipt: unknown;
   /** the entry's absolute URL: the node's IRI and, in the export, the graph's name */
   url: string;
+  /** issue 23: the URL of the configuration entry it was judged under, if any */
+  verifierConfig?: string;
 }
 
 /** An IRI in N-Quads form; characters IRIREF forbids are percent-encoded (RDF 1.1 N-Quads §2.4). */
@@ -110,7 +113,13 @@ export function toTurtle(quads: Quad[]): Promise<string> {
 }
 
 function logOpts(e: EntryInput) {
-  return { id: e.url, logIndex: e.index, leafHash: e.leafHash, verdict: e.verdict };
+  return {
+    id: e.url,
+    logIndex: e.index,
+    leafHash: e.leafHash,
+    verdict: e.verdict,
+    verifierConfig: e.verifierConfig,
+  };
 }
 
 /** The entry's JSON-LD document (SPEC §13): the receipt with `@context`, `@id` = its URL, and the log facts. */
@@ -126,6 +135,7 @@ export function entryJsonLd(e: EntryInput): Record<string, unknown> {
       log_index: e.index,
       leaf_hash: e.leafHash,
       ...(e.verdict !== undefined ? { verification_verdict: e.verdict } : {}),
+      ...(e.verifierConfig ? { verifier_config: { "@id": e.verifierConfig } } : {}),
     };
   }
 }
@@ -157,8 +167,17 @@ function logFacts(e: EntryInput): Quad[] {
     },
     graph: g,
   }];
+  const config: Quad[] = e.verifierConfig
+    ? [{
+      subject: s,
+      predicate: { termType: "NamedNode", value: JC + "verifierConfig" },
+      object: { termType: "NamedNode", value: e.verifierConfig },
+      graph: g,
+    }]
+    : [];
   return [
     ...verdict,
+    ...config,
     {
       subject: s,
       predicate: { termType: "NamedNode", value: JC + "leafHash" },
@@ -232,6 +251,9 @@ export function entryInputFromEnvelope(
   try {
     receipt = toJson(decodeCbor(parseCoseSign1(envelope).payload));
   } catch { /* not decodable: the log facts alone */ }
-  const verdict = verifier ? loggedVerdict(envelope, verifier) : undefined;
+  // a configuration entry (issue 23) is no receipt: it has no verdict class
+  const verdict = verifier && !verifierConfigCoreOf(envelope)
+    ? loggedVerdict(envelope, verifier)
+    : undefined;
   return { index, leafHash: toHex(entryLeafHash(envelope)), verdict, receipt, url };
 }

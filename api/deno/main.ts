@@ -4,7 +4,6 @@
 // gracefully: stop accepting, finish the requests in flight, drain the sequencer (nothing
 // accepted is dropped), close the store. Configuration: docs/CONFIG.md.
 import type { AppServices } from "../services/services.ts";
-import { readingLink } from "../http/reading_link.ts";
 import type { Log } from "../../log/mod.ts";
 import { createApp, Metrics, verifierOptions } from "../mod.ts";
 import { ConfigError, type ServiceConfig } from "../services/config.ts";
@@ -24,6 +23,14 @@ import { parseOrExit } from "../../cli/mod.ts";
 import { START_COMMAND } from "./start_cli.ts";
 import { launcherChain, watchLaunchers } from "./launcher_watch.ts";
 import { type DataDirLock, lockDataDir } from "./data_dir_lock.ts";
+import {
+  defaultRules,
+  entryLink,
+  type PreparedConfig,
+  prepareVerifierConfig,
+  VerifierConfigLedger,
+  VerifierConfigs,
+} from "../services/verifier_config_log.ts";
 
 /** The verifier pool size `config.verifyWorkers` asks for on this machine (0: none). */
 export function verifyWorkerCount(config: ServiceConfig): number {
@@ -96,6 +103,7 @@ export async function startService(
   let serving!: ShardServing;
   const cpuClock = threadCpuClock();
   let dirLock: DataDirLock | undefined;
+  let prepared!: PreparedConfig;
   try {
     // One service per data directory (api/deno/data_dir_lock.ts), before any store is opened.
     if (config.store === "sqlite") dirLock = await lockDataDir(config.dataDir);
@@ -114,6 +122,12 @@ export async function startService(
     shards = serving.shards;
     log = shards.shards[0].gate.log;
     try {
+      // issue 23: the configuration in force, sealed and checked to fit before anything is served
+      prepared = prepareVerifierConfig(
+        config,
+        verifier,
+        <T>(f: (secret: Uint8Array) => T) => shards.withOperatorKey(f),
+      );
       witnessing = await openWitnessing(config, log, metrics);
     } catch (e) {
       await shards.close();
@@ -137,12 +151,26 @@ export async function startService(
   // SPARQL and validation off the event loop, under time limits (issue 15).
   const sparql = new EmbeddedSparqlProvider();
   const validator = config.validateWorkers > 0 ? new ValidatePool(config) : undefined;
+  // Issue 23: logged in the shard taking appends when it changed, off the start (reading its chain
+  // head may wait for the fold of a store older than chain heads, below); every answer that names
+  // it, and so every append, waits for it.
+  const active = shards.active().gate.log;
+  const ledger = VerifierConfigLedger.open(active, prepared);
+  ledger.catch((e) =>
+    console.error(`Cannot log the verifier configuration: ${(e as Error).message}`)
+  );
+  const verifierConfig = new VerifierConfigs({
+    shards: () => shards.listed(),
+    defaults: defaultRules(prepared.rules.operator),
+    seed: { log: active, ledger },
+  });
   const services: AppServices = {
     ...witnessing.services,
     sparql,
     shards,
     shardLogs: () => shards.listed(), // read paths over every shard (api/services/shard_logs.ts)
     activeLog: shards.activeLog,
+    verifierConfig,
   };
   const deps = {
     log,
@@ -159,7 +187,7 @@ export async function startService(
   resolveApp((req, clientAddr) => app.fetch(req, { clientAddr }));
   // A store written before agents' chain heads were kept is folded once, in the background from
   // the start (chunked: other requests are served meanwhile; readings wait for it).
-  log.agentHead?.("", readingLink).catch((e) =>
+  log.agentHead?.("", entryLink).catch((e) =>
     console.error(`Cannot backfill agents' chain heads: ${(e as Error).message}`)
   );
   const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
@@ -184,6 +212,7 @@ export async function startService(
       stopping ??= (async () => {
         await rdfSync?.stop(); // ends a round between two batches (it reads over HTTP)
         await server.shutdown(); // stops accepting; waits for the requests in flight
+        await ledger.catch(() => {}); // the configuration's append, if still under way
         await witnessing.close(); // stops the collector, closes the witness state
         await shards.close(); // drains every shard's sequencer, then closes its store
         pool?.close(); // nothing is in flight once the server has drained

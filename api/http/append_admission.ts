@@ -8,7 +8,7 @@
 import { failureCodes, type VerificationReport } from "../../verify/mod.ts";
 import { ApiError } from "./errors.ts";
 import type { AppDeps } from "./route.ts";
-import { verifyWith } from "./verifier_options.ts";
+import { refuseConfigEnvelope, verifyWith } from "./verifier_options.ts";
 import { outcomeCode } from "./routes/verify.ts";
 
 /**
@@ -19,6 +19,8 @@ export async function admitEnvelope(
   deps: AppDeps,
   envelope: Uint8Array,
 ): Promise<VerificationReport> {
+  // issue 23: a verifier-config/1 document is logged by the service only, never through a route
+  refuseConfigEnvelope(envelope);
   const report = await verifyWith(deps, envelope);
   const outcome = outcomeCode(report);
   deps.metrics.verification(outcome);

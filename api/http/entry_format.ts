@@ -15,11 +15,19 @@ export interface EntryView {
    * The entry's verdict class (JCR-1 §6, SPEC §6): it passed steps 1-5 when appended, so step 6
    * under the service's reference vectors decides (verify/'s loggedVerdict), in every view alike.
    */
-  verdict(): Verdict;
+  verdict(): Verdict | undefined;
   /** Absolute URL of the entry. */
   url: string;
   /** The first signed head that covers the entry (issue 24), where the log keeps streams. */
   integrated?: () => Promise<{ size: number; timestamp: number } | undefined>;
+  /**
+   * Issue 23: the configuration the entry was judged under (the latest configuration entry
+   * before it in its log, else in the shards before), with that entry's URL; undefined before
+   * the first one.
+   */
+  judgedUnder(): Promise<
+    { digest: string; index: number; shard?: string; url: string } | undefined
+  >;
 }
 
 /** One row: a media type and its producer. */

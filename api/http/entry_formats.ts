@@ -3,13 +3,20 @@
 // order; 406 when none is acceptable. Other folders add rows (the RDF types) by appending to
 // ENTRY_FORMATS. Platform-neutral.
 import type { Context } from "hono";
-import { loggedVerdict, toHex, type Verdict } from "../../verify/mod.ts";
+import {
+  loggedVerdict,
+  openVerifierConfig,
+  toHex,
+  type Verdict,
+  verifierConfigCoreOf,
+} from "../../verify/mod.ts";
 import type { VerificationReport } from "../../verify/mod.ts";
 import type { AppEnv } from "./route.ts";
 import type { EntryFormat, EntryView } from "./entry_format.ts";
 import { verifyWith } from "./verifier_options.ts";
 import { RDF_ENTRY_FORMATS } from "./routes/rdf.ts";
-import { publicBase } from "./public_url.ts";
+import { publicBase, publicRoot } from "./public_url.ts";
+import { shardBase } from "../services/shard_logs.ts";
 
 export type { EntryFormat, EntryView } from "./entry_format.ts";
 
@@ -18,6 +25,22 @@ export type { EntryFormat, EntryView } from "./entry_format.ts";
  * receipt}`.
  */
 export async function entryJson(view: EntryView): Promise<Record<string, unknown>> {
+  const under = await view.judgedUnder();
+  const { url: _url, ...ref } = under ?? { url: "" };
+  const named = under ? { verifier_config: ref } : {};
+  if (verifierConfigCoreOf(view.envelope)) {
+    // issue 23: a configuration entry (logged by the service itself): its document, not a receipt
+    const config = openVerifierConfig(view.envelope);
+    return {
+      index: view.index,
+      leaf_hash: view.leafHash,
+      schema: config.jc_config,
+      steward: config.operator,
+      envelope: toHex(view.envelope),
+      config,
+      ...named,
+    };
+  }
   const r = await view.report();
   const out: Record<string, unknown> = {
     index: view.index,
@@ -27,6 +50,7 @@ export async function entryJson(view: EntryView): Promise<Record<string, unknown
     steward: r.steward,
     envelope: toHex(view.envelope),
     receipt: r.receipt,
+    ...named,
   };
   // JCP §11: the signed head is the one time a third party can trust (issue 24)
   const at = await view.integrated?.();
@@ -44,16 +68,29 @@ export function entryView(
   let report: Promise<VerificationReport> | undefined;
   let verdict: Verdict | undefined;
   // the public URL (a shard's prefix included), never the request's Host (issue 27)
-  const url = `${publicBase(c.get("deps"))}/v1/log/entries/${index}`;
+  const deps = c.get("deps");
+  const base = publicBase(deps);
+  const url = `${base}/v1/log/entries/${index}`;
   return {
     index,
     leafHash,
     envelope,
     url,
-    report: () => report ??= verifyWith(c.get("deps"), envelope),
-    verdict: () => verdict ??= loggedVerdict(envelope, c.get("deps").verifier),
-    integrated: () =>
-      c.get("deps").log.streamReads?.integratedIn(index) ?? Promise.resolve(undefined),
+    report: () => report ??= verifyWith(deps, envelope),
+    // a configuration entry (issue 23) is no receipt: it has no verdict class
+    verdict: () =>
+      verdict ??= verifierConfigCoreOf(envelope)
+        ? undefined
+        : loggedVerdict(envelope, deps.verifier),
+    integrated: () => deps.log.streamReads?.integratedIn(index) ?? Promise.resolve(undefined),
+    judgedUnder: async () => {
+      const ref = await deps.services?.verifierConfig?.judgedUnder(deps.log, index);
+      if (!ref) return undefined;
+      // in another shard than this entry's: that shard's IRI (docs/SHARDS.md "Entry IRIs")
+      const at = ref.prefix ? publicRoot(deps) + shardBase(ref.prefix) : base;
+      const { digest, index: i, shard } = ref;
+      return { digest, index: i, ...(shard ? { shard } : {}), url: `${at}/v1/log/entries/${i}` };
+    },
   };
 }
 

@@ -47,11 +47,18 @@ export const HTTP_CODES = {
   "unsupported-media-type": { status: 415, title: "Unsupported media type" },
   "invalid-receipt": { status: 422, title: "Invalid receipt" },
   "readings-route-only": { status: 422, title: "Meter readings are appended by /v1/readings" },
+  // Issue 23: a verifier-config/1 envelope is logged only by the service itself, at start.
+  "verifier-config-not-appendable": {
+    status: 422,
+    title: "Configuration entries are not appendable",
+  },
   "rate-limited": { status: 429, title: "Too many requests" },
   "internal": { status: 500, title: "Internal error" },
   "sequencer-busy": { status: 503, title: "Sequencer busy" },
   "timeout": { status: 503, title: "Request timed out" },
   "storage-unavailable": { status: 503, title: "Storage unavailable" },
+  // Issue 23: the configuration in force could not be logged at start; nothing is appended.
+  "verifier-config-unavailable": { status: 503, title: "Verifier configuration unavailable" },
   // Issue 27: the log's store is behind, missing or diverges from a head it already signed and
   // published (log/errors.ts PINNED_HEAD_CODES); it signs nothing until an operator acts.
   "store-behind-signed-head": { status: 503, title: "Store behind the signed head" },

@@ -17,6 +17,7 @@ import { sparqlRoutes } from "./routes/sparql.ts";
 import { streamRoutes } from "./routes/streams.ts";
 import { vocabRoutes } from "./routes/vocab.ts";
 import { verifyRoutes } from "./routes/verify.ts";
+import { verifierConfigRoutes } from "./routes/verifier_config.ts";
 import { webRoutes } from "./routes/web.ts";
 import { witnessRoutes } from "./routes/witness.ts";
 
@@ -24,6 +25,7 @@ import { witnessRoutes } from "./routes/witness.ts";
 export const ROUTE_GROUPS: RouteGroup[] = [
   discoveryRoutes,
   verifyRoutes,
+  verifierConfigRoutes,
   logAppendRoutes,
   logReadRoutes,
   streamRoutes,

@@ -2,11 +2,17 @@
 // HMAC keys, §6 step 6 reference vectors, SPEC §10.1 policies), built by verify/'s own
 // operator-config reader: the operator-config file first, the inline keys layered over it.
 // Pure: the platform entry has already read any file.
-import { mergeOptions, optionsFromConfig, verifyEnvelope } from "../../verify/mod.ts";
+import {
+  mergeOptions,
+  optionsFromConfig,
+  verifierConfigCoreOf,
+  verifyEnvelope,
+} from "../../verify/mod.ts";
 import type { VerificationReport, VerifierOptions } from "../../verify/mod.ts";
 import type { ServiceConfig } from "../services/config.ts";
-import { ConfigError } from "../services/config.ts";
+import { VerifierConfigError } from "../services/verifier_config_log.ts";
 import type { AppDeps } from "./route.ts";
+import { ApiError } from "./errors.ts";
 
 /**
  * Builds VerifierOptions from `config`. Throws ConfigError for a malformed key directory,
@@ -25,7 +31,11 @@ export function verifierOptions(config: ServiceConfig): VerifierOptions {
       : optionsFromConfig(config.operatorConfig);
     return mergeOptions(file, inline);
   } catch (e) {
-    throw new ConfigError(`Cannot load config: verifier options: ${(e as Error).message}`);
+    // issue 23: a stable code, and the message names the key (gateway_keys.<id>, keys.<kid>, …)
+    throw new VerifierConfigError(
+      "verifier-config-malformed",
+      `Cannot load config: verifier options: ${(e as Error).message}`,
+    );
   }
 }
 
@@ -38,4 +48,33 @@ export function verifyWith(
   envelope: Uint8Array,
 ): Promise<VerificationReport> {
   return deps.verify ? deps.verify(envelope) : verifyEnvelope(envelope, deps.verifier);
+}
+
+/**
+ * `{digest, index}` of the configuration in force (issue 23), with `shard` when it was logged in
+ * a shard other than s0; both null while none is logged (the embedded defaults); undefined on a
+ * deployment that keeps no configuration.
+ */
+export async function verifierConfigRef(
+  deps: Pick<AppDeps, "services">,
+): Promise<{ digest: string | null; index: number | null; shard?: string } | undefined> {
+  const now = await deps.services?.verifierConfig?.inForce();
+  if (!now) return undefined;
+  if (!now.ref) return { digest: null, index: null };
+  const { digest, index, shard } = now.ref;
+  return shard ? { digest, index, shard } : { digest, index };
+}
+
+/**
+ * Issue 23: a verifier-config/1 envelope is appended by the service alone (at start, under the
+ * operator key); through a public route it is refused, before anything is verified or stored.
+ */
+export function refuseConfigEnvelope(envelope: Uint8Array): void {
+  if (verifierConfigCoreOf(envelope)) {
+    throw new ApiError(
+      "verifier-config-not-appendable",
+      "Cannot append the envelope: a verifier-config/1 document is logged only by the service " +
+        "itself, at start (GET /v1/verifier-config)",
+    );
+  }
 }

@@ -10,6 +10,7 @@ import type { CosignedCheckpoints } from "./witness_collector.ts";
 import type { ShardService } from "./shard_set.ts";
 import type { ShardLogs } from "./shard_logs.ts";
 import type { RdfSyncStatus } from "./rdf_sync_job.ts";
+import type { VerifierConfigSource } from "./verifier_config_log.ts";
 
 /** A store the SPARQL route queries (api/services/sparql_worker.ts's EmbeddedSparql). */
 export interface SparqlStoreHandle {
@@ -60,6 +61,8 @@ export interface AppServices {
   rdfSync?: { status(): RdfSyncStatus };
   /** The operator's verifier key (the directory's signer), served in the log's policy. */
   operatorVkey?: string;
+  /** The verifier configuration in force and each log's chain of them (issue 23). */
+  verifierConfig?: VerifierConfigSource;
   /** A shard app's prefix (`/shards/s1`): its published URLs are below it; `/` or absent: s0. */
   shardPrefix?: string;
 }

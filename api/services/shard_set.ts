@@ -241,6 +241,11 @@ export class ShardSet implements ShardService {
     return this.#vkey;
   }
 
+  /** Runs `f` with the operator key (issue 23: it seals the verifier-config/1 documents). */
+  withOperatorKey<T>(f: (secret: Uint8Array) => T): T {
+    return f(this.#operatorSecret);
+  }
+
   #checkSize(gate: ShardGate, r: AppendResult): void {
     const max = this.#o.maxSize;
     if (!max || r.tree_head.size < max || gate !== this.active().gate || this.#rotation) return;

@@ -283,4 +283,18 @@ export const LOG_COMMANDS: Record<string, Command> = {
       return EXIT.ok;
     },
   },
+  "verifier-config": {
+    brief: "print the verifier configuration in force, checked against its log entry",
+    spec: {
+      name: "deno task client verifier-config",
+      summary: "Fetches GET /v1/verifier-config and checks it (issue 23): the logged entry's " +
+        "BLAKE3 is the digest, its operator signature verifies, and it holds the document answered.",
+      options: [...URL_OPTS],
+      footer: EXITS,
+    },
+    async run(p, e) {
+      out(await new LogClient(urlOf(p, e), undefined, fetch, netOf(e)).verifierConfig());
+      return EXIT.ok;
+    },
+  },
 };

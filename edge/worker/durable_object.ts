@@ -63,6 +63,7 @@ import {
   type ShardSequencerStub,
 } from "./object_state.ts";
 import { ObjectWitness, ROUND_MS } from "./object_witness.ts";
+import { publishEdgeConfig } from "./verifier_config.ts";
 
 export { LOG_OBJECT_NAME };
 export { LogBatcher } from "./batcher_object.ts";
@@ -98,6 +99,8 @@ export class LogSequencer extends DurableObject {
   /** Appends handed to the log core and not yet answered (a freeze drains them). */
   readonly #inflight = new Set<Promise<unknown>>();
   #firstTime: string | undefined;
+  /** Set while `createShard` opens a new shard (issue 23: no configuration entry then). */
+  protected creating = false;
 
   constructor(ctx: ObjectState, env: Record<string, unknown>) {
     super(ctx, env);
@@ -147,6 +150,10 @@ export class LogSequencer extends DurableObject {
       }
       // A rotation interrupted after the freeze: finish it (write the directory) before serving.
       if (this.#frozen) await this.#list().catch(() => {});
+      // Issue 23: the configuration in force, logged in the shard taking appends when it changed
+      // (before any append is let in: blockConcurrencyWhile below); not in a shard a rotation is
+      // creating: its first entry would start its age (docs/DECISIONS.md).
+      else if (!this.creating) await publishEdgeConfig(log, env, this.#bucket(id.n));
       return log;
     });
     this.#witness = new ObjectWitness({
@@ -482,7 +489,12 @@ export class LogShardSequencer extends LogSequencer {
           `Cannot create shard ${shardId(n)}: this object is ${rec.log_name}`,
         );
       }
-      await this.openLog();
+      this.creating = true;
+      try {
+        await this.openLog();
+      } finally {
+        this.creating = false;
+      }
       return { public_key: toHex(ed25519PublicKey(fromHex(rec.secret))) };
     });
   }

@@ -18,7 +18,7 @@ import {
 } from "../../log/mod.ts";
 import { fromHex } from "../../verify/mod.ts";
 import { EdgeConfigError } from "./errors.ts";
-import { readingLink } from "../../api/mod.ts";
+import { entryLink } from "../../api/mod.ts";
 import { edgeConfig } from "./settings.ts";
 import { capture, type Outcome } from "./wire.ts";
 
@@ -112,7 +112,8 @@ export class SequencerCore {
     return capture(async () => {
       const log = await this.log();
       if (!log.agentHead) throw new Error("Cannot read chain heads: the log keeps none");
-      return await log.agentHead(did, readingLink);
+      // the fold of a store older than chain heads: meter readings' and configurations' links
+      return await log.agentHead(did, entryLink);
     });
   }
   /** A stream read (issue 24): the stream state is this object's SQLite's. */

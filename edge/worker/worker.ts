@@ -30,9 +30,11 @@ import {
   type SequencerStub,
 } from "./object_state.ts";
 import { ADMIN_TOKEN_SECRET, operatorKeyFromEnv, ShardFront } from "./shard_front.ts";
+import { edgeVerifierConfigs, r2ConfigHead } from "./verifier_config.ts";
 import { prefixedBucket, shardKeyPrefix } from "../../log/r2/mod.ts";
 import { allRoutes, SHARD_ROUTE_GROUPS } from "../../api/mod.ts";
 import { R2Log } from "./r2_log.ts";
+import type { Log } from "../../log/mod.ts";
 import type { R2BucketLike } from "../../log/r2/mod.ts";
 import { bytesEqual, ed25519PublicKey, fromHex } from "../../verify/mod.ts";
 import { AsyncActiveShardLog } from "../../api/mod.ts";
@@ -148,11 +150,19 @@ function build(env: WorkerEnv, before: WorkerStage | undefined): Built {
       health: () => shardSequencer(n).check(),
     });
   const log = shardLog(0, pub, logName);
+  // each shard's log → its bucket (issue 23: its configuration chain's head is read there)
+  const bucketOfLog = new Map<Log, R2BucketLike>([[
+    log,
+    prefixedBucket(bucket, shardKeyPrefix(0)),
+  ]]);
   // One R2Log per shard (its caches shared by the shard's app and the service-level routes).
   const shardLogs = new Map<number, R2Log>([[0, log]]);
   const logOfShard = (n: number, publicKey: Uint8Array, name: string) => {
     let l = shardLogs.get(n);
-    if (!l) shardLogs.set(n, l = shardLog(n, publicKey, name));
+    if (!l) {
+      shardLogs.set(n, l = shardLog(n, publicKey, name));
+      bucketOfLog.set(l, prefixedBucket(bucket, shardKeyPrefix(n)));
+    }
     return l;
   };
   // docs/SHARDS.md: /v1/readings and agents' chain heads follow the active shard (the directory
@@ -173,6 +183,9 @@ function build(env: WorkerEnv, before: WorkerStage | undefined): Built {
     all: () => logsOf(),
   });
   const operatorSecret = operatorKeyFromEnv(env);
+  // issue 23: the configuration in force, as the shards' sequencers logged it
+  const headOf = r2ConfigHead((l) => bucketOfLog.get(l));
+  const verifierConfig = edgeVerifierConfigs(env, listed, headOf);
   const shardApps = new Map<number, ServiceApp>();
   // The edge cache (http_cache.ts), a front stage of the root app and of every shard app.
   const cache = (prefix?: string) =>
@@ -201,6 +214,7 @@ function build(env: WorkerEnv, before: WorkerStage | undefined): Built {
           services: {
             operatorVkey: shards!.operatorVkey(),
             shardLogs: listed,
+            verifierConfig,
             // its published URLs (policy, entry IRIs) are below its prefix (docs/SHARDS.md)
             shardPrefix: shardPrefix(n),
             // docs/WITNESS.md: the shard's own collector runs in its own sequencer object; its
@@ -231,6 +245,7 @@ function build(env: WorkerEnv, before: WorkerStage | undefined): Built {
       operatorVkey: shards.operatorVkey(),
       activeLog,
       shardLogs: listed,
+      verifierConfig,
     },
   });
   built = { app, settings, log, sequencer, batcher, shards, shardSequencer };

@@ -54,6 +54,10 @@ Deno.test({
       // that entry (docs/DECISIONS.md "One entry per signed content"); es256.json has such twins
       const byContent = new Map<string, number>();
       const contentOf = (b: Uint8Array) => toHex(envelopeContentId(b)!);
+      // issue 23: the operator configuration is logged first (a verifier-config/1 entry)
+      const cfg = await (await fetch(`${svc.url}/v1/verifier-config`)).json();
+      assert.equal(cfg.index, 0);
+      indexOf.set(toHex(entryLeafHash(await client.entryBytes(0))), 0);
       for (const v of positives) {
         const bytes = fromHex(v.cose_sign1_hex);
         const leaf = toHex(entryLeafHash(bytes));

@@ -13,7 +13,12 @@ import { badSignatureEnvelope, receiptCore, steward, validEnvelope } from "../..
 import { startService } from "../../fixtures/service.ts";
 import { initLogPin } from "../../log/sqlite/mod.ts";
 import { entryLeafHash, fromHex, toHex } from "../../verify/mod.ts";
-import { removeBundle, startWorker, TEST_LOG_KEY } from "../../fixtures/worker.ts";
+import {
+  removeBundle,
+  startWorker,
+  TEST_LOG_KEY,
+  TEST_OPERATOR_KEY,
+} from "../../fixtures/worker.ts";
 
 interface Step {
   name: string;
@@ -231,6 +236,10 @@ Deno.test({
     // The embedded default as shipped (SQLite store), with the Worker's log key.
     await Deno.writeTextFile(`${dataDir}/log-key.hex`, TEST_LOG_KEY + "\n", { mode: 0o600 });
     await initLogPin(`${dataDir}/log-key.hex`); // a key made beforehand: a new log explicitly
+    // Issue 23: one operator key on both sides, so both log the same verifier-config/1 entry.
+    await Deno.writeTextFile(`${dataDir}/operator-key.hex`, TEST_OPERATOR_KEY + "\n", {
+      mode: 0o600,
+    });
     // One operator configuration on both sides: a file for the embedded default, the JSON itself
     // in the Worker var.
     const opConfig = new URL("operator-config.json", VECTORS).pathname;
@@ -243,8 +252,7 @@ Deno.test({
     const worker = await startWorker(state, {
       JC_OPERATOR_CONFIG: await Deno.readTextFile(opConfig),
       JC_LOG_NAME: "parity.example/jc",
-      // No operator key on either side: /v1/log/key answers alike (no operator_vkey).
-      JC_OPERATOR_KEY: "",
+      JC_OPERATOR_KEY: TEST_OPERATOR_KEY,
     });
     try {
       const wBase = worker.url.href.replace(/\/$/, "");

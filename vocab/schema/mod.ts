@@ -50,6 +50,8 @@ export const LOG_PROPS = {
   leafHash: "BLAKE3(0x00 || entry): the leaf hash an inclusion proof starts from (SPEC §22.1).",
   verificationVerdict:
     "The entry's verdict class (JCR-1 §6, SPEC §6): valid, joule-unverified or alert (joules outside the drift band, a DriftAlert); invalid receipts are never logged.",
+  verifierConfig:
+    "The log entry of the verifier-config/1 document the entry was judged under (issue 23).",
 } as const;
 
 /** Classes by name. */

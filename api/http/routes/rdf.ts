@@ -18,8 +18,15 @@ import type { AppEnv, RouteGroup } from "../route.ts";
 import { publicBase } from "../public_url.ts";
 
 async function input(v: EntryView) {
-  const receipt = (await v.report()).receipt;
-  return { index: v.index, leafHash: v.leafHash, verdict: v.verdict(), receipt, url: v.url };
+  const under = await v.judgedUnder();
+  return {
+    index: v.index,
+    leafHash: v.leafHash,
+    verdict: v.verdict(),
+    receipt: (await v.report()).receipt,
+    url: v.url,
+    verifierConfig: under?.url,
+  };
 }
 
 /** RDF representations of an entry (rows appended to api/http/entry_formats.ts's table). */

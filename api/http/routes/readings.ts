@@ -26,7 +26,7 @@ import { readingLink, readingOf } from "../reading_link.ts";
 import { ApiError } from "../errors.ts";
 import { readBodyLimited } from "../limits.ts";
 import type { AppDeps, RouteGroup } from "../route.ts";
-import { verifyWith } from "../verifier_options.ts";
+import { verifierConfigRef, verifyWith } from "../verifier_options.ts";
 import { outcomeCode } from "./verify.ts";
 
 /**
@@ -209,7 +209,8 @@ export const readingsRoutes: RouteGroup = {
       title: "Submit a batch of meter readings",
       description:
         'application/cbor-seq (RFC 8742: the envelopes one after another) or JSON {"envelopes": [hex]}, in seq order. 200 with one result per envelope: {seq, index} (appended, or ' +
-        "already in the log) or {seq, code, detail} (refused, nothing changed).",
+        "already in the log) or {seq, code, detail} (refused, nothing changed); verifier_config: " +
+        "{digest, index}, the configuration they were judged under.",
       expects: "jc:MeterReadingBatch",
       returns: "jc:MeterReadingResults",
       possibleStatus: [
@@ -224,12 +225,14 @@ export const readingsRoutes: RouteGroup = {
     handler: async (c) => {
       const deps = c.get("deps");
       const envelopes = await readBatch(c.req.raw, deps.config.bodyLimit);
+      // issue 23: the configuration they are judged under, logged before them
+      const cfg = await verifierConfigRef(deps);
       const results = await locked(activeLog(deps), async () => {
         const out: Result[] = [];
         for (const e of envelopes) out.push(await accept(deps, e, c.get("startedAt")));
         return out;
       });
-      return c.json({ results }, 200);
+      return c.json(cfg ? { results, verifier_config: cfg } : { results }, 200);
     },
   }, {
     method: "GET",

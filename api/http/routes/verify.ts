@@ -3,7 +3,7 @@
 import type { VerificationReport } from "../../../verify/mod.ts";
 import { readEnvelope } from "../envelope_input.ts";
 import type { RouteGroup } from "../route.ts";
-import { verifyWith } from "../verifier_options.ts";
+import { verifierConfigRef, verifyWith } from "../verifier_options.ts";
 
 /**
  * The outcome code of a report: "ok" for any verdict but invalid (an alert's out-of-band step is
@@ -31,7 +31,8 @@ export const verifyRoutes: RouteGroup = {
       description:
         'Body: the envelope as application/cose bytes or JSON {"envelope": hex}. Answers the ' +
         "verification report, valid or not, with its verdict (valid, joule-unverified, alert, " +
-        "invalid: JCR-1 §6, SPEC §6).",
+        "invalid: JCR-1 §6, SPEC §6) and verifier_config: {digest, index} (the configuration in " +
+        "force, GET /v1/verifier-config).",
       expects: "jc:Envelope",
       returns: "jc:VerificationReport",
       possibleStatus: [
@@ -48,7 +49,9 @@ export const verifyRoutes: RouteGroup = {
       const report = await verifyWith(deps, envelope);
       deps.metrics.verification(outcomeCode(report));
       deps.metrics.verdict(report.verdict);
-      return c.json(report, 200);
+      // issue 23: the configuration the report was reached under
+      const cfg = await verifierConfigRef(deps);
+      return c.json(cfg ? { ...report, verifier_config: cfg } : report, 200);
     },
   }],
 };
