@@ -15,7 +15,7 @@ export interface EntryView {
    * The entry's verdict class (JCR-1 §6, SPEC §6): it passed steps 1-5 when appended, so step 6
    * under the service's reference vectors decides (verify/'s loggedVerdict), in every view alike.
    */
-  verdict(): Verdict | undefined;
+  verdict(): Promise<Verdict | undefined>;
   /** Absolute URL of the entry. */
   url: string;
   /** The first signed head that covers the entry (issue 24), where the log keeps streams. */

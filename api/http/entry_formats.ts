@@ -6,12 +6,14 @@ import type { Context } from "hono";
 import {
   loggedVerdict,
   openVerifierConfig,
+  optionsFromVerifierConfig,
+  type ProfileOptions,
   toHex,
   type Verdict,
   verifierConfigCoreOf,
 } from "../../verify/mod.ts";
 import type { VerificationReport } from "../../verify/mod.ts";
-import type { AppEnv } from "./route.ts";
+import type { AppDeps, AppEnv } from "./route.ts";
 import type { EntryFormat, EntryView } from "./entry_format.ts";
 import { verifyWith } from "./verifier_options.ts";
 import { RDF_ENTRY_FORMATS } from "./routes/rdf.ts";
@@ -45,7 +47,7 @@ export async function entryJson(view: EntryView): Promise<Record<string, unknown
   const out: Record<string, unknown> = {
     index: view.index,
     leaf_hash: view.leafHash,
-    verdict: view.verdict(),
+    verdict: await view.verdict(),
     schema: r.schema,
     steward: r.steward,
     envelope: toHex(view.envelope),
@@ -58,6 +60,28 @@ export async function entryJson(view: EntryView): Promise<Record<string, unknown
   return out;
 }
 
+/** Options by configuration digest: the few documents a log ever holds, each opened once. */
+const optionsByDigest = new Map<string, ProfileOptions>();
+
+/**
+ * The verifier options an entry was judged under (issue 23): the reference vectors of the
+ * configuration entry before it in its log; the service's own where none is logged, or where it
+ * is in an earlier shard.
+ */
+async function judgedOptions(deps: AppDeps, index: number): Promise<ProfileOptions> {
+  const ref = await deps.services?.verifierConfig?.judgedUnder(deps.log, index);
+  if (!ref || ref.prefix) return deps.verifier;
+  let o = optionsByDigest.get(ref.digest);
+  if (!o) {
+    const bytes = await deps.log.entry(ref.index);
+    if (!bytes) return deps.verifier;
+    o = { ...deps.verifier, ...optionsFromVerifierConfig(openVerifierConfig(bytes)) };
+    if (optionsByDigest.size >= 64) optionsByDigest.clear();
+    optionsByDigest.set(ref.digest, o);
+  }
+  return o;
+}
+
 /** Builds an EntryView whose report is computed at most once. */
 export function entryView(
   c: Context<AppEnv>,
@@ -66,7 +90,7 @@ export function entryView(
   envelope: Uint8Array,
 ): EntryView {
   let report: Promise<VerificationReport> | undefined;
-  let verdict: Verdict | undefined;
+  let verdict: Promise<Verdict | undefined> | undefined;
   // the public URL (a shard's prefix included), never the request's Host (issue 27)
   const deps = c.get("deps");
   const base = publicBase(deps);
@@ -77,11 +101,12 @@ export function entryView(
     envelope,
     url,
     report: () => report ??= verifyWith(deps, envelope),
-    // a configuration entry (issue 23) is no receipt: it has no verdict class
+    // a configuration entry (issue 23) is no receipt: it has no verdict class; a receipt's is
+    // step 6 under the reference vectors of the configuration it was judged under
     verdict: () =>
       verdict ??= verifierConfigCoreOf(envelope)
-        ? undefined
-        : loggedVerdict(envelope, deps.verifier),
+        ? Promise.resolve(undefined)
+        : judgedOptions(deps, index).then((o) => loggedVerdict(envelope, o)),
     integrated: () => deps.log.streamReads?.integratedIn(index) ?? Promise.resolve(undefined),
     judgedUnder: async () => {
       const ref = await deps.services?.verifierConfig?.judgedUnder(deps.log, index);

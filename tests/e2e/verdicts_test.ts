@@ -63,7 +63,8 @@ Deno.test({
       assert.equal((await svc.stop("SIGTERM")).code, 0, svc.stderr());
       svc = await startService(env);
       for (const [k, verdict] of ["valid", "joule-unverified", "alert"].entries()) {
-        const j = JSON.parse(await getText(svc.url, `/v1/log/entries/${k}`, "application/json"));
+        const at = indexes[k]; // after the configuration entry the service logged (issue 23)
+        const j = JSON.parse(await getText(svc.url, `/v1/log/entries/${at}`, "application/json"));
         assert.equal(j.verdict, verdict);
       }
     } finally {

@@ -22,7 +22,7 @@ async function input(v: EntryView) {
   return {
     index: v.index,
     leafHash: v.leafHash,
-    verdict: v.verdict(),
+    verdict: await v.verdict(),
     receipt: (await v.report()).receipt,
     url: v.url,
     verifierConfig: under?.url,
