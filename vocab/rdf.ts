@@ -239,13 +239,16 @@ export async function* exportNQuads(
  * An entry's RDF input from its stored envelope bytes: the signed core's JSON projection (verify/'s
  * `toJson`), without re-verifying the signature (the log verified it before appending). A payload
  * that cannot be decoded gives `receipt: null`, whose RDF is the log facts only. Given the
- * verifier's options, the entry carries its verdict class (loggedVerdict: step 6 under them).
+ * options of the configuration it was judged under, the entry carries its verdict class
+ * (loggedVerdict: step 6 under them), and `verifierConfig`, that configuration entry's IRI
+ * (issue 23; jc:verifierConfig).
  */
 export function entryInputFromEnvelope(
   index: number,
   envelope: Uint8Array,
   url: string,
   verifier?: ProfileOptions,
+  verifierConfig?: string,
 ): EntryInput {
   let receipt: unknown = null;
   try {
@@ -255,5 +258,5 @@ export function entryInputFromEnvelope(
   const verdict = verifier && !verifierConfigCoreOf(envelope)
     ? loggedVerdict(envelope, verifier)
     : undefined;
-  return { index, leafHash: toHex(entryLeafHash(envelope)), verdict, receipt, url };
+  return { index, leafHash: toHex(entryLeafHash(envelope)), verdict, receipt, url, verifierConfig };
 }

@@ -6,19 +6,17 @@ import type { Context } from "hono";
 import {
   loggedVerdict,
   openVerifierConfig,
-  optionsFromVerifierConfig,
-  type ProfileOptions,
   toHex,
   type Verdict,
   verifierConfigCoreOf,
 } from "../../verify/mod.ts";
 import type { VerificationReport } from "../../verify/mod.ts";
-import type { AppDeps, AppEnv } from "./route.ts";
+import type { AppEnv } from "./route.ts";
 import type { EntryFormat, EntryView } from "./entry_format.ts";
 import { verifyWith } from "./verifier_options.ts";
 import { RDF_ENTRY_FORMATS } from "./routes/rdf.ts";
-import { publicBase, publicRoot } from "./public_url.ts";
-import { shardBase } from "../services/shard_logs.ts";
+import { publicBase } from "./public_url.ts";
+import { type JudgedTable, judgedTable } from "./judged_configs.ts";
 
 export type { EntryFormat, EntryView } from "./entry_format.ts";
 
@@ -60,28 +58,6 @@ export async function entryJson(view: EntryView): Promise<Record<string, unknown
   return out;
 }
 
-/** Options by configuration digest: the few documents a log ever holds, each opened once. */
-const optionsByDigest = new Map<string, ProfileOptions>();
-
-/**
- * The verifier options an entry was judged under (issue 23): the reference vectors of the
- * configuration entry before it in its log; the service's own where none is logged, or where it
- * is in an earlier shard.
- */
-async function judgedOptions(deps: AppDeps, index: number): Promise<ProfileOptions> {
-  const ref = await deps.services?.verifierConfig?.judgedUnder(deps.log, index);
-  if (!ref || ref.prefix) return deps.verifier;
-  let o = optionsByDigest.get(ref.digest);
-  if (!o) {
-    const bytes = await deps.log.entry(ref.index);
-    if (!bytes) return deps.verifier;
-    o = { ...deps.verifier, ...optionsFromVerifierConfig(openVerifierConfig(bytes)) };
-    if (optionsByDigest.size >= 64) optionsByDigest.clear();
-    optionsByDigest.set(ref.digest, o);
-  }
-  return o;
-}
-
 /** Builds an EntryView whose report is computed at most once. */
 export function entryView(
   c: Context<AppEnv>,
@@ -91,10 +67,12 @@ export function entryView(
 ): EntryView {
   let report: Promise<VerificationReport> | undefined;
   let verdict: Promise<Verdict | undefined> | undefined;
+  let table: Promise<JudgedTable> | undefined;
   // the public URL (a shard's prefix included), never the request's Host (issue 27)
   const deps = c.get("deps");
   const base = publicBase(deps);
   const url = `${base}/v1/log/entries/${index}`;
+  const judged = () => table ??= judgedTable(deps);
   return {
     index,
     leafHash,
@@ -106,16 +84,9 @@ export function entryView(
     verdict: () =>
       verdict ??= verifierConfigCoreOf(envelope)
         ? Promise.resolve(undefined)
-        : judgedOptions(deps, index).then((o) => loggedVerdict(envelope, o)),
+        : judged().then((t) => loggedVerdict(envelope, t.at(index).options)),
     integrated: () => deps.log.streamReads?.integratedIn(index) ?? Promise.resolve(undefined),
-    judgedUnder: async () => {
-      const ref = await deps.services?.verifierConfig?.judgedUnder(deps.log, index);
-      if (!ref) return undefined;
-      // in another shard than this entry's: that shard's IRI (docs/SHARDS.md "Entry IRIs")
-      const at = ref.prefix ? publicRoot(deps) + shardBase(ref.prefix) : base;
-      const { digest, index: i, shard } = ref;
-      return { digest, index: i, ...(shard ? { shard } : {}), url: `${at}/v1/log/entries/${i}` };
-    },
+    judgedUnder: async () => (await judged()).at(index).ref,
   };
 }
 

@@ -35,7 +35,14 @@ import {
   JobTimeoutError,
   OffLoopWorker,
 } from "./off_loop.ts";
-import type { SparqlJob, SparqlJobAnswer, SparqlLoadAnswer } from "./sparql_worker_thread.ts";
+import type {
+  LoadSegment,
+  SparqlJob,
+  SparqlJobAnswer,
+  SparqlLoadAnswer,
+} from "./sparql_worker_thread.ts";
+
+export type { LoadSegment } from "./sparql_worker_thread.ts";
 
 /** Entries per load job. */
 export const LOAD_BATCH = 256;
@@ -70,10 +77,15 @@ export interface SparqlHandle {
   close(): void;
 }
 
-/** A log the store loads, and the base of its entries' graph IRIs (`<origin>/v1/log/entries/i`). */
+/**
+ * A log the store loads, and the base of its entries' graph IRIs (`<origin>/v1/log/entries/i`);
+ * `judged`: the configurations its entries were judged under (issue 23), read once per batch
+ * (default: every entry under the store's reference vectors, no configuration named).
+ */
 export interface SparqlSource {
   log: Log;
   origin: string;
+  judged?: () => Promise<LoadSegment[]>;
 }
 
 /**
@@ -98,6 +110,7 @@ export class EmbeddedSparql implements SparqlHandle {
   #closed = false;
   #started = performance.now();
   readonly #metrics?: Metrics;
+  readonly #referenceVectors: ProfileOptions["referenceVectors"];
 
   constructor(
     sources: () => Promise<SparqlSource[]>,
@@ -106,11 +119,12 @@ export class EmbeddedSparql implements SparqlHandle {
     referenceVectors: ProfileOptions["referenceVectors"] = {},
   ) {
     this.#metrics = metrics;
+    this.#referenceVectors = referenceVectors;
     this.#sources = sources;
     this.#config = config;
     this.#worker = new OffLoopWorker({
       url: new URL("./sparql_worker_thread.ts", import.meta.url),
-      init: { maxMemoryBytes: config.sparqlMaxMemoryMb * 1024 * 1024, referenceVectors },
+      init: { maxMemoryBytes: config.sparqlMaxMemoryMb * 1024 * 1024 },
       maxQueued: config.sparqlMaxQueued + 1, // + the one load job
       onRestart: () => this.#restarted(),
     });
@@ -205,7 +219,7 @@ export class EmbeddedSparql implements SparqlHandle {
         this.#ready = true;
         return;
       }
-      const { log, origin } = sources[n];
+      const { log, origin, judged } = sources[n];
       const start = this.#loadedPer[n] ?? 0;
       const end = Math.min(heads[n], start + LOAD_BATCH);
       const envelopes: Uint8Array[] = [];
@@ -214,7 +228,13 @@ export class EmbeddedSparql implements SparqlHandle {
         if (!bytes) throw new Error(`Cannot load entry ${i}: the log does not have it`);
         envelopes.push(bytes.slice());
       }
-      const job: SparqlJob = { load: { start, envelopes, origin } };
+      // issue 23: only the segments that govern [start, end), from the first one's start
+      const all = judged
+        ? await judged()
+        : [{ from: 0, referenceVectors: this.#referenceVectors }];
+      const first = all.findLastIndex((g) => g.from <= start);
+      const segs = all.slice(Math.max(0, first)).filter((g, k) => k === 0 || g.from < end);
+      const job: SparqlJob = { load: { start, envelopes, origin, judged: segs } };
       let a: SparqlLoadAnswer;
       try {
         a = await this.#worker.run<SparqlLoadAnswer>(job, LOAD_TIMEOUT_MS, {
@@ -372,7 +392,10 @@ export interface SparqlOpen {
   /** every listed shard's log and IRI base, s0 first (default: `log` at `origin` alone) */
   sources?: () => Promise<SparqlSource[]>;
   metrics?: Metrics;
-  /** JCR-1 §6 step 6: the reference vectors each entry's verdict class is decided under */
+  /**
+   * JCR-1 §6 step 6: the reference vectors each entry's verdict class is decided under where a
+   * source names no configurations (`SparqlSource.judged`)
+   */
   referenceVectors?: ProfileOptions["referenceVectors"];
 }
 

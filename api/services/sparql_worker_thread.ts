@@ -12,9 +12,22 @@ import { serveJobs } from "./off_loop_worker.ts";
 import { boundedOxigraph, oxigraphMemoryBytes } from "./oxigraph_bounded.ts";
 import { isRecord, UnexpectedMessageError } from "./worker_message.ts";
 
+/**
+ * Issue 23: entries from `from` on (to the next segment's `from`) were judged under the
+ * configuration entry `config` (its IRI; absent: none is logged), whose reference vectors decide
+ * their verdict class (JCR-1 §6 step 6). A load job carries the segments, ascending by `from`.
+ */
+export interface LoadSegment {
+  from: number;
+  config?: string;
+  referenceVectors: ProfileOptions["referenceVectors"];
+}
+
 /** A job of this Worker. */
 export type SparqlJob =
-  | { load: { start: number; envelopes: Uint8Array[]; origin: string } }
+  | {
+    load: { start: number; envelopes: Uint8Array[]; origin: string; judged: LoadSegment[] };
+  }
   | { query: string; mediaType: string; maxBytes: number };
 
 /** The answer of a query job. */
@@ -29,8 +42,6 @@ export interface SparqlLoadAnswer {
   memory: number;
 }
 
-/** JCR-1 §6 step 6: what each entry's verdict class (jc:verificationVerdict) is decided under. */
-let verifier: ProfileOptions = {};
 /** One Oxigraph store; one SparqlStore (a loaded prefix) per log origin, i.e. per shard. */
 let oxigraph: InstanceType<ReturnType<typeof boundedOxigraph>>;
 const stores = new Map<string, SparqlStore>();
@@ -53,9 +64,14 @@ function storeOf(origin: string): SparqlStore {
 function isJob(m: unknown): m is SparqlJob {
   if (!isRecord(m)) return false;
   if (isRecord(m.load)) {
-    const { start, envelopes, origin } = m.load;
+    const { start, envelopes, origin, judged } = m.load;
     return Number.isSafeInteger(start) && typeof origin === "string" &&
-      Array.isArray(envelopes) && envelopes.every((e) => e instanceof Uint8Array);
+      Array.isArray(envelopes) && envelopes.every((e) => e instanceof Uint8Array) &&
+      Array.isArray(judged) && judged.length > 0 &&
+      judged.every((g) =>
+        isRecord(g) && Number.isSafeInteger(g.from) && isRecord(g.referenceVectors) &&
+        (g.config === undefined || typeof g.config === "string")
+      );
   }
   return typeof m.query === "string" && typeof m.mediaType === "string" &&
     typeof m.maxBytes === "number";
@@ -66,28 +82,29 @@ serveJobs((config) => {
     throw new UnexpectedMessageError(config, "an init of {maxMemoryBytes}");
   }
   const { maxMemoryBytes } = config;
-  verifier = {
-    referenceVectors: isRecord(config.referenceVectors) ? config.referenceVectors : {},
-  } as ProfileOptions;
   oxigraph = new (boundedOxigraph(maxMemoryBytes))();
   stores.clear();
 }, async (msg) => {
   if (!isJob(msg)) {
     throw new UnexpectedMessageError(
       msg,
-      "a job of {load: {start, envelopes, origin}} or " +
+      "a job of {load: {start, envelopes, origin, judged}} or " +
         "{query, mediaType, maxBytes}",
     );
   }
   const m = msg;
   if ("load" in m) {
-    const { start, envelopes, origin } = m.load;
+    const { start, envelopes, origin, judged } = m.load;
     try {
-      const size = await storeOf(origin).append(
-        envelopes.map((e, k) =>
-          entryInputFromEnvelope(start + k, e, `${origin}/v1/log/entries/${start + k}`, verifier)
-        ),
-      );
+      // the entries ascend: each one's segment is the current one or a later one (O(1) amortized)
+      let g = 0;
+      const size = await storeOf(origin).append(envelopes.map((e, k) => {
+        const i = start + k;
+        while (g + 1 < judged.length && judged[g + 1].from <= i) g++;
+        const { referenceVectors, config } = judged[g];
+        const url = `${origin}/v1/log/entries/${i}`;
+        return entryInputFromEnvelope(i, e, url, { referenceVectors }, config);
+      }));
       const answer: SparqlLoadAnswer = { size, memory: oxigraphMemoryBytes() };
       return { value: answer };
     } catch (e) {

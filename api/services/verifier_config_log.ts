@@ -178,14 +178,9 @@ export class VerifierConfigLedger {
     return this.#chain.at(-1);
   }
 
-  /** The configuration an entry was judged under: the latest configuration entry before it. */
-  judgedUnder(index: number): VerifierConfigRef | undefined {
-    let found: VerifierConfigRef | undefined;
-    for (const c of this.#chain) {
-      if (c.ref.index >= index) break;
-      found = c.ref;
-    }
-    return found;
+  /** Every configuration entry of the log, ascending by index. */
+  chain(): readonly { ref: VerifierConfigRef; doc: VerifierConfigDoc }[] {
+    return this.#chain;
   }
 }
 
@@ -277,8 +272,23 @@ export interface VerifierConfigSource {
   inForce(): Promise<
     { ref: ShardedConfigRef; doc: VerifierConfigDoc } | { ref: null; doc: VerifierConfigRules }
   >;
-  /** The configuration entry `index` of `log` was judged under (none: before the first). */
-  judgedUnder(log: Log, index: number): Promise<ShardedConfigRef | undefined>;
+  /**
+   * The configurations `log`'s entries were judged under, resolved once (an export, a SPARQL
+   * load, an entry view): ascending by `from`.
+   */
+  segments(log: Log): Promise<JudgedSegment[]>;
+}
+
+/**
+ * Entries `from` .. (the next segment's `from`) - 1 of a log were judged under `ref` and its
+ * document: an entry is judged under the latest configuration entry before it in its own log
+ * (so the configuration entry at index k governs from k + 1), else the last one of the shards
+ * before; `ref` undefined: none is logged (the service's own options decide).
+ */
+export interface JudgedSegment {
+  from: number;
+  ref?: ShardedConfigRef;
+  doc?: VerifierConfigRules;
 }
 
 /**
@@ -375,12 +385,15 @@ export class VerifierConfigs implements VerifierConfigSource {
       { ref: null, doc: this.#defaults };
   }
 
-  async judgedUnder(log: Log, index: number): Promise<ShardedConfigRef | undefined> {
+  async segments(log: Log): Promise<JudgedSegment[]> {
     const shards = await this.#shards();
     const n = shards.findIndex((s) => s.log === log);
-    const own = (await this.#read(log)).judgedUnder(index);
-    if (own || n < 0) return own && n >= 0 ? named(own, shards[n]) : own;
-    return (await this.#lastBefore(shards, n))?.ref;
+    const before = n >= 0 ? await this.#lastBefore(shards, n) : undefined;
+    const out: JudgedSegment[] = [{ from: 0, ref: before?.ref, doc: before?.doc }];
+    for (const c of (await this.#read(log)).chain()) {
+      out.push({ from: c.ref.index + 1, ref: n >= 0 ? named(c.ref, shards[n]) : c.ref, doc: c.doc });
+    }
+    return out;
   }
 }
 

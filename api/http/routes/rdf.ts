@@ -16,6 +16,7 @@ import { ApiError } from "../errors.ts";
 import { optIntParam } from "../params.ts";
 import type { AppEnv, RouteGroup } from "../route.ts";
 import { publicBase } from "../public_url.ts";
+import { judgedTable } from "../judged_configs.ts";
 
 async function input(v: EntryView) {
   const under = await v.judgedUnder();
@@ -75,12 +76,15 @@ async function exportHandler(c: Context<AppEnv>): Promise<Response> {
     );
   }
   const base = publicBase(c.get("deps"));
-  const verifier = c.get("deps").verifier;
+  // issue 23: the configurations the entries were judged under, resolved once per export
+  const table = await judgedTable(c.get("deps"));
   const read = async (i: number) => {
     const bytes = await log.entry(i);
     if (!bytes) throw new Error(`Cannot export entry ${i}: the log no longer has it`);
-    // each entry's verdict class, as its own views show it (verify/'s loggedVerdict: step 6)
-    return entryInputFromEnvelope(i, bytes, `${base}/v1/log/entries/${i}`, verifier);
+    // each entry's verdict class and configuration, as its own views show them (verify/'s
+    // loggedVerdict: step 6 under that configuration's reference vectors; a binary search)
+    const j = table.at(i);
+    return entryInputFromEnvelope(i, bytes, `${base}/v1/log/entries/${i}`, j.options, j.ref?.url);
   };
   const gen = exportNQuads(start, end, read);
   // The first entry before the answer: a store fault there is a 503 (storage-unavailable), not a
@@ -135,8 +139,9 @@ export const rdfRoutes: RouteGroup = {
         title: "Export entries as N-Quads",
         description:
           "Entries start..end-1 (default: from 0 to the latest tree head's size, at most 100,000) streamed as N-Quads; " +
-          "each entry is a named graph whose IRI is the entry's URL, with jc:logIndex, jc:leafHash " +
-          "and jc:verificationVerdict.",
+          "each entry is a named graph whose IRI is the entry's URL, with jc:logIndex, jc:leafHash, " +
+          "jc:verificationVerdict (under the configuration the entry was judged under) and " +
+          "jc:verifierConfig (that configuration entry's IRI).",
         expects: "owl:Nothing",
         returns: "jc:LogExport",
         possibleStatus: [{ status: 200, description: "The N-Quads stream." }, {

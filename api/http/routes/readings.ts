@@ -16,9 +16,11 @@ import {
   envelopeContentId,
   failureCodes,
   fromHex,
+  loggedVerdict,
   meterReading,
   splitCoseSequence,
   toHex,
+  type Verdict,
   VerifyInputError,
 } from "../../../verify/mod.ts";
 import { mediaTypeOf } from "../envelope_input.ts";
@@ -57,10 +59,17 @@ async function headOf(log: Log, did: string): Promise<AgentHead | undefined> {
   return await log.agentHead(did, readingLink);
 }
 
-type Result = { seq: number | null; index: number } | {
+/**
+ * One envelope's result (issue 23): a logged one carries its verdict class (a meter reading has
+ * no step 6: `valid`); a refusal by the verifier (JCR-1 §6 steps 1-5) carries `invalid`; one
+ * refused by the route's own rules (schema, registration, the agent's chain) carries none, as a
+ * bulk append's refusals (docs/DECISIONS.md "Verdicts of meter readings").
+ */
+type Result = { seq: number | null; index: number; verdict: Verdict } | {
   seq: number | null;
   code: string;
   detail: string;
+  verdict?: "invalid";
 };
 
 async function accept(deps: AppDeps, envelope: Uint8Array, started: number): Promise<Result> {
@@ -77,7 +86,7 @@ async function accept(deps: AppDeps, envelope: Uint8Array, started: number): Pro
   if (existing !== undefined) {
     // exactly once: the same bytes, the same entry (a duplicate append; nothing was verified)
     deps.metrics.append(false, performance.now() - started, 0, "readings");
-    return { seq, index: existing };
+    return { seq, index: existing, verdict: loggedVerdict(envelope, deps.verifier) };
   }
   if (!Object.hasOwn(deps.config.agents, r.kid)) {
     return {
@@ -104,6 +113,7 @@ async function accept(deps: AppDeps, envelope: Uint8Array, started: number): Pro
       seq,
       code: codes[0] ?? "reading-invalid",
       detail: step?.detail ?? "the reading does not verify",
+      verdict: "invalid",
     };
   }
   const head = await headOf(activeLog(deps), r.kid);
@@ -135,7 +145,7 @@ async function accept(deps: AppDeps, envelope: Uint8Array, started: number): Pro
   const link = { did: r.kid, seq, prev: blake3(envelope), ...state };
   const res = await activeLog(deps).append(envelope, link);
   deps.metrics.append(res.created, performance.now() - started, res.tree_head.size, "readings");
-  return { seq, index: res.index };
+  return { seq, index: res.index, verdict: report.verdict };
 }
 
 /** The most envelopes one batch may carry (the body limit bounds it too). */
@@ -208,8 +218,9 @@ export const readingsRoutes: RouteGroup = {
     operation: {
       title: "Submit a batch of meter readings",
       description:
-        'application/cbor-seq (RFC 8742: the envelopes one after another) or JSON {"envelopes": [hex]}, in seq order. 200 with one result per envelope: {seq, index} (appended, or ' +
-        "already in the log) or {seq, code, detail} (refused, nothing changed); verifier_config: " +
+        'application/cbor-seq (RFC 8742: the envelopes one after another) or JSON {"envelopes": [hex]}, in seq order. 200 with one result per envelope: {seq, index, verdict} (appended, or ' +
+        'already in the log) or {seq, code, detail} (refused, nothing changed; verdict "invalid" ' +
+        "when the verifier refused it); verifier_config: " +
         "{digest, index}, the configuration they were judged under.",
       expects: "jc:MeterReadingBatch",
       returns: "jc:MeterReadingResults",

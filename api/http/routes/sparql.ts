@@ -13,6 +13,7 @@ import { negotiate } from "../negotiate.ts";
 import type { AppDeps, AppEnv, RouteDef, RouteGroup } from "../route.ts";
 import type { SparqlProvider } from "../../services/services.ts";
 import { publicBase, publicRoot } from "../public_url.ts";
+import { judgedTable } from "../judged_configs.ts";
 import { listedShards, shardBase } from "../../services/shard_logs.ts";
 
 export type { SparqlProvider, SparqlStoreHandle } from "../../services/services.ts";
@@ -51,9 +52,19 @@ function store(c: Context<AppEnv>, p: SparqlProvider) {
     config: deps.config,
     origin: publicBase(deps),
     sources: async () =>
-      (await listedShards(deps)).map((s) => ({ log: s.log, origin: root + shardBase(s.prefix) })),
+      (await listedShards(deps)).map((s) => ({
+        log: s.log,
+        origin: root + shardBase(s.prefix),
+        // each entry's verdict class (jc:verificationVerdict) and configuration
+        // (jc:verifierConfig), as its own views show them (issue 23)
+        judged: async () =>
+          (await judgedTable(deps, s.log)).segments.map((g) => ({
+            from: g.from,
+            ...(g.ref ? { config: g.ref.url } : {}),
+            referenceVectors: g.options.referenceVectors ?? {},
+          })),
+      })),
     metrics: deps.metrics,
-    // each entry's verdict class (jc:verificationVerdict), as its own views show it
     referenceVectors: deps.verifier.referenceVectors,
   });
 }
