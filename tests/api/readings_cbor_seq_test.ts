@@ -16,7 +16,7 @@ Deno.test("readings: an application/cbor-seq batch is accepted like the JSON for
   const { app, log } = await testApp({ JC_AGENTS: `${agent}=conformance` });
   const res = await app.request("/v1/readings", { method: "POST", headers: SEQ, body: reading });
   assert.equal(res.status, 200);
-  assert.deepEqual(await res.json(), { results: [{ seq: 0, index: 0 }] });
+  assert.deepEqual(await res.json(), { results: [{ seq: 0, index: 0, verdict: "valid" }] });
   // The same envelope again, twice in one sequence (tagged once): already logged, same index.
   const again = await app.request("/v1/readings", {
     method: "POST",
@@ -25,7 +25,8 @@ Deno.test("readings: an application/cbor-seq batch is accepted like the JSON for
   });
   const body = await again.json();
   assert.equal(again.status, 200);
-  assert.equal(body.results[0].index, 0);
+  // issue 23: a resubmitted reading is classed as the logged one (a reading has no step 6)
+  assert.deepEqual(body.results[0], { seq: 0, index: 0, verdict: "valid" });
   assert.equal((await log.latestHead()).size, 1);
 });
 
@@ -67,6 +68,7 @@ Deno.test('readings: appends and verifications count in /metrics, labelled sourc
   forged[forged.length - 1] ^= 1; // its signature no longer verifies
   const refused = await (await post(forged)).json();
   assert.equal(refused.results[0].code, "bad-signature");
+  assert.equal(refused.results[0].verdict, "invalid", "refused by the verifier: JCR-1 §6 step 3");
   // a receipt through /v1/log/entries: its series are unchanged (no source label)
   const receipt = await Deno.readFile(new URL("../../examples/receipt.cose", import.meta.url));
   const r = await app.request("/v1/log/entries", {

@@ -140,7 +140,7 @@ Deno.test(`agents' chain heads at ${N} entries: O(1) reads and appends; one-time
           body: JSON.stringify({ envelopes: [toHex(next)] }),
         })).json()
       );
-      assert.deepEqual(post.v.results, [{ seq: 3, index: N }]);
+      assert.deepEqual(post.v.results, [{ seq: 3, index: N, verdict: "valid" }]);
       const after = await getAgent(svc.url);
       assert.equal(after.last_seq, 3);
       assert.equal(after.prev, toHex(blake3(next)));

@@ -326,14 +326,14 @@ Deno.test({
       const r0 = reading(0, meterReading.GENESIS_PREV);
       const r1 = reading(1, toHex(blake3(r0)));
       const r2 = reading(2, toHex(blake3(r1)));
-      assert.deepEqual(await postReading(svc.url, r0), { seq: 0, index: 0 });
-      assert.deepEqual(await postReading(svc.url, r1), { seq: 1, index: 1 });
+      assert.deepEqual(await postReading(svc.url, r0), { seq: 0, index: 0, verdict: "valid" });
+      assert.deepEqual(await postReading(svc.url, r1), { seq: 1, index: 1, verdict: "valid" });
       assert.equal((await rotate(svc.url)).status, 200);
       // the head's state crosses the rotation too: a span over r1's is refused (issue 26)
       const over = await postReading(svc.url, reading(2, toHex(blake3(r1)), 1));
       assert.equal(over.code, "reading-overlap");
       // the chain continues in s1 from the head s0 left (index 0 of the new shard)
-      assert.deepEqual(await postReading(svc.url, r2), { seq: 2, index: 0 });
+      assert.deepEqual(await postReading(svc.url, r2), { seq: 2, index: 0, verdict: "valid" });
       const e = await fetch(`${svc.url}/shards/s1/v1/log/entries/0`, {
         headers: { accept: "application/cose" },
       });
@@ -341,6 +341,8 @@ Deno.test({
       // a replay of a reading logged in the frozen shard is refused by the chain
       const replay = await postReading(svc.url, r1);
       assert.equal(replay.code, "reading-seq-replay");
+      // refused by the chain, not by the verifier: no verdict class (docs/DECISIONS.md)
+      assert.equal(replay.verdict, undefined);
       const agent = await (await fetch(`${svc.url}/v1/agents/${AGENT}`)).json();
       assert.equal(agent.last_seq, 2, JSON.stringify(agent));
       assert.equal(agent.next_seq, 3);
@@ -348,7 +350,7 @@ Deno.test({
       await svc.stop();
       svc = await startService(env);
       const r3 = reading(3, toHex(blake3(r2)));
-      assert.deepEqual(await postReading(svc.url, r3), { seq: 3, index: 1 });
+      assert.deepEqual(await postReading(svc.url, r3), { seq: 3, index: 1, verdict: "valid" });
     } finally {
       await svc.stop();
       await Deno.remove(dataDir, { recursive: true });

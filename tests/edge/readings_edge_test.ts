@@ -50,7 +50,7 @@ Deno.test({
       for (let seq = 0; seq < 3; seq++) {
         const r = reading(seq, prev);
         sent.push(r);
-        assert.deepEqual(await post(rt.url, [r]), [{ seq, index: seq }]);
+        assert.deepEqual(await post(rt.url, [r]), [{ seq, index: seq, verdict: "valid" }]);
         const a = await agent(rt.url);
         assert.equal(a.last_seq, seq);
         assert.equal(a.last_index, seq);
@@ -58,7 +58,7 @@ Deno.test({
         prev = a.prev;
       }
       // A replayed reading: its index again, nothing appended, the head unmoved.
-      assert.deepEqual(await post(rt.url, [sent[1]]), [{ seq: 1, index: 1 }]);
+      assert.deepEqual(await post(rt.url, [sent[1]]), [{ seq: 1, index: 1, verdict: "valid" }]);
       // A gap is refused, nothing appended.
       const gap = await post(rt.url, [reading(5, prev)]);
       assert.equal(gap[0].code, "reading-seq-gap");

@@ -370,13 +370,13 @@ Deno.test({
           const before = await directory(rt.url);
           const active = before.shards.at(-1)!;
           const r0 = reading(0, meterReading.GENESIS_PREV);
-          assert.deepEqual(await readings(r0), { seq: 0, index: active.size });
+          assert.deepEqual(await readings(r0), { seq: 0, index: active.size, verdict: "valid" });
           assert.equal((await agent()).last_seq, 0);
           assert.equal((await rotate(rt.url, ADMIN)).status, 200);
           await pastCache();
           // The next reading chains onto the head kept in the frozen shard, lands in the new one.
           const r1 = reading(1, toHex(blake3(r0)));
-          assert.deepEqual(await readings(r1), { seq: 1, index: 0 });
+          assert.deepEqual(await readings(r1), { seq: 1, index: 0, verdict: "valid" });
           const a = await agent();
           assert.equal(a.last_seq, 1);
           assert.equal(a.prev, toHex(blake3(r1)));
