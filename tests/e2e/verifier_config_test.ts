@@ -54,6 +54,50 @@ async function pythonVerdicts(url: string): Promise<any[]> {
   return new TextDecoder().decode(o.stdout).trim().split("\n").map((l) => JSON.parse(l));
 }
 
+const JC = "https://jouleclaw.transaction.science/vocab/v1#";
+
+/** Each entry's `jc:verificationVerdict` and `jc:verifierConfig` (by entry IRI) in an export. */
+function exportFacts(nquads: string): Map<string, { v?: string; c?: string }> {
+  const out = new Map<string, { v?: string; c?: string }>();
+  for (const line of nquads.split("\n")) {
+    const m = /^<([^>]+)> <([^>]+)> (.+) <([^>]+)> \.$/.exec(line);
+    if (!m || m[1] !== m[4]) continue; // the entry's own node, in its own graph
+    const at = out.get(m[1]) ?? {};
+    if (m[2] === `${JC}verificationVerdict`) {
+      assert.equal(at.v, undefined, `${m[1]}: one verdict`);
+      at.v = /^"([^"]*)"/.exec(m[3])![1];
+    } else if (m[2] === `${JC}verifierConfig`) {
+      assert.equal(at.c, undefined, `${m[1]}: one configuration`);
+      at.c = /^<([^>]+)>$/.exec(m[3])![1];
+    } else continue;
+    out.set(m[1], at);
+  }
+  return out;
+}
+
+/** The SPARQL store's `?e jc:verificationVerdict ?v; jc:verifierConfig ?c`, once it holds `n`. */
+async function sparqlFacts(url: string, n: number): Promise<Map<string, { v: string; c: string }>> {
+  const q = `PREFIX jc: <${JC}>\n` +
+    "SELECT ?e ?v ?c WHERE { ?e jc:verificationVerdict ?v; jc:verifierConfig ?c }";
+  const until = Date.now() + 60_000;
+  for (;;) {
+    const r = await call(`${url}/v1/sparql?query=${encodeURIComponent(q)}`, {
+      headers: { accept: "application/sparql-results+json" },
+    });
+    if (r.status === 200 && r.body.results.bindings.length >= n) {
+      const out = new Map<string, { v: string; c: string }>();
+      for (const b of r.body.results.bindings) {
+        assert.ok(!out.has(b.e.value), `${b.e.value}: one row`);
+        out.set(b.e.value, { v: b.v.value, c: b.c.value });
+      }
+      return out;
+    }
+    if (r.status !== 200) assert.equal(r.status, 503, JSON.stringify(r.body));
+    assert.ok(Date.now() < until, `SPARQL: ${JSON.stringify(r.body).slice(0, 300)}`);
+    await new Promise((res) => setTimeout(res, 200));
+  }
+}
+
 async function walk(dir: string): Promise<string[]> {
   const out: string[] = [];
   for await (const e of Deno.readDir(dir)) {
@@ -184,6 +228,7 @@ Deno.test({
       });
       assert.equal(rd.status, 200);
       assert.equal(typeof rd.body.results[0].index, "number", JSON.stringify(rd.body));
+      assert.equal(rd.body.results[0].verdict, reportVerdict(rrep.body), "a reading's verdict");
       assert.deepEqual(rd.body.verifier_config, { digest: c2.digest, index: c2.index });
       seen.set(rd.body.results[0].index, {
         verdict: reportVerdict(rrep.body),
@@ -223,6 +268,34 @@ Deno.test({
         assert.deepEqual(r.verifier_config, s.config, `entry ${r.index}: configuration`);
         classes.add(r.verdict);
       }
+      // 4b. the export and the SPARQL store say the same, entry by entry: each receipt's verdict
+      // under the configuration it was judged under (not today's), and that configuration's IRI
+      const iri = (i: number) => `${svc.url}/v1/log/entries/${i}`;
+      const exp = await fetch(`${svc.url}/v1/log/export`);
+      assert.equal(exp.status, 200);
+      const text = await exp.text();
+      answers.push(text);
+      const ex = exportFacts(text);
+      const receipts = py.filter((r) => r.verdict !== "configuration");
+      const sq = await sparqlFacts(svc.url, receipts.length);
+      assert.equal(sq.size, receipts.length, "one row per receipt, none per configuration");
+      for (const r of py) {
+        const e = ex.get(iri(r.index)) ?? {};
+        if (r.verdict === "configuration") {
+          // no verdict class; it names the configuration before it, as its JSON view does
+          assert.equal(e.v, undefined, `export: configuration entry ${r.index} has no verdict`);
+          assert.equal(e.c, r.index === 0 ? undefined : iri(0), `export: entry ${r.index}`);
+          continue;
+        }
+        const want = { v: r.verdict, c: iri(r.verifier_config.index) };
+        assert.deepEqual(e, want, `export: entry ${r.index} (python ${JSON.stringify(want)})`);
+        assert.deepEqual(sq.get(iri(r.index)), want, `SPARQL: entry ${r.index}`);
+      }
+      // the change mattered: a receipt joule-unverified under A would be valid under B's vectors
+      assert.ok(
+        py.some((r) => r.verdict === "joule-unverified" && r.verifier_config.index === 0),
+        "a receipt classed under the first configuration's vectors",
+      );
       // every appendable class is in the log (invalid ones are the 422s above)
       assert.deepEqual([...classes].sort(), ["alert", "joule-unverified", "valid"]);
       assert.ok(py.some((r) => r.operator_attested), "a gateway HMAC is operator-attested");
