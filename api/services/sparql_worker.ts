@@ -229,9 +229,7 @@ export class EmbeddedSparql implements SparqlHandle {
         envelopes.push(bytes.slice());
       }
       // issue 23: only the segments that govern [start, end), from the first one's start
-      const all = judged
-        ? await judged()
-        : [{ from: 0, referenceVectors: this.#referenceVectors }];
+      const all = judged ? await judged() : [{ from: 0, referenceVectors: this.#referenceVectors }];
       const first = all.findLastIndex((g) => g.from <= start);
       const segs = all.slice(Math.max(0, first)).filter((g, k) => k === 0 || g.from < end);
       const job: SparqlJob = { load: { start, envelopes, origin, judged: segs } };

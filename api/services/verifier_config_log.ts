@@ -391,7 +391,11 @@ export class VerifierConfigs implements VerifierConfigSource {
     const before = n >= 0 ? await this.#lastBefore(shards, n) : undefined;
     const out: JudgedSegment[] = [{ from: 0, ref: before?.ref, doc: before?.doc }];
     for (const c of (await this.#read(log)).chain()) {
-      out.push({ from: c.ref.index + 1, ref: n >= 0 ? named(c.ref, shards[n]) : c.ref, doc: c.doc });
+      out.push({
+        from: c.ref.index + 1,
+        ref: n >= 0 ? named(c.ref, shards[n]) : c.ref,
+        doc: c.doc,
+      });
     }
     return out;
   }

@@ -63,7 +63,7 @@ async function headOf(log: Log, did: string): Promise<AgentHead | undefined> {
  * One envelope's result (issue 23): a logged one carries its verdict class (a meter reading has
  * no step 6: `valid`); a refusal by the verifier (JCR-1 §6 steps 1-5) carries `invalid`; one
  * refused by the route's own rules (schema, registration, the agent's chain) carries none, as a
- * bulk append's refusals (docs/DECISIONS.md "Verdicts of meter readings").
+ * bulk append's refusals (docs/DECISIONS.md "Verdict classes", Readings).
  */
 type Result = { seq: number | null; index: number; verdict: Verdict } | {
   seq: number | null;
