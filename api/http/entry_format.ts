@@ -13,7 +13,8 @@ export interface EntryView {
   report(): Promise<VerificationReport>;
   /**
    * The entry's verdict class (JCR-1 §6, SPEC §6): it passed steps 1-5 when appended, so step 6
-   * under the reference vectors of the configuration it was judged under decides (verify/'s loggedVerdict), in every view alike.
+   * under the reference vectors of the configuration it was judged under decides (verify/'s
+   * loggedVerdict), in every view alike.
    */
   verdict(): Promise<Verdict | undefined>;
   /** Absolute URL of the entry. */
