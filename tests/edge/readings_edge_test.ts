@@ -81,7 +81,11 @@ Deno.test({
       assert.equal(a.calibrations.gpu.reading, toHex(envelopeContentId(sent[2])!));
       const overlap = await post(rt.url, [reading(3, a.prev, 2)]);
       assert.equal(overlap[0].code, "reading-overlap", "a span over the last one is refused");
-      assert.deepEqual(await post(rt.url, [reading(3, a.prev)]), [{ seq: 3, index: 3 }]);
+      assert.deepEqual(await post(rt.url, [reading(3, a.prev)]), [{
+        seq: 3,
+        index: 3,
+        verdict: "valid",
+      }]);
       assert.equal((await agent(rt.url)).last_index, 3);
     } finally {
       await rt.stop();
