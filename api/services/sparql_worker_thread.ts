@@ -1,11 +1,12 @@
 // The Worker of api/services/sparql_worker.ts: holds the log's RDF in Oxigraph (vocab/sparql/mod.ts) and
-// runs one job at a time: `load` (entry envelopes → RDF, vocab/rdf.ts, each its own named graph)
+// runs one job at a time: `load` (entry envelopes → RDF, vocab/rdf.ts, each its own named graph;
+// with the stream findings they touch, vocab/findings.ts, each its own graph, replaced when seen again)
 // or `query` (SPARQL 1.1 Query over what is loaded; the serialized answer is refused past
 // `maxBytes`, and moved to the main thread as UTF-8 bytes). Everything CPU-heavy of the endpoint
 // happens here; the main thread's time limit ends this Worker when a query runs too long. An init
 // or a job of another shape is refused with a stable code (api/services/worker_message.ts).
 /// <reference lib="deno.worker" />
-import { entryInputFromEnvelope } from "../../vocab/mod.ts";
+import { entryInputFromEnvelope, type FindingInput } from "../../vocab/mod.ts";
 import type { ProfileOptions } from "../../verify/mod.ts";
 import { SparqlError, SparqlStore } from "../../vocab/sparql/mod.ts";
 import { serveJobs } from "./off_loop_worker.ts";
@@ -14,7 +15,9 @@ import { isRecord, UnexpectedMessageError } from "./worker_message.ts";
 
 /** A job of this Worker. */
 export type SparqlJob =
-  | { load: { start: number; envelopes: Uint8Array[]; origin: string } }
+  | {
+    load: { start: number; envelopes: Uint8Array[]; origin: string; findings?: FindingInput[] };
+  }
   | { query: string; mediaType: string; maxBytes: number };
 
 /** The answer of a query job. */
@@ -49,13 +52,22 @@ function storeOf(origin: string): SparqlStore {
   return s;
 }
 
+/** Whether `f` is a finding as log/streams/facts.ts answers one (the members the RDF reads). */
+function isFinding(f: unknown): f is FindingInput {
+  const int = (v: unknown) => v === undefined || Number.isSafeInteger(v);
+  return isRecord(f) && typeof f.code === "string" && typeof f.steward === "string" &&
+    Number.isSafeInteger(f.index) && int(f.id) && int(f.seq) && int(f.other) &&
+    int(f.cleared_by) && (f.stream === undefined || typeof f.stream === "string");
+}
+
 /** Whether `m` is a job of this Worker (the fields of SparqlJob, with their types). */
 function isJob(m: unknown): m is SparqlJob {
   if (!isRecord(m)) return false;
   if (isRecord(m.load)) {
-    const { start, envelopes, origin } = m.load;
+    const { start, envelopes, origin, findings } = m.load;
     return Number.isSafeInteger(start) && typeof origin === "string" &&
-      Array.isArray(envelopes) && envelopes.every((e) => e instanceof Uint8Array);
+      Array.isArray(envelopes) && envelopes.every((e) => e instanceof Uint8Array) &&
+      (findings === undefined || Array.isArray(findings) && findings.every(isFinding));
   }
   return typeof m.query === "string" && typeof m.mediaType === "string" &&
     typeof m.maxBytes === "number";
@@ -75,19 +87,22 @@ serveJobs((config) => {
   if (!isJob(msg)) {
     throw new UnexpectedMessageError(
       msg,
-      "a job of {load: {start, envelopes, origin}} or " +
+      "a job of {load: {start, envelopes, origin, findings?}} or " +
         "{query, mediaType, maxBytes}",
     );
   }
   const m = msg;
   if ("load" in m) {
-    const { start, envelopes, origin } = m.load;
+    const { start, envelopes, origin, findings } = m.load;
     try {
-      const size = await storeOf(origin).append(
+      const store = storeOf(origin);
+      const size = await store.append(
         envelopes.map((e, k) =>
           entryInputFromEnvelope(start + k, e, `${origin}/v1/log/entries/${start + k}`, verifier)
         ),
       );
+      // issue 24: the findings the batch's entries caused, are the other side of or cleared
+      await store.putFindings(findings ?? [], origin);
       const answer: SparqlLoadAnswer = { size, memory: oxigraphMemoryBytes() };
       return { value: answer };
     } catch (e) {
