@@ -20,6 +20,11 @@ export interface MonitorState {
    * load): service root → the last directory accepted and each shard's own state.
    */
   services?: Record<string, ServiceState>;
+  /**
+   * The stream-fork watch (`--watch-steward`, client/monitor_forks.ts; absent in older files):
+   * URL → steward → the last finding number read.
+   */
+  streams?: Record<string, Record<string, { after: number }>>;
 }
 
 /** What the monitor keeps of one sharded service. */

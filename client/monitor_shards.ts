@@ -7,6 +7,7 @@
 // size and roots: its checkpoints must equal them, so they never move. The state changes only when
 // the whole poll passes. A service that answers 404 to /v1/logs is a single-shard log: the caller
 // monitors it as before (unless a directory was seen there before: `directory-withdrawn`).
+import { type ForkWatch, reportWatch } from "./monitor_forks.ts";
 import { openDirectory } from "../log/shards/mod.ts";
 import { c2sp } from "../log/mod.ts";
 import { isNetError } from "../net/mod.ts";
@@ -226,6 +227,7 @@ export async function monitorService(
   load: () => Promise<MonitorState>,
   save: (s: MonitorState) => Promise<void>,
   failures: FailureCount = { n: 0 },
+  watch?: ForkWatch,
 ): Promise<number | undefined> {
   const interval = Number(o.flags.interval ?? 30);
   for (;;) {
@@ -234,6 +236,7 @@ export async function monitorService(
     if (r.ok && r.single) return undefined;
     if (r.ok) {
       failures.n = 0;
+      const w = await watch?.(state); // issue 24: --watch-steward (client/monitor_forks.ts)
       await save(state);
       const a = r.shards.at(-1)!;
       console.log(JSON.stringify({
@@ -248,6 +251,8 @@ export async function monitorService(
         issued: r.issued,
         shards: r.shards.map(({ message: _m, ...x }) => x),
       }));
+      const stop = reportWatch(url, w, o.flags, failures);
+      if (stop !== undefined) return stop;
     } else if (r.transient) {
       const stop = reportFailedPoll(url, r, o.flags, failures);
       if (stop !== undefined) return stop;

@@ -3,6 +3,7 @@
 // checked against its signed checkpoint), `mirror` copies a log, `verify-proof` checks a
 // tlog-proof offline. main.ts parses the arguments; these return exit statuses (0 ok, 3 an alarm;
 // a failed check is thrown as VerificationFailure, which main.ts answers with 3 too).
+import { type ForkWatch, reportWatch } from "./monitor_forks.ts";
 import { publicKeyFromDidKey, toHex } from "../verify/mod.ts";
 import { c2sp } from "../log/mod.ts";
 import { isNetError } from "../net/mod.ts";
@@ -263,6 +264,7 @@ export async function monitorTiles(
   load: () => Promise<MonitorState>,
   save: (s: MonitorState) => Promise<void>,
   failures: FailureCount = { n: 0 },
+  watch?: ForkWatch,
 ): Promise<number> {
   const interval = Number(flags.interval ?? 30);
   for (;;) {
@@ -270,6 +272,7 @@ export async function monitorTiles(
     const r = await pollTiles(client, state, str(flags, "evidence"));
     if (r.ok) {
       failures.n = 0;
+      const w = await watch?.(state); // issue 24: --watch-steward (client/monitor_forks.ts)
       await save(state);
       const size = r.sizes.blake3, root = r.roots.blake3;
       out({
@@ -281,6 +284,8 @@ export async function monitorTiles(
         message: r.message,
         from: "tiles",
       });
+      const stop = reportWatch(client.base, w, flags, failures);
+      if (stop !== undefined) return stop;
     } else if (r.transient) {
       // issue 18: reported (a NetError with its code), counted, never silent, never an alarm
       const stop = reportFailedPoll(client.base, r, flags, failures);

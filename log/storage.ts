@@ -212,7 +212,7 @@ export interface StreamIndex {
   streams(steward: string): Promise<StreamSummary[]>;
   /** A steward's findings after finding number `after`, at most `limit`, oldest first. */
   streamFindings(steward: string, after: number, limit: number): Promise<StreamFinding[]>;
-  /** The findings about one entry (it caused them or is their other side). */
+  /** The findings about one entry (it caused them, is their other side, or cleared the gap). */
   entryFindings(index: number): Promise<StreamFinding[]>;
   /** Indices under all of 1-3 search keys (log/streams/check.ts `searchKey`), after `after`. */
   search(keys: Uint8Array[], after: number, limit: number): Promise<number[]>;

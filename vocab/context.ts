@@ -58,6 +58,9 @@ function fieldDef(f: Field): Record<string, unknown> {
     case "json":
       def["@type"] = "@json";
       break;
+    case "iri":
+      def["@type"] = "@id";
+      break;
     case "enum": {
       const e = ENUM_BY_NAME.get(r.e);
       if (!e) throw new Error(`Cannot build the context: unknown enumeration ${r.e}`);
@@ -177,7 +180,10 @@ export function buildContext(): { "@context": Record<string, TermDef> } {
   return { "@context": ctx };
 }
 
-/** Top-level documents without a discriminator key (typed by the caller: handoff, tree head). */
+/**
+ * Top-level documents without a discriminator key (typed by the caller: handoff, tree head, stream
+ * finding).
+ */
 export function isStandalone(c: ClassDef): boolean {
-  return c.name === "WorkerHandoff" || c.name === "TreeHead";
+  return c.name === "WorkerHandoff" || c.name === "TreeHead" || c.name === "StreamFinding";
 }

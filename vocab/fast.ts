@@ -100,6 +100,12 @@ function value(f: Field, v: unknown, out: Quad[], fresh: () => Term): Term {
       }
       throw new Bail();
     }
+    case "iri":
+      // an absolute IRI (JSON-LD keeps it as written); anything else goes the slow path
+      if (typeof v !== "string" || !/^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>"{}|\\^`]+$/.test(v)) {
+        throw new Bail();
+      }
+      return nn(v);
     case "node": {
       if (!isObj(v)) throw new Bail();
       const s = fresh();

@@ -45,6 +45,14 @@ export {
   toNQuads,
   toTurtle,
 } from "./rdf.ts";
+export {
+  type FindingInput,
+  findingIri,
+  findingNode,
+  findingQuads,
+  findingsJsonLd,
+  findingsQuads,
+} from "./findings.ts";
 export { VOCAB_INDEX_CSP, vocabularyIndexHtml } from "./html.ts";
 export {
   type ValidateAnswer,

@@ -36,6 +36,8 @@ export function rangeIri(f: Field): string {
       return `jc:${r.e}`;
     case "node":
       return `jc:${r.c}`;
+    case "iri":
+      return "rdfs:Resource";
   }
 }
 
@@ -62,7 +64,7 @@ export function properties(): Map<string, PropInfo> {
           domains: new Set(),
           ranges: new Set(),
           list: !!f.list,
-          literal: !["enum", "node"].includes(f.range.t),
+          literal: !["enum", "node", "iri"].includes(f.range.t),
           keys: new Set(),
           comment: f.comment,
         };

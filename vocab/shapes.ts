@@ -69,6 +69,8 @@ function valueConstraints(f: Field): string[] {
     case "node":
       // A literal where an object belongs must not pass a shape whose fields are all optional.
       return ["sh:nodeKind sh:BlankNodeOrIRI", `sh:node jc:${r.c}Shape`];
+    case "iri":
+      return ["sh:nodeKind sh:IRI"];
   }
 }
 

@@ -11,13 +11,15 @@
 //   batches of LOAD_BATCH entries read from the log on this thread (a few ms each) and turned into
 //   RDF in the Worker. Until the Worker has caught up with the tree head it saw, queries are
 //   answered 503 `sparql-loading` + Retry-After with the progress; afterwards every answer covers
-//   the loaded prefix of the log, reported in JC-Tree-Size (a lag of at most one batch is loaded
+//   the loaded prefix of the log (and the current state of the stream findings its entries
+//   touch, docs/RDF.md "Stream findings"), reported in JC-Tree-Size (a lag of at most one batch is loaded
 //   before the query, a wait bounded by LAG_WAIT_MS).
 // - Memory: the store never holds more than `sparql_max_entries` entries; once the log is longer,
 //   the Worker is ended (its memory freed) and queries are answered 507 `sparql-log-too-large`,
 //   pointing to `deno task rdf:sync` into an external store (docs/RDF.md).
 // Deno-only (module Workers).
 import type { Log } from "../../log/mod.ts";
+import type { FindingInput } from "../../vocab/mod.ts";
 import {
   GRAPH_TYPES,
   queryForm,
@@ -232,7 +234,15 @@ export class EmbeddedSparql implements SparqlHandle {
       const all = judged ? await judged() : [{ from: 0, referenceVectors: this.#referenceVectors }];
       const first = all.findLastIndex((g) => g.from <= start);
       const segs = all.slice(Math.max(0, first)).filter((g, k) => k === 0 || g.from < end);
-      const job: SparqlJob = { load: { start, envelopes, origin, judged: segs } };
+      // issue 24: the findings these entries caused, are the other side of or cleared (each a
+      // few index seeks), so a finding's graph is replaced whenever the entry changing it loads
+      const findings = new Map<number, FindingInput>();
+      for (let i = start; log.streamReads && i < end; i++) {
+        for (const f of await log.streamReads.entryFindings(i)) findings.set(f.id ?? -1 - i, f);
+      }
+      const job: SparqlJob = {
+        load: { start, envelopes, origin, judged: segs, findings: [...findings.values()] },
+      };
       let a: SparqlLoadAnswer;
       try {
         a = await this.#worker.run<SparqlLoadAnswer>(job, LOAD_TIMEOUT_MS, {

@@ -1,11 +1,12 @@
 // The Worker of api/services/sparql_worker.ts: holds the log's RDF in Oxigraph (vocab/sparql/mod.ts) and
-// runs one job at a time: `load` (entry envelopes → RDF, vocab/rdf.ts, each its own named graph)
+// runs one job at a time: `load` (entry envelopes → RDF, vocab/rdf.ts, each its own named graph;
+// with the stream findings they touch, vocab/findings.ts, each its own graph, replaced when seen again)
 // or `query` (SPARQL 1.1 Query over what is loaded; the serialized answer is refused past
 // `maxBytes`, and moved to the main thread as UTF-8 bytes). Everything CPU-heavy of the endpoint
 // happens here; the main thread's time limit ends this Worker when a query runs too long. An init
 // or a job of another shape is refused with a stable code (api/services/worker_message.ts).
 /// <reference lib="deno.worker" />
-import { entryInputFromEnvelope } from "../../vocab/mod.ts";
+import { entryInputFromEnvelope, type FindingInput } from "../../vocab/mod.ts";
 import type { ProfileOptions } from "../../verify/mod.ts";
 import { SparqlError, SparqlStore } from "../../vocab/sparql/mod.ts";
 import { serveJobs } from "./off_loop_worker.ts";
@@ -26,7 +27,13 @@ export interface LoadSegment {
 /** A job of this Worker. */
 export type SparqlJob =
   | {
-    load: { start: number; envelopes: Uint8Array[]; origin: string; judged: LoadSegment[] };
+    load: {
+      start: number;
+      envelopes: Uint8Array[];
+      origin: string;
+      judged: LoadSegment[];
+      findings?: FindingInput[];
+    };
   }
   | { query: string; mediaType: string; maxBytes: number };
 
@@ -60,18 +67,27 @@ function storeOf(origin: string): SparqlStore {
   return s;
 }
 
+/** Whether `f` is a finding as log/streams/facts.ts answers one (the members the RDF reads). */
+function isFinding(f: unknown): f is FindingInput {
+  const int = (v: unknown) => v === undefined || Number.isSafeInteger(v);
+  return isRecord(f) && typeof f.code === "string" && typeof f.steward === "string" &&
+    Number.isSafeInteger(f.index) && int(f.id) && int(f.seq) && int(f.other) &&
+    int(f.cleared_by) && (f.stream === undefined || typeof f.stream === "string");
+}
+
 /** Whether `m` is a job of this Worker (the fields of SparqlJob, with their types). */
 function isJob(m: unknown): m is SparqlJob {
   if (!isRecord(m)) return false;
   if (isRecord(m.load)) {
-    const { start, envelopes, origin, judged } = m.load;
+    const { start, envelopes, origin, judged, findings } = m.load;
     return Number.isSafeInteger(start) && typeof origin === "string" &&
       Array.isArray(envelopes) && envelopes.every((e) => e instanceof Uint8Array) &&
       Array.isArray(judged) && judged.length > 0 &&
       judged.every((g) =>
         isRecord(g) && Number.isSafeInteger(g.from) && isRecord(g.referenceVectors) &&
         (g.config === undefined || typeof g.config === "string")
-      );
+      ) &&
+      (findings === undefined || Array.isArray(findings) && findings.every(isFinding));
   }
   return typeof m.query === "string" && typeof m.mediaType === "string" &&
     typeof m.maxBytes === "number";
@@ -88,23 +104,26 @@ serveJobs((config) => {
   if (!isJob(msg)) {
     throw new UnexpectedMessageError(
       msg,
-      "a job of {load: {start, envelopes, origin, judged}} or " +
+      "a job of {load: {start, envelopes, origin, judged, findings?}} or " +
         "{query, mediaType, maxBytes}",
     );
   }
   const m = msg;
   if ("load" in m) {
-    const { start, envelopes, origin, judged } = m.load;
+    const { start, envelopes, origin, judged, findings } = m.load;
     try {
+      const store = storeOf(origin);
       // the entries ascend: each one's segment is the current one or a later one (O(1) amortized)
       let g = 0;
-      const size = await storeOf(origin).append(envelopes.map((e, k) => {
+      const size = await store.append(envelopes.map((e, k) => {
         const i = start + k;
         while (g + 1 < judged.length && judged[g + 1].from <= i) g++;
         const { referenceVectors, config } = judged[g];
         const url = `${origin}/v1/log/entries/${i}`;
         return entryInputFromEnvelope(i, e, url, { referenceVectors }, config);
       }));
+      // issue 24: the findings the batch's entries caused, are the other side of or cleared
+      await store.putFindings(findings ?? [], origin);
       const answer: SparqlLoadAnswer = { size, memory: oxigraphMemoryBytes() };
       return { value: answer };
     } catch (e) {

@@ -1,10 +1,11 @@
 // The watching commands of `deno task client` (client/main.ts): the monitor (its state in the
 // user's state directory, replaced atomically) and the verified mirror.
-import { flag, num, str, UsageError } from "../../cli/mod.ts";
+import { flag, list, num, str, UsageError } from "../../cli/mod.ts";
 import { isNetError } from "../../net/mod.ts";
 import { type FailureCount, reportFailedPoll } from "../monitor_report.ts";
 import { emptyState, type MonitorState, parseState, poll } from "../monitor.ts";
 import { monitorService } from "../monitor_shards.ts";
+import { forkWatch, reportWatch } from "../monitor_forks.ts";
 import { mirrorCommand, monitorTiles } from "../tile_commands.ts";
 import { mirrorShards, targetShard } from "../shard_commands.ts";
 import {
@@ -79,6 +80,13 @@ export const WATCH_COMMANDS: Record<string, Command> = {
         POLICY_OPT,
         OPERATOR_OPT,
         {
+          name: "watch-steward",
+          value: "DID",
+          repeat: true,
+          help: "also alarm (exit 3) on a new stream-fork (JCP §8.1 equivocation) of this " +
+            "steward; the findings read are kept in the state file",
+        },
+        {
           name: "evidence",
           value: "DIR",
           help: "where a views disagreement's signed statements are saved " +
@@ -97,6 +105,13 @@ export const WATCH_COMMANDS: Record<string, Command> = {
       num(p, "max-failures", 10, 1); // checked here; read by reportFailedPoll
       const flags = withPaths(flagsOf(p), e);
       const failures: FailureCount = { n: 0 };
+      const stewards = list(p, "watch-steward");
+      for (const d of stewards) {
+        if (!/^did:[a-z0-9]+:[A-Za-z0-9._:%-]+$/.test(d)) {
+          throw new UsageError(`--watch-steward ${JSON.stringify(d)} is not a DID`);
+        }
+      }
+      const watch = forkWatch(url, stewards, netOf(e));
       // docs/CLIENTS.md "Shards": a service with a shard directory, every shard (unless --log-key
       // names one log); without one (404 on /v1/logs) the one log below, as before.
       if (!str(p, "log-key") && !e.env.JC_LOG_KEY) {
@@ -111,6 +126,7 @@ export const WATCH_COMMANDS: Record<string, Command> = {
           () => loadState(statePath),
           (s) => saveState(statePath, s),
           failures,
+          watch,
         );
         if (sharded !== undefined) return sharded;
       }
@@ -127,6 +143,7 @@ export const WATCH_COMMANDS: Record<string, Command> = {
           () => loadState(statePath),
           (s) => saveState(statePath, s),
           failures,
+          watch,
         );
       }
       for (;;) {
@@ -134,8 +151,11 @@ export const WATCH_COMMANDS: Record<string, Command> = {
         const r = await poll(url, state, fetch, netOf(e));
         if (r.ok) {
           failures.n = 0;
+          const w = await watch?.(state);
           await saveState(statePath, state);
           out({ ok: true, url, size: r.head.size, root: r.head.root, message: r.message });
+          const stop = reportWatch(url, w, flags, failures);
+          if (stop !== undefined) return stop;
         } else if (r.transient) {
           const stop = reportFailedPoll(url, r, flags, failures);
           if (stop !== undefined) return stop;

@@ -33,6 +33,9 @@ export function streamSchema(p: string): string[] {
     `CREATE INDEX IF NOT EXISTS ${p}stream_findings_steward ON ${p}stream_findings (steward, id)`,
     `CREATE INDEX IF NOT EXISTS ${p}stream_findings_idx ON ${p}stream_findings (idx)`,
     `CREATE INDEX IF NOT EXISTS ${p}stream_findings_other ON ${p}stream_findings (other)`,
+    // an entry's findings include the gap it cleared (the SPARQL store re-reads a finding when
+    // the entry that changed it is loaded: docs/RDF.md "Stream findings")
+    `CREATE INDEX IF NOT EXISTS ${p}stream_findings_cleared ON ${p}stream_findings (cleared)`,
     // Each batch's first index and its head (the first signed head covering it: issue 24's
     // integration time), never pruned: a Durable Object prunes old heads (R2 holds them).
     `CREATE TABLE IF NOT EXISTS ${p}integrations (first_idx INTEGER PRIMARY KEY,` +
@@ -139,9 +142,9 @@ export class SqlStreams {
     return this.#x.all(this.#q.findings, steward, after, limit).map(toFinding);
   }
 
-  /** The findings about one entry (by it, or naming it as the other side). */
+  /** The findings about one entry (by it, naming it as the other side, or cleared by it). */
   entryFindings(index: number): StreamFinding[] {
-    return this.#x.all(this.#q.entryFindings, index, index).map(toFinding);
+    return this.#x.all(this.#q.entryFindings, index, index, index).map(toFinding);
   }
 
   /** Indices under every key (1-3), after `after`, ascending, at most `limit`. */
@@ -205,7 +208,8 @@ function streamQueries(p: string, rows: number) {
       " WHERE steward = ? ORDER BY sid",
     findings: `SELECT * FROM ${p}stream_findings WHERE steward = ? AND id > ? ORDER BY id LIMIT ?`,
     entryFindings: `SELECT * FROM ${p}stream_findings WHERE idx = ? UNION` +
-      ` SELECT * FROM ${p}stream_findings WHERE other = ? ORDER BY id`,
+      ` SELECT * FROM ${p}stream_findings WHERE other = ? UNION` +
+      ` SELECT * FROM ${p}stream_findings WHERE cleared = ? ORDER BY id`,
     search: [search(0), search(1), search(2)],
     reach: `SELECT v FROM ${p}meta WHERE k = 'streams_upto'`,
     putIntegration: `INSERT INTO ${p}integrations (first_idx, size, ts) VALUES (?, ?, ?)`,

@@ -185,6 +185,20 @@ export function handDocs(): Doc[] {
         signer: DID,
       },
     },
+    {
+      // issue 24: a stream finding (docs/STREAMS.md), its entries by URL
+      name: "stream-finding",
+      cls: "StreamFinding",
+      json: {
+        code: "stream-fork",
+        steward: DID,
+        stream: "jcp",
+        about: "https://log.example/v1/log/entries/9",
+        seq: 2,
+        other: "https://log.example/v1/log/entries/7",
+        cleared_by: "https://log.example/v1/log/entries/8",
+      },
+    },
   ];
 }
 

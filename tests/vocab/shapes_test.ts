@@ -120,6 +120,14 @@ function mutations(f: Field): Mutation[] {
           constraint: "sh:PatternConstraintComponent",
         });}
       break;
+    case "iri":
+      out.push({
+        what: "number for IRI",
+        apply: set(12345),
+        path: p,
+        constraint: "sh:NodeKindConstraintComponent",
+      });
+      break;
     case "integer":
       out.push({
         what: "text for integer",

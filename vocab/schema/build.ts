@@ -31,7 +31,9 @@ export type Range =
   // an enumeration of `ENUMS`: tag → IRI. `open`: other values are allowed too (no sh:in); they
   // become IRIs under UNKNOWN_BASE like any value that is not a tag.
   | { t: "enum"; e: string; open?: boolean }
-  | { t: "node"; c: string }; // a nested object of class c
+  | { t: "node"; c: string } // a nested object of class c
+  // an IRI written as a JSON string (`@type: @id`): another resource, e.g. a log entry's URL
+  | { t: "iri" };
 
 /** One JSON key of a class. */
 export interface Field {
@@ -92,6 +94,7 @@ export const uMax = (max: number): Range => ({ t: "uint", max: BigInt(max) });
 export const dt: Range = { t: "dateTime" };
 export const en = (e: string): Range => ({ t: "enum", e });
 export const node = (c: string): Range => ({ t: "node", c });
+export const iri: Range = { t: "iri" };
 export const req = (
   key: string,
   prop: string,

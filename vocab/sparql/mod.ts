@@ -9,7 +9,8 @@
 import { CodedError } from "../../net/mod.ts";
 
 import { Store } from "oxigraph";
-import { type EntryInput, entryNQuads } from "../rdf.ts";
+import { type EntryInput, entryNQuads, toNQuads } from "../rdf.ts";
+import { type FindingInput, findingIri, findingQuads } from "../findings.ts";
 import { type QueryForm, queryForm } from "./query_form.ts";
 
 export { type QueryForm, queryForm };
@@ -112,6 +113,23 @@ export class SparqlStore {
   }
 
   /**
+   * Puts the current state of stream findings (issue 24; docs/RDF.md "Stream findings"), each as
+   * its own named graph whose IRI is the finding's (vocab/findings.ts): a finding seen again (a
+   * gap cleared since) replaces its graph. Entries are named by their URLs under `origin`.
+   */
+  async putFindings(fs: FindingInput[], origin: string): Promise<void> {
+    if (fs.length === 0) return;
+    const parts: string[] = [];
+    for (const f of fs) {
+      const g = findingIri(f, origin);
+      // internal, over an IRI we built (no user text): the finding's previous state goes
+      this.#store.update(`DROP SILENT GRAPH <${g}>`);
+      parts.push(toNQuads(await findingQuads(f, origin), { graph: g }));
+    }
+    this.#store.load(parts.join(""), { format: "application/n-quads", lenient: true });
+  }
+
+  /**
    * Runs a query (never an update) over what is loaded now, serialized as `mediaType`. An answer
    * longer than `maxChars` (default: no limit) is refused with SparqlError
    * "sparql-result-too-large".
@@ -180,6 +198,6 @@ export function serviceDescription(endpoint: string): string {
   sd:supportedLanguage sd:SPARQL11Query ;
   sd:feature sd:UnionDefaultGraph ;
   sd:resultFormat ${formats} ;
-  rdfs:comment "The transparency log's entries, one named graph per entry (graph IRI = the entry's URL); the default graph is their union. Vocabulary: https://jouleclaw.transaction.science/vocab/v1#. Queries only: updates are refused." .
+  rdfs:comment "The transparency log's entries, one named graph per entry (graph IRI = the entry's URL), and the stream findings about them, one named graph per jc:StreamFinding; the default graph is their union. Vocabulary: https://jouleclaw.transaction.science/vocab/v1#. Queries only: updates are refused." .
 `;
 }

@@ -3,11 +3,12 @@
 // a fork's evidence bundle, the lookup by content id (JCP §3) and the search by steward, receipt
 // id (JCR-1 §2) and input hash. Every answer is a bounded number of index seeks (O(log n)).
 // Findings change as entries arrive (a gap clears, a fork appears later), so these answers are
-// never cached as immutable.
+// never cached as immutable; the two findings answers are also RDF (api/http/findings_formats.ts).
 import type { Context } from "hono";
 import type { StreamReads } from "../../../log/mod.ts";
 import { fromHex, toHex } from "../../../verify/mod.ts";
 import { ApiError } from "../errors.ts";
+import { findingsAnswer, NOT_ACCEPTABLE } from "../findings_formats.ts";
 import { hashParam, intParam, optIntParam } from "../params.ts";
 import type { AppEnv, RouteGroup } from "../route.ts";
 
@@ -71,10 +72,12 @@ export const streamRoutes: RouteGroup = {
         title: "List a steward's streams and findings",
         description: "{steward, streams: [{key, length, last_seq, first_index, last_index, " +
           "findings}], findings (not about a chain), next}: findings after the finding number " +
-          "`after`, at most `limit`; `next` is the `after` of the next page.",
+          "`after`, at most `limit`; `next` is the `after` of the next page. Accept: " +
+          "application/ld+json, application/n-quads or text/turtle gives the page's findings " +
+          "as jc:StreamFinding nodes.",
         expects: "owl:Nothing",
         returns: "jc:StreamList",
-        possibleStatus: OK_404,
+        possibleStatus: [...OK_404, NOT_ACCEPTABLE],
         toolId: "jouleclaw:streams.list",
         mutating: false,
       },
@@ -87,8 +90,8 @@ export const streamRoutes: RouteGroup = {
           r.streams(steward),
           r.findings(steward, after, limit),
         ]);
-        c.header("cache-control", "no-cache");
-        return c.json({
+        // JSON, or this page's findings as RDF (api/http/findings_formats.ts)
+        return await findingsAnswer(c, {
           steward,
           streams: streams.map((s) => ({
             ...s,
@@ -97,7 +100,7 @@ export const streamRoutes: RouteGroup = {
           findings: findings.filter((f) => f.stream === undefined),
           checked_from: await r.reach(),
           next: findings.length === limit ? findings[findings.length - 1].id : null,
-        });
+        }, findings);
       },
     },
     {
@@ -112,10 +115,12 @@ export const streamRoutes: RouteGroup = {
       operation: {
         title: "Get an entry's findings",
         description: "{index, integrated_in: {size, timestamp}, findings}: the findings the " +
-          "entry caused or is the other side of, and the first signed head that covers it.",
+          "entry caused, is the other side of or cleared, and the first signed head that " +
+          "covers it. Accept: application/ld+json, application/n-quads or text/turtle gives " +
+          "the findings as jc:StreamFinding nodes.",
         expects: "owl:Nothing",
         returns: "jc:EntryFindings",
-        possibleStatus: OK_404,
+        possibleStatus: [...OK_404, NOT_ACCEPTABLE],
         toolId: "jouleclaw:log.entry_findings",
         mutating: false,
       },
@@ -126,8 +131,8 @@ export const streamRoutes: RouteGroup = {
         if (!head) {
           throw new ApiError("not-found", `Cannot find entry ${index}: the log is shorter`);
         }
-        c.header("cache-control", "no-cache");
-        return c.json({ index, integrated_in: head, findings: await r.entryFindings(index) });
+        const findings = await r.entryFindings(index);
+        return await findingsAnswer(c, { index, integrated_in: head, findings }, findings);
       },
     },
     {
