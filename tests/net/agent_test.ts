@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { buildAgent } from "../../meter-agent/build.ts";
 import { GENESIS, identityFromSecret } from "../../meter-agent/src/reading.ts";
-import { decodeCbor, fromHex, parseCoseSign1, toHex } from "../../verify/mod.ts";
+import { decodeCbor, parseCoseSign1, splitCoseSequence, toHex } from "../../verify/mod.ts";
 import { type Behaviour, startHostile } from "./_hostile_server.ts";
 import { measure, pool } from "./_measure.ts";
 
@@ -36,11 +36,13 @@ Deno.test("agent: delivery to a hostile server under Node 20 ends each batch in 
   const servers = CASES.map(([b]) => b === "closed" || b === "good" ? undefined : startHostile(b));
   let index = 0;
   const good = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
-    const body = await req.json() as { envelopes: string[] };
-    const seqOf = (h: string) =>
-      Number((decodeCbor(parseCoseSign1(fromHex(h)).payload) as Map<string, unknown>).get("seq"));
+    // the agent sends its batch as a CBOR sequence of envelopes (RFC 8742; docs/METER-READING.md)
+    assert.equal(req.headers.get("content-type"), "application/cbor-seq");
+    const envelopes = splitCoseSequence(new Uint8Array(await req.arrayBuffer()));
+    const seqOf = (e: Uint8Array) =>
+      Number((decodeCbor(parseCoseSign1(e).payload) as Map<string, unknown>).get("seq"));
     return Response.json({
-      results: body.envelopes.map((h) => ({ seq: seqOf(h), index: index++ })),
+      results: envelopes.map((e) => ({ seq: seqOf(e), index: index++ })),
     });
   });
   try {
