@@ -17,7 +17,7 @@ Deno.test({
     const state = await Deno.makeTempDir({ prefix: "jc-edge-streams-" });
     const rt = await startWorker(state, { JC_EDGE_BATCHERS: "4" });
     try {
-      await exerciseStreams(rt.url.href.replace(/\/$/, ""), N, 32);
+      await exerciseStreams(rt.url.href.replace(/\/$/, ""), N, 250);
     } finally {
       await rt.stop();
       await removeBundle();

@@ -89,15 +89,21 @@ export async function appendBulk(c: Context<AppEnv>): Promise<Response> {
   });
   const now = performance.now();
   // Every logged item proved against the one head: those a smaller head covered (another batch
-  // of the sequencer, or a duplicate answered at the head of its time) are proved again.
-  await Promise.all(logged.map(async ([k, r]) => {
+  // of the sequencer, or a duplicate answered at the head of its time) are proved again, one at
+  // a time in index order. Not all at once: each proof's first read of a tile not yet checked
+  // fetches and hashes it, so hundreds of concurrent proofs each fetched and hashed the same
+  // tiles (a bulk of 1000 at the edge spent 84 s there; bulks in flight beside it were cut off;
+  // docs/DECISIONS.md "Bulk appends at the edge"); in order, the first proof of a tile checks it
+  // and the rest read it from the reader's cache.
+  for (const [k, r] of [...logged].sort((a, b) => a[1].index - b[1].index)) {
     deps.metrics.append(r.created, now - started, r.tree_head.size);
     let proof = r.inclusion_proof;
     if (r.tree_head.size !== head!.size) {
       try {
         proof = (await deps.log.inclusionProof(r.index, head!.size)).map(toHex);
       } catch (e) {
-        return fail(k, e, c.req.path);
+        fail(k, e, c.req.path);
+        continue;
       }
     }
     const report = reports.get(k)!;
@@ -110,7 +116,7 @@ export async function appendBulk(c: Context<AppEnv>): Promise<Response> {
       inclusion_proof: proof,
       created: r.created,
     };
-  }));
+  }
   if (head) deps.metrics.set("jc_tree_size", head.size);
   return c.json({ tree_head: head ?? null, results }, 200);
 }
