@@ -10,6 +10,7 @@ import { isNetError } from "../net/mod.ts";
 import { LogClient, type NetOptions } from "./client.ts";
 import type { MonitorState } from "./monitor.ts";
 import { type FailureCount, reportFailedPoll } from "./monitor_report.ts";
+import { streamPages } from "./streams_command.ts";
 
 /** A fork the watch found. */
 export interface WatchedFork {
@@ -32,20 +33,6 @@ export interface WatchOutcome {
 /** A watch of some stewards at one service; records what it read in the state it is given. */
 export type ForkWatch = (state: MonitorState) => Promise<WatchOutcome>;
 
-interface Page {
-  streams: { findings: Finding[] }[];
-  findings: Finding[];
-  next: number | null;
-}
-
-interface Finding {
-  id: number;
-  code: string;
-  index: number;
-  seq?: number;
-  other?: number;
-}
-
 /** The watch of `stewards` at `url` (undefined when none is given). */
 export function forkWatch(
   url: string,
@@ -61,17 +48,15 @@ export function forkWatch(
       const mine = (state.streams ??= {})[url] ??= {};
       for (const steward of stewards) {
         let after = mine[steward]?.after ?? 0;
-        for (;;) {
-          const q = `steward=${encodeURIComponent(steward)}&after=${after}`;
-          const p = await client.getJson(`/v1/streams?${q}`) as unknown as Page;
+        for await (const p of streamPages(client, steward, after)) {
           const fs = [...p.streams.flatMap((s) => s.findings), ...p.findings];
           for (const f of fs) {
             after = Math.max(after, f.id);
             if (f.code !== "stream-fork") continue;
             forks.push({ steward, id: f.id, index: f.index, other: f.other, seq: f.seq });
           }
-          if (p.next === null || p.next === undefined || fs.length === 0) break;
-          after = Math.max(after, p.next);
+          if (fs.length === 0) break;
+          if (p.next !== null && p.next !== undefined) after = Math.max(after, p.next);
         }
         mine[steward] = { after };
       }

@@ -6,7 +6,7 @@
 import type { LogClient } from "./client.ts";
 
 /** One finding as the service answers it. */
-interface Finding {
+export interface Finding {
   id: number;
   code: string;
   index: number;
@@ -25,15 +25,28 @@ export interface StewardStreams {
   new_forks?: Finding[];
 }
 
-/** Every page of a steward's streams and findings. */
-export async function stewardStreams(c: LogClient, steward: string): Promise<StewardStreams> {
+/** One page of GET /v1/streams. */
+export type StreamsPage = StewardStreams & { next: number | null };
+
+/** The pages of a steward's streams and findings past finding `after`, in order (every page). */
+export async function* streamPages(
+  c: LogClient,
+  steward: string,
+  after = 0,
+): AsyncGenerator<StreamsPage> {
   const q = `steward=${encodeURIComponent(steward)}`;
-  let after = 0;
-  let all: StewardStreams | undefined;
   for (;;) {
-    const p = await c.getJson(`/v1/streams?${q}&after=${after}`) as unknown as
-      & StewardStreams
-      & { next: number | null };
+    const p = await c.getJson(`/v1/streams?${q}&after=${after}`) as unknown as StreamsPage;
+    yield p;
+    if (p.next === null || p.next === undefined) return;
+    after = p.next;
+  }
+}
+
+/** Every page of a steward's streams and findings, as one object. */
+export async function stewardStreams(c: LogClient, steward: string): Promise<StewardStreams> {
+  let all: StewardStreams | undefined;
+  for await (const p of streamPages(c, steward)) {
     if (!all) all = { ...p, streams: p.streams.map((s) => ({ ...s, findings: [...s.findings] })) };
     else {
       for (const s of p.streams) {
@@ -43,8 +56,6 @@ export async function stewardStreams(c: LogClient, steward: string): Promise<Ste
       }
       all.findings.push(...p.findings);
     }
-    if (p.next === null || p.next === undefined) break;
-    after = p.next;
   }
   delete (all as { next?: unknown }).next;
   return all!;
