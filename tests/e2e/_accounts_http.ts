@@ -87,3 +87,50 @@ export function compareSums(got: Sums | undefined, want: Sums, what: string): nu
   }
   return n;
 }
+
+/** The documented accounts query (the first ```sparql block of docs/ACCOUNTING.md), as written. */
+export async function documentedQuery(): Promise<string> {
+  const doc = await Deno.readTextFile(`${ROOT}docs/ACCOUNTING.md`);
+  const m = doc.match(/```sparql\n([\s\S]*?)```/);
+  assert.ok(m, "docs/ACCOUNTING.md has a sparql block");
+  return m[1];
+}
+
+/** SPARQL JSON bindings as accounts by `steward grant` (numbers as numbers). */
+export function sparqlRows(bindings: Record<string, { value: string }>[]): Map<string, Sums> {
+  const out = new Map<string, Sums>();
+  for (const b of bindings) {
+    const row: Sums = {};
+    for (const [k, v] of Object.entries(b)) {
+      row[k] = k === "steward" || k === "grant" ? v.value : Number(v.value);
+    }
+    out.set(`${b.steward.value} ${b.grant.value}`, row);
+  }
+  return out;
+}
+
+/** The documented query against /v1/sparql once its store has loaded `size` entries. */
+export async function sparqlAccounts(url: string, size: number): Promise<Map<string, Sums>> {
+  const q = await documentedQuery();
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const r = await fetch(`${url}/v1/sparql`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/sparql-query",
+        accept: "application/sparql-results+json",
+      },
+      body: q,
+    });
+    const loaded = Number(r.headers.get("jc-tree-size") ?? -1);
+    if ((r.status === 503 || (r.status === 200 && loaded < size)) && Date.now() < deadline) {
+      await r.body?.cancel();
+      await new Promise((res) => setTimeout(res, 200));
+      continue;
+    }
+    const body = await r.json();
+    assert.equal(r.status, 200, JSON.stringify(body));
+    assert.equal(loaded, size, "the store covers the whole log");
+    return sparqlRows(body.results.bindings);
+  }
+}
