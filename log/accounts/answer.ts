@@ -1,6 +1,6 @@
 // An account as GET /v1/accounts answers it (issue 30; docs/ACCOUNTING.md): the counters of a
 // (steward, grant) over a window of integration time, named, with what follows from them.
-import { ACCOUNT_MAX, AT, COUNTERS, type Counter, type Counters } from "./facts.ts";
+import { ACCOUNT_MAX, AT, type Counter, COUNTERS, type Counters } from "./facts.ts";
 
 /** What GET /v1/accounts asks: a steward's accounts, one grant or all, over [from, to). */
 export interface AccountQuery {
@@ -16,22 +16,25 @@ export interface AccountQuery {
 }
 
 /** One account of the answer. */
-export type AccountRow = { grant: string; first_index: number; last_index: number } & {
-  [k in Counter]: number;
-} & {
-  /**
-   * holds − holds_settled, held_uj − released_uj: the holds no logged receipt settles (over a
-   * window: their net change, negative where the window settled more than it held).
-   */
-  outstanding_holds: number;
-  outstanding_uj: number;
-  /** §8.1's replay: debited_uj and every unsettled hold's held_uj. */
-  replay_uj: number;
-  /** §5.2: a total summed from receipts of which any is Partial is Partial. */
-  partial_total: boolean;
-  /** A figure or a sum reached 2^53 − 1 and is a lower bound. */
-  saturated: boolean;
-};
+export type AccountRow =
+  & { grant: string; first_index: number; last_index: number }
+  & {
+    [k in Counter]: number;
+  }
+  & {
+    /**
+     * holds − holds_settled, held_uj − released_uj: the holds no logged receipt settles (over a
+     * window: their net change, negative where the window settled more than it held).
+     */
+    outstanding_holds: number;
+    outstanding_uj: number;
+    /** §8.1's replay: debited_uj and every unsettled hold's held_uj. */
+    replay_uj: number;
+    /** §5.2: a total summed from receipts of which any is Partial is Partial. */
+    partial_total: boolean;
+    /** A figure or a sum reached 2^53 − 1 and is a lower bound. */
+    saturated: boolean;
+  };
 
 /** A page of accounts: the stored window sums, and the next page's `after` (null: last). */
 export interface AccountPage {

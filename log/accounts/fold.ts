@@ -4,7 +4,7 @@
 // accounts move exactly with the log. Each receipt costs a bounded number of indexed point reads
 // and writes (its grants, its hold, its settle): O(log n) at any log size. Pure: the state is the
 // store's.
-import { AT, type AccountFacts, type Counters, zeroCounters } from "./facts.ts";
+import { type AccountFacts, AT, type Counters, zeroCounters } from "./facts.ts";
 
 /** A hold as the accounts keep it, until (and after) a receipt settles it. */
 export interface StoredHold {

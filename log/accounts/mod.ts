@@ -3,4 +3,4 @@
 export * from "./facts.ts";
 export { accountFactsOf, type AccountReader, READERS, readJcp } from "./read_facts.ts";
 export { type AccountEntry, type AccountTx, foldAccounts, type StoredHold } from "./fold.ts";
-export { type AccountQuery, type AccountRow, accountRow, type AccountPage } from "./answer.ts";
+export { type AccountPage, type AccountQuery, type AccountRow, accountRow } from "./answer.ts";

@@ -20,7 +20,9 @@ interface Uint {
 
 function uint(v: unknown): Uint | undefined {
   if (typeof v === "number") {
-    return Number.isInteger(v) && v >= 0 ? { v: Math.min(v, ACCOUNT_MAX), saturated: v > ACCOUNT_MAX } : undefined;
+    return Number.isInteger(v) && v >= 0
+      ? { v: Math.min(v, ACCOUNT_MAX), saturated: v > ACCOUNT_MAX }
+      : undefined;
   }
   if (typeof v === "bigint") return v >= 0n ? { v: ACCOUNT_MAX, saturated: true } : undefined;
   if (typeof v === "string" && /^[0-9]{16,20}$/.test(v)) return { v: ACCOUNT_MAX, saturated: true };

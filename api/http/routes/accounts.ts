@@ -48,7 +48,7 @@ export const accountRoutes: RouteGroup = {
     },
     operation: {
       title: "List a steward's accounts",
-      description: "{steward, from, to, window: \"integration\", accounts: [{grant, first_index, " +
+      description: '{steward, from, to, window: "integration", accounts: [{grant, first_index, ' +
         "last_index, receipts, allowed, refused, debited_uj, debited_minor, holds, held_uj, " +
         "holds_settled, released_uj, settles, settled_uj, firings, minted_uj, partial, " +
         "outstanding_holds, outstanding_uj, replay_uj, partial_total, saturated}], " +
@@ -80,9 +80,13 @@ export const accountRoutes: RouteGroup = {
       const from = timeParam("from", c.req.query("from"));
       const to = timeParam("to", c.req.query("to"));
       if (from !== undefined && to !== undefined && from >= to) {
-        throw new ApiError("bad-window", `Cannot read the window: from ${from} is not before to ${to}`, {
-          extra: { parameter: "from" },
-        });
+        throw new ApiError(
+          "bad-window",
+          `Cannot read the window: from ${from} is not before to ${to}`,
+          {
+            extra: { parameter: "from" },
+          },
+        );
       }
       if (from !== undefined) q.from = from;
       if (to !== undefined) q.to = to;
