@@ -8,7 +8,7 @@
 // (docs/ACCOUNTING.md) give the same sums from /v1/sparql and from the N-Quads export. Bad
 // parameters are 400 with their codes; an invalid receipt is refused and counted nowhere.
 import assert from "node:assert/strict";
-import { startService } from "../../fixtures/service.ts";
+import { runClient, startService } from "../../fixtures/service.ts";
 import { post } from "./_streams_http.ts";
 import { Store } from "oxigraph";
 import {
@@ -19,6 +19,7 @@ import {
   pyReplay,
   sparqlAccounts,
   sparqlRows,
+  type Sums,
 } from "./_accounts_http.ts";
 
 const SEEDS = [1, 2, 3, 4, 5, 6];
@@ -150,6 +151,16 @@ Deno.test({
       await bad(`${st}&from=200&to=100`, "bad-window", "from");
       await bad(`${st}&from=100&to=100`, "bad-window", "from");
       await bad(`${st}&limit=0`, "bad-parameter", "limit");
+      // the client prints every page as one object
+      const cli = await runClient(["accounts", s0.steward, "--url", u, "--from", String(at(0.25))]);
+      assert.equal(cli.code, 0, cli.stderr);
+      const printed = JSON.parse(cli.stdout);
+      const paged = await httpAccounts(u, s0.steward, at(0.25), null, 2);
+      assert.deepEqual(
+        new Map(printed.accounts.map((a: Sums) => [`${s0.steward} ${a.grant}`, a])),
+        paged.rows,
+      );
+      assert.equal(printed.from, at(0.25));
       // RFC 3339 bounds read as the same instant as milliseconds
       const iso = new Date(at(0.5)).toISOString();
       const a = await (await fetch(`${u}/v1/accounts?${st}&from=${iso}`)).json();
