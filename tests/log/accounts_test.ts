@@ -50,7 +50,9 @@ Deno.test("accounts: each receipt read by JCP §8.1, a hold resolved once", asyn
     await log.append(settle); // before its hold: remembered
     let a = (await account(log, G))!;
     assert.equal(a.holds_settled, 0);
-    await log.append(hold);
+    await log.append(hold); // resolved by the settle logged before it
+    a = (await account(log, G))!;
+    assert.deepEqual([a.holds, a.holds_settled, a.outstanding_uj], [1, 1, 0]);
     await log.append(again); // a second settle releases nothing, debits what it states
     await put({ cost_uj: 0, held_uj: 3000, energy_coverage: "Partial" }); // never settled
     log = await reopen();
