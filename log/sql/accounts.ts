@@ -61,17 +61,36 @@ export class SqlAccounts {
     this.#q = accountQueries(p);
   }
 
-  /** The fold's view of the state; valid inside the caller's transaction only. */
-  tx(): AccountTx {
+  /**
+   * The fold's view of the state; valid inside the caller's transaction only. A batch's deltas
+   * are summed in memory per (steward, grant) and written by `flush`: one read and two writes per
+   * account the batch touched (a batch has one integration time), not per receipt.
+   */
+  tx(): AccountTx & { flush(): void } {
     const x = this.#x, q = this.#q;
+    const pending = new Map<
+      string,
+      { steward: string; grant: string; ts: number; first: number; last: number; d: Counters }
+    >();
     return {
       add: (steward, grant, ts, index, d) => {
-        const r = x.all(q.latest, steward, grant)[0];
-        const c = addCounters(counters(r), d);
-        if (r && Number(r.ts) >= ts) {
-          x.run(q.updWindow, index, JSON.stringify(c), steward, grant, Number(r.ts));
-        } else x.run(q.insWindow, steward, grant, ts, index, index, JSON.stringify(c));
-        x.run(q.upsAccount, steward, grant, index, index);
+        const k = `${steward}\n${grant}`, p = pending.get(k);
+        if (!p) pending.set(k, { steward, grant, ts, first: index, last: index, d: [...d] });
+        else {
+          addCounters(p.d, d);
+          p.last = index;
+          p.ts = Math.max(p.ts, ts);
+        }
+      },
+      flush: () => {
+        for (const { steward, grant, ts, first, last, d } of pending.values()) {
+          const r = x.all(q.latest, steward, grant)[0];
+          const c = JSON.stringify(addCounters(counters(r), d));
+          if (r && Number(r.ts) >= ts) x.run(q.updWindow, last, c, steward, grant, Number(r.ts));
+          else x.run(q.insWindow, steward, grant, ts, first, last, c);
+          x.run(q.upsAccount, steward, grant, first, last);
+        }
+        pending.clear();
       },
       hold: (steward, cid) => {
         const r = x.all(q.hold, steward, cid)[0];

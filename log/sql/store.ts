@@ -396,7 +396,11 @@ export class SqlStore
           const a = e.facts.account;
           if (a) receipts.push({ index: e.index, cid: e.facts.cid, facts: a });
         }
-        if (receipts.length) foldAccounts(this.#accounts.tx(), receipts, h.timestamp);
+        if (receipts.length) {
+          const ax = this.#accounts.tx();
+          foldAccounts(ax, receipts, h.timestamp);
+          ax.flush();
+        }
       }
       // Lagging leaf index: once the tail would exceed the lag, the tail and this batch go to
       // `leaves` in key order (each index page written once), in this same transaction.
