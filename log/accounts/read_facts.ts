@@ -25,7 +25,13 @@ function uint(v: unknown): Uint | undefined {
       : undefined;
   }
   if (typeof v === "bigint") return v >= 0n ? { v: ACCOUNT_MAX, saturated: true } : undefined;
-  if (typeof v === "string" && /^[0-9]{16,20}$/.test(v)) return { v: ACCOUNT_MAX, saturated: true };
+  if (typeof v === "string" && /^[0-9]{1,20}$/.test(v)) {
+    // the JSON projection writes a u64 past 2^53 - 1 as a decimal string
+    const b = BigInt(v);
+    return b > BigInt(ACCOUNT_MAX)
+      ? { v: ACCOUNT_MAX, saturated: true }
+      : { v: Number(b), saturated: false };
+  }
   return undefined;
 }
 
