@@ -4,7 +4,7 @@
 // domain serves the same bytes at the same paths as the Worker), plus the write-once objects the
 // sequencer and the read side need: a signed head per published size, a leaf index per entry.
 import { ENTRIES, type TileId, tilePath } from "../c2sp/mod.ts";
-import { LogStorageError, type StoredHead, type TreeView } from "../mod.ts";
+import { LogIntegrityError, LogStorageError, type StoredHead, type TreeView } from "../mod.ts";
 import { fromHex, toHex } from "../../verify/mod.ts";
 
 /** One stored object (the parts of `R2ObjectBody` used). */
@@ -123,10 +123,36 @@ export function r2RangeRead(
     count();
     try {
       if (range?.length === 0) return new Uint8Array(0);
-      const o = await r2.get(key, range ? { range } : undefined);
+      const o = await (range ? r2.get(key, { range }) : r2.get(key));
       return o ? new Uint8Array(await o.arrayBuffer()) : undefined;
     } catch (e) {
       throw new LogStorageError("r2-unavailable", `Cannot read ${key} in R2`, { cause: e });
     }
   };
+}
+
+/**
+ * Puts `key` → `value` unless it exists (a conditional put); an existing one must hold the same
+ * bytes (read back with `read`), else `conflict` (default log-integrity) is thrown.
+ */
+export async function putOnce(
+  r2: R2BucketLike,
+  key: string,
+  value: string | Uint8Array,
+  read: () => Promise<Uint8Array | undefined>,
+  conflict = (was: string | undefined): Error =>
+    new LogIntegrityError(`Cannot publish ${key}: R2 holds other bytes there (${was})`),
+): Promise<void> {
+  const text = typeof value === "string";
+  const put = await r2.put(key, value, {
+    onlyIf: { etagDoesNotMatch: "*" },
+    httpMetadata: { contentType: text ? "text/plain" : "application/octet-stream" },
+  }).catch((e) => {
+    throw new LogStorageError("r2-unavailable", `Cannot write ${key} in R2`, { cause: e });
+  });
+  if (put !== null) return;
+  const old = await read();
+  const bytes = text ? new TextEncoder().encode(value) : value;
+  if (old?.length === bytes.length && old.every((x, i) => x === bytes[i])) return;
+  throw conflict(old && (text ? new TextDecoder().decode(old) : `${old.length} bytes`));
 }

@@ -52,6 +52,7 @@ import {
   LATEST_HEAD_KEY,
   leafKey,
   limited,
+  putOnce,
   type R2BucketLike,
   r2RangeRead,
   roundKey,
@@ -304,32 +305,14 @@ export class R2PublishedStorage
     await this.#o.onStep?.("published", to);
   }
 
-  /**
-   * Puts `key` → `value` unless it exists; an existing one must hold the same value, else
-   * `conflict` (default log-integrity) is thrown.
-   */
-  async #writeOnce(
+  /** `putOnce` (log/r2/r2.ts), counted. */
+  #writeOnce(
     key: string,
     value: string | Uint8Array,
-    conflict = (was: string | undefined): Error =>
-      new LogIntegrityError(`Cannot publish ${key}: R2 holds other bytes there (${was})`),
+    conflict?: (was: string | undefined) => Error,
   ): Promise<void> {
     this.#counts.r2Puts++;
-    const text = typeof value === "string";
-    const put = await this.#r2.put(key, value, {
-      onlyIf: { etagDoesNotMatch: "*" },
-      httpMetadata: { contentType: text ? "text/plain" : "application/octet-stream" },
-    }).catch((e) => {
-      throw r2Failed(`write ${key}`, e);
-    });
-    if (put === null) {
-      const old = await this.#get(key);
-      const bytes = text ? new TextEncoder().encode(value) : value;
-      const same = old?.length === bytes.length && old.every((x, i) => x === bytes[i]);
-      if (!same) {
-        throw conflict(old && (text ? new TextDecoder().decode(old) : `${old.length} bytes`));
-      }
-    }
+    return putOnce(this.#r2, key, value, () => this.#get(key), conflict);
   }
 
   /**
