@@ -51,12 +51,21 @@ interface Appended {
   body: { index: number; leaf_hash: string; tree_head: TreeHead; inclusion_proof: string[] };
 }
 
+// Local workerd resets a keep-alive connection reused after a long request (docs/EDGE.md
+// "Batchers"); an append is exactly-once, so a reset one is sent again on a connection of its own.
+let fresh: Deno.HttpClient | undefined;
+
 async function post(base: URL, envelope: Uint8Array): Promise<Appended> {
-  const res = await fetch(new URL("/v1/log/entries", base), {
-    method: "POST",
-    headers: { "content-type": "application/cose", accept: "application/json" },
-    body: envelope.slice(),
-  });
+  const send = (client?: Deno.HttpClient) =>
+    fetch(new URL("/v1/log/entries", base), {
+      method: "POST",
+      headers: { "content-type": "application/cose", accept: "application/json" },
+      body: envelope.slice(),
+      client,
+    });
+  const res = await send().catch(() =>
+    send(fresh ??= Deno.createHttpClient({ poolMaxIdlePerHost: 0 }))
+  );
   const body = await res.json();
   if (res.status !== 201) throw new Error(`Cannot append: ${res.status} ${JSON.stringify(body)}`);
   return { envelope, body };

@@ -1,7 +1,7 @@
 // The edge at internet scale (issue 12; docs/EDGE.md "R2", "Batchers", "Faults"), in real local
 // workerd with a local R2 bucket: the published log is in R2 and passes the full independent
 // check; reads never touch a Durable Object (the sequencer's own call count across a read-only
-// run); exactly-once beyond the sequencer's dedup window (R2's write-once leaf objects); the
+// run); exactly-once beyond the sequencer's dedup window (R2's index segments); the
 // sequencer's SQLite is pruned; checkpoints at most once a second. Faults injected through the
 // test hooks: R2 puts failing mid-round, the sequencer restarted after each step of a round, a
 // batcher lost with appends pending — each ends with the full check.
@@ -101,9 +101,9 @@ Deno.test({
           assert.equal(again.status, 200, "already logged");
           assert.equal(again.body.index, first);
           const after = (await seqStats(rt.url)).storage;
-          assert.ok(after.r2Gets > before.r2Gets, "found through R2's write-once leaf object");
+          assert.ok(after.r2Gets > before.r2Gets, "found through R2's index segment");
           // One signed content, other bytes (a tagged twin), past the window: the original index,
-          // through R2's write-once content-identity object (docs/DECISIONS.md).
+          // through R2's index segment, by its content identity (docs/DECISIONS.md).
           const twin = await post(rt.url, retagged(envs[0]));
           assert.equal(twin.status, 200, JSON.stringify(twin.body));
           assert.equal(twin.body.index, first);
