@@ -12,6 +12,7 @@ import {
   type AgentHead,
   type AgentLink,
   type AppendResult,
+  blake3Hasher,
   headJson,
   type Log,
   LogReader,
@@ -27,7 +28,6 @@ import {
   type TreeView,
 } from "../../log/mod.ts";
 import { ENTRIES, parseBundle, TILE_WIDTH } from "../../log/c2sp/mod.ts";
-import { blake3Hasher } from "../../log/mod.ts";
 import { didKeyFromPublicKey } from "../../verify/mod.ts";
 import { headReader } from "../../api/mod.ts";
 import { ImmutableCache } from "./immutable_cache.ts";
