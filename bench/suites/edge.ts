@@ -17,8 +17,9 @@
 // JC_BENCH_SHORT=1: short mode (a test runs it): fewer configurations, shorter loops.
 // JC_BENCH_EDGE_WRITES=1: the write-cost mode (issue 29): only 256 appends in flight through 8
 // batchers, a loop of 20 s (1 s short) with the dedup window at its least (256) so the window's
-// pruning is counted in steady state; reports `writes` (R2 puts, SQLite rows and USD per append,
-// counted by the sequencer's store) and skips the tile reads and the storage growth.
+// pruning is counted in steady state; reports R2 puts, SQLite rows and USD per append at the top
+// counted by the sequencer's store) and skips the tile reads and the storage growth; with
+// JC_BATCH_AGE_MS set, the sequencer's batch age (its rounds' size against their latency).
 import { validEnvelope } from "../../fixtures/app.ts";
 import { removeBundle, startWorker } from "../../fixtures/worker.ts";
 import { memoryBucket, sqliteDurableStorage } from "../../fixtures/sqlite_durable.ts";
@@ -33,6 +34,7 @@ import { rawWebCryptoVerifiesPerSecond } from "./_limits.ts";
 import { count, ms, SHORT } from "./_short.ts";
 
 const WRITES = Deno.env.get("JC_BENCH_EDGE_WRITES") === "1";
+const ROUND_AGE = Deno.env.get("JC_BATCH_AGE_MS");
 const CONCURRENCIES = WRITES ? [256] : SHORT ? [64] : [64, 256];
 const BATCHERS = WRITES ? [8] : SHORT ? [0, 8] : [0, 1, 4, 8];
 const CLOSED_MS = WRITES ? ms(20_000) : ms(5_000);
@@ -117,6 +119,8 @@ async function appendRun(batchers: number, pool: Uint8Array[]) {
     JC_EDGE_CHECKPOINT_MS: "1000", // as deployed: R2's one write per second per key
     JC_BATCH_MAX: "4096",
     ...(WRITES ? { JC_EDGE_DEDUP_WINDOW: "256" } : {}),
+    // the write-cost mode's one knob: the sequencer's batch age (cost against latency)
+    ...(WRITES && ROUND_AGE ? { JC_BATCH_AGE_MS: ROUND_AGE } : {}),
   });
   try {
     const signer = await new LogClient(rt.url.href).signer();
@@ -303,6 +307,7 @@ export default async () => {
         "local workerd via Miniflare (edge/serve.mjs) with a local R2 bucket — NOT Cloudflare",
       short_mode: SHORT,
       mode: "writes: 256 appends in flight through 8 batchers, dedup window 256",
+      sequencer_batch_age_ms: Number(ROUND_AGE ?? 5),
       raw_webcrypto_ed25519_verifies_per_s: rawVerify,
       closed_loop_ms: CLOSED_MS,
       r2_puts_per_append: w.r2_puts_per_append,
