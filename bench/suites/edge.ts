@@ -18,7 +18,7 @@
 // JC_BENCH_EDGE_WRITES=1: the write-cost mode (issue 29): only 256 appends in flight through 8
 // batchers, a loop of 20 s (1 s short) with the dedup window at its least (256) so the window's
 // pruning is counted in steady state; reports R2 puts, SQLite rows and USD per append at the top
-// counted by the sequencer's store) and skips the tile reads and the storage growth; with
+// (counted by the sequencer's store) and skips the tile reads and the storage growth; with
 // JC_BATCH_AGE_MS set, the sequencer's batch age (its rounds' size against their latency).
 import { validEnvelope } from "../../fixtures/app.ts";
 import { removeBundle, startWorker } from "../../fixtures/worker.ts";
