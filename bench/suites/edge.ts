@@ -15,6 +15,11 @@
 //  - tile reads/s from R2 through the Worker: first read of each tile (R2, then the Cache API
 //    keeps it) and repeated (Cache API hit).
 // JC_BENCH_SHORT=1: short mode (a test runs it): fewer configurations, shorter loops.
+// JC_BENCH_EDGE_WRITES=1: the write-cost mode (issue 29): only 256 appends in flight through 8
+// batchers, a loop of 20 s (1 s short) with the dedup window at its least (256) so the window's
+// pruning is counted in steady state; reports R2 puts, SQLite rows and USD per append at the top
+// (counted by the sequencer's store) and skips the tile reads and the storage growth; with
+// JC_BATCH_AGE_MS set, the sequencer's batch age (its rounds' size against their latency).
 import { validEnvelope } from "../../fixtures/app.ts";
 import { removeBundle, startWorker } from "../../fixtures/worker.ts";
 import { memoryBucket, sqliteDurableStorage } from "../../fixtures/sqlite_durable.ts";
@@ -28,9 +33,11 @@ import { LogClient } from "../../client/mod.ts";
 import { rawWebCryptoVerifiesPerSecond } from "./_limits.ts";
 import { count, ms, SHORT } from "./_short.ts";
 
-const CONCURRENCIES = SHORT ? [64] : [64, 256];
-const BATCHERS = SHORT ? [0, 8] : [0, 1, 4, 8];
-const CLOSED_MS = ms(5_000);
+const WRITES = Deno.env.get("JC_BENCH_EDGE_WRITES") === "1";
+const ROUND_AGE = Deno.env.get("JC_BATCH_AGE_MS");
+const CONCURRENCIES = WRITES ? [256] : SHORT ? [64] : [64, 256];
+const BATCHERS = WRITES ? [8] : SHORT ? [0, 8] : [0, 1, 4, 8];
+const CLOSED_MS = WRITES ? ms(20_000) : ms(5_000);
 // Short mode: a tenfold growth big enough to show SQLite flat (tests/edge/bench_edge_test).
 const STORAGE_SIZES = SHORT ? [10_000, 100_000] : [100_000, 1_000_000];
 const TILE_READS = count(200, 40);
@@ -46,12 +53,21 @@ interface Appended {
   body: { index: number; leaf_hash: string; tree_head: TreeHead; inclusion_proof: string[] };
 }
 
+// Local workerd resets a keep-alive connection reused after a long request (docs/EDGE.md
+// "Batchers"); an append is exactly-once, so a reset one is sent again on a connection of its own.
+let fresh: Deno.HttpClient | undefined;
+
 async function post(base: URL, envelope: Uint8Array): Promise<Appended> {
-  const res = await fetch(new URL("/v1/log/entries", base), {
-    method: "POST",
-    headers: { "content-type": "application/cose", accept: "application/json" },
-    body: envelope.slice(),
-  });
+  const send = (client?: Deno.HttpClient) =>
+    fetch(new URL("/v1/log/entries", base), {
+      method: "POST",
+      headers: { "content-type": "application/cose", accept: "application/json" },
+      body: envelope.slice(),
+      client,
+    });
+  const res = await send().catch(() =>
+    send(fresh ??= Deno.createHttpClient({ poolMaxIdlePerHost: 0 }))
+  );
   const body = await res.json();
   if (res.status !== 201) throw new Error(`Cannot append: ${res.status} ${JSON.stringify(body)}`);
   return { envelope, body };
@@ -102,6 +118,9 @@ async function appendRun(batchers: number, pool: Uint8Array[]) {
     JC_EDGE_BATCHERS: String(batchers),
     JC_EDGE_CHECKPOINT_MS: "1000", // as deployed: R2's one write per second per key
     JC_BATCH_MAX: "4096",
+    ...(WRITES ? { JC_EDGE_DEDUP_WINDOW: "256" } : {}),
+    // the write-cost mode's one knob: the sequencer's batch age (cost against latency)
+    ...(WRITES && ROUND_AGE ? { JC_BATCH_AGE_MS: ROUND_AGE } : {}),
   });
   try {
     const signer = await new LogClient(rt.url.href).signer();
@@ -250,7 +269,10 @@ async function storageGrowth() {
 export default async () => {
   const rawVerify = await rawWebCryptoVerifiesPerSecond(2000);
   // Envelopes are signed before any clock starts.
-  const pool = Array.from({ length: count(16_000, 800) }, (_, k) => validEnvelope(900_000 + k));
+  const pool = Array.from(
+    { length: WRITES ? count(12_000, 2_000) : count(16_000, 800) },
+    (_, k) => validEnvelope(900_000 + k),
+  );
   const runs: Record<string, unknown> = {};
   let reads: unknown;
   try {
@@ -258,7 +280,7 @@ export default async () => {
       const { out, rt, state } = await appendRun(b, pool);
       runs[b === 0 ? "single_object_no_batchers" : `batchers_${b}`] = out;
       try {
-        if (b === BATCHERS[BATCHERS.length - 1]) {
+        if (!WRITES && b === BATCHERS[BATCHERS.length - 1]) {
           // At least 4 full tiles per view to read (the short mode's loops may log fewer).
           const extra = Array.from({ length: 1100 }, (_, k) => validEnvelope(90_000_000 + k));
           for (let k = 0; k < extra.length; k += 50) {
@@ -276,6 +298,24 @@ export default async () => {
     }
   } finally {
     await removeBundle();
+  }
+  if (WRITES) {
+    // deno-lint-ignore no-explicit-any
+    const w = (runs.batchers_8 as any).concurrency_256;
+    return {
+      runtime:
+        "local workerd via Miniflare (edge/serve.mjs) with a local R2 bucket — NOT Cloudflare",
+      short_mode: SHORT,
+      mode: "writes: 256 appends in flight through 8 batchers, dedup window 256",
+      sequencer_batch_age_ms: Number(ROUND_AGE ?? 5),
+      raw_webcrypto_ed25519_verifies_per_s: rawVerify,
+      closed_loop_ms: CLOSED_MS,
+      r2_puts_per_append: w.r2_puts_per_append,
+      r2_gets_per_append: w.r2_gets_per_append,
+      do_sqlite_rows_per_append: w.do_sqlite_rows_per_append,
+      usd_per_million_appends: w.usd_per_million_appends,
+      appends: runs,
+    };
   }
   return {
     runtime: "local workerd via Miniflare (edge/serve.mjs) with a local R2 bucket — NOT Cloudflare",

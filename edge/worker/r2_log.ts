@@ -12,6 +12,7 @@ import {
   type AgentHead,
   type AgentLink,
   type AppendResult,
+  blake3Hasher,
   headJson,
   type Log,
   LogReader,
@@ -34,9 +35,13 @@ import {
   checkpointKey,
   headFromJson,
   headKey,
+  INDEX_START_KEY,
   LATEST_HEAD_KEY,
+  LEAF_KIND,
   leafKey,
   type R2BucketLike,
+  r2RangeRead,
+  SegmentIndex,
   tileKey,
 } from "../../log/r2/mod.ts";
 import { fromWire, type Outcome, unwrap } from "./wire.ts";
@@ -81,12 +86,16 @@ export interface R2LogOptions {
   now?: () => number;
 }
 
+const same = (a: Uint8Array, b: Uint8Array) =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
+
 /** The R2 bucket as the reader's source, with the per-isolate cache of immutable objects. */
 class R2Source implements LogSource {
   readonly #o: R2LogOptions;
   readonly #signer: string;
   readonly #now: () => number;
   readonly cache: ImmutableCache;
+  readonly #segments: SegmentIndex;
   #seen: TreeHead | undefined;
   #latest: { head: TreeHead; at: number } | undefined;
   /** R2 reads this isolate made (stats). */
@@ -97,6 +106,11 @@ class R2Source implements LogSource {
     this.#signer = didKeyFromPublicKey(o.publicKey);
     this.#now = o.now ?? Date.now;
     this.cache = new ImmutableCache(o.cacheBytes);
+    // segment heads never change: their own byte-bounded cache, a quarter of the isolate's
+    this.#segments = new SegmentIndex(
+      r2RangeRead(o.bucket, () => this.r2Gets++),
+      Math.floor(o.cacheBytes / 4),
+    );
   }
 
   async #get(key: string): Promise<Uint8Array | undefined> {
@@ -153,7 +167,27 @@ class R2Source implements LogSource {
     return b && parseBundle(b, width)[index % TILE_WIDTH];
   }
 
+  /**
+   * Issue 29: the latest head's partial block from its bundle (hashed here), then R2's index
+   * segments of the complete blocks (docs/EDGE.md "The index segments"); a log upgraded from
+   * per-entry objects (`index/start` > 0, or none yet) also reads its `leaves/<hash>`.
+   */
   async leafIndex(leafHash: Uint8Array): Promise<number | undefined> {
+    const size = (await this.latest()).size;
+    const blocks = Math.floor(size / TILE_WIDTH), w = size % TILE_WIDTH;
+    if (w > 0) {
+      const b = this.cached("blake3", ENTRIES, blocks, w) ?? await this.bundle(blocks, w);
+      if (!b) throw new LogStorageError("r2-unavailable", `Cannot read bundle ${blocks}`);
+      const k = parseBundle(b, w).findIndex((e) => same(blake3Hasher.leaf(e), leafHash));
+      if (k >= 0) return blocks * TILE_WIDTH + k;
+    }
+    const s = await this.#immutable(INDEX_START_KEY);
+    const start = s ? Number(new TextDecoder().decode(s)) : undefined;
+    if (start !== undefined) {
+      const q = [{ key: leafHash, kind: LEAF_KIND }];
+      const [found] = await this.#segments.lookup(q, blocks, Infinity, start);
+      if (found !== undefined || start === 0) return found;
+    }
     const b = await this.#immutable(leafKey(leafHash));
     return b && Number(new TextDecoder().decode(b));
   }

@@ -77,9 +77,11 @@ class DurableStore extends SqlStore implements DurableLogStorage {
       prefix: o.prefix ?? "jc_",
       lineage: "durable",
       name: "in the Durable Object",
-      // the leaf index is written with every batch (no tail to rebuild from pruned tiles), and
-      // its candidates confirmed here: the R2 store asks R2 only when there is none
-      leafIndexLag: 0,
+      // issue 29: a batch's entries are one row, and the leaf index no rows at all: its prefixes
+      // are the in-memory tail, rebuilt on open from the window's level-0 tiles (kept for it) and
+      // moved on with the window; candidates are confirmed here, and the R2 store asks R2's index
+      // only when there is none
+      roundRows: true,
       confirmCandidates: true,
       rowsPerInsert: 32, // 64 bound parameters: a Durable Object binds at most 100
       beforeCommitEnd: o.beforeCommitEnd,
@@ -101,6 +103,10 @@ class DurableStore extends SqlStore implements DurableLogStorage {
         this.#pruneLeaves(keepFrom);
         this.x.run(q.pruneEntries, keepFrom);
         this.x.run(q.pruneContentIds, keepFrom);
+        this.rounds!.prune(keepFrom);
+        // the in-memory leaf index starts at the window (rebuilt there at the next read)
+        const upto = Number(this.readMeta("leaves_upto") ?? 0);
+        if (keepFrom > upto) this.x.run(q.setUpto, String(keepFrom));
       }
       for (const view of this.views) {
         // Published tile level L is stored levels 2L (16 stored tiles per published tile) and
@@ -112,7 +118,7 @@ class DurableStore extends SqlStore implements DurableLogStorage {
           view.pruneBelow(2 * l + 1, full);
         }
       }
-    });
+    }).then(() => this.rounds!.forget());
 
   /**
    * Deletes the leaf-index rows of entries below `keepFrom`: each by its key, from the level-0
@@ -138,11 +144,13 @@ class DurableStore extends SqlStore implements DurableLogStorage {
   contentIdsIn = (from: number, to: number): Promise<{ index: number; contentId: Uint8Array }[]> =>
     this.read(
       "read content identities",
-      () =>
-        this.x.all(this.q.contentIdsIn, from, to).map((r) => ({
+      () => [
+        ...this.x.all(this.q.contentIdsIn, from, to).map((r) => ({
           index: r.idx as number,
           contentId: r.id as Uint8Array,
         })),
+        ...this.rounds!.contentIdsIn(from, to),
+      ],
     );
 }
 

@@ -4,6 +4,8 @@
 // the log (shards.ts) and the witness's guard on its state (witness_guard.ts). It needs only an
 // R2-like bucket, so it is exercised in Deno over a directory or memory bucket as well as in workerd.
 export * from "./r2.ts";
+export * from "./index_segment.ts";
+export * from "./index_segments.ts";
 export * from "./r2_storage.ts";
 export * from "./published_pin.ts";
 export * from "./shards.ts";

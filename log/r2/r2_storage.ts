@@ -3,8 +3,9 @@
 // the latest head, the right edge (stored tiles whose published height-8 tile is not full yet),
 // the rounds not yet in R2 (their entries, tiles and heads: the staged uploads) and a bounded
 // dedup window; R2 holds everything public. A round is committed to SQLite (staged, the head
-// swapped atomically), then its new full and partial tiles of both views, its bundles, its
-// write-once leaf-index objects and its signed head are put to R2 (at most 6 at a time), and
+// swapped atomically), then its new full and partial tiles of both views, its bundles, the index
+// segment of each block it completes (log/r2/index_segments.ts) and its signed head are put to R2
+// (at most 6 at a time), and
 // only then does `commitBatch` resolve — so the log core answers an append only once it is in R2
 // and covered by a signed head there. The mutable checkpoints follow at most once a second (R2:
 // one write per second per key). After a restart, and before any round, unpublished rounds are
@@ -53,11 +54,15 @@ import {
   LATEST_HEAD_KEY,
   leafKey,
   limited,
+  putOnce,
   type R2BucketLike,
+  r2RangeRead,
   roundKey,
   tileKey,
 } from "./r2.ts";
 import { storeBehind } from "./published_pin.ts";
+import { BLOCK, CONTENT_KIND, type IndexRecord, LEAF_KIND } from "./index_segment.ts";
+import { INDEX_START_KEY, type IndexQuery, SegmentIndex, SegmentWriter } from "./index_segments.ts";
 
 /** Steps of a round, named for fault injection (tests restart the object between each pair). */
 export type RoundStep = "staged" | "uploaded" | "head" | "checkpoint" | "published";
@@ -121,6 +126,9 @@ export class R2PublishedStorage
   #cpPending: StoredHead | undefined;
   #cpTimer: ReturnType<typeof setTimeout> | undefined;
   #replaying: Promise<void> | undefined;
+  readonly #segments: SegmentIndex;
+  readonly #segWriter: SegmentWriter;
+  #indexStart: number | undefined;
   readonly #counts: Omit<R2StorageStats, "sqliteRowsWritten"> = {
     r2Gets: 0,
     r2Puts: 0,
@@ -142,6 +150,24 @@ export class R2PublishedStorage
     this.#r2 = r2;
     this.#o = o;
     this.#now = o.now ?? Date.now;
+    const read = r2RangeRead(r2, () => this.#counts.r2Gets++);
+    this.#segments = new SegmentIndex(read);
+    this.#segWriter = new SegmentWriter(read, (key, bytes) => this.#writeOnce(key, bytes));
+  }
+
+  /**
+   * The first block the index segments cover (`index/start`, write-once): read once; written by
+   * the first round of this build (0 for a new log; for a log upgraded from per-entry objects,
+   * the block it was in, whose earlier entries keep their `leaves/` and `contents/` objects).
+   */
+  async #start(from?: number): Promise<number | undefined> {
+    if (this.#indexStart !== undefined) return this.#indexStart;
+    const b = await this.#get(INDEX_START_KEY);
+    if (b) return this.#indexStart = Number(new TextDecoder().decode(b));
+    if (from === undefined) return undefined;
+    const start = Math.floor(from / BLOCK);
+    await this.#writeOnce(INDEX_START_KEY, String(start));
+    return this.#indexStart = start;
   }
 
   /** Bytes of the object's SQLite database. */
@@ -233,19 +259,27 @@ export class R2PublishedStorage
         });
       }
     }
-    // Write-once index objects (leaf hash → index, content identity → index): exactly-once
-    // beyond the dedup window.
+    // Issue 29: the index segment of each block the round completes (leaf hash and content
+    // identity → index, write-once): exactly-once beyond the dedup window, one object a block.
+    const start = to > from ? await this.#start(from) ?? 0 : 0;
+    const [b0, b1] = [Math.floor(from / BLOCK), Math.floor(to / BLOCK)];
+    for (let b = b0; b < b1; b++) {
+      const entries = await this.#hot.entries(b * BLOCK, BLOCK);
+      if (entries.length !== BLOCK) {
+        throw new LogIntegrityError(`Cannot index block ${b}: entries missing`);
+      }
+      const records: IndexRecord[] = entries.map((e, k) => ({
+        key: blake3Hasher.leaf(e),
+        kind: LEAF_KIND,
+        index: b * BLOCK + k,
+      }));
+      for (const c of await this.#hot.contentIdsIn(b * BLOCK, (b + 1) * BLOCK)) {
+        records.push({ key: c.contentId, kind: CONTENT_KIND, index: c.index });
+      }
+      const seg = this.#segWriter.block(b, records);
+      jobs.push(() => this.#writeOnce(seg.key, seg.bytes));
+    }
     if (to > from) {
-      const entries = await this.#hot.entries(from, to - from);
-      if (entries.length !== to - from) {
-        throw new LogIntegrityError(`Cannot publish entries ${from}..${to - 1}: missing`);
-      }
-      entries.forEach((e, k) =>
-        jobs.push(() => this.#writeOnce(leafKey(blake3Hasher.leaf(e)), String(from + k)))
-      );
-      for (const c of await this.#hot.contentIdsIn(from, to)) {
-        jobs.push(() => this.#writeOnce(contentKey(c.contentId), String(c.index)));
-      }
       // Issue 27: the round's write-once marker, in the same wave (no added latency); it is in R2
       // before the head is, so a store rolled back to `from` finds it on open (published_pin.ts).
       // Another round already published from `from`: this store is behind R2 (code, no upload).
@@ -261,6 +295,7 @@ export class R2PublishedStorage
       }
     }
     await limited(jobs);
+    await this.#segWriter.merges(b0, b1, start); // after their children are in R2
     await this.#o.onStep?.("uploaded", to);
     await this.#put(headKey(to), headToJson(head), "application/json");
     await this.#o.onStep?.("head", to);
@@ -272,28 +307,14 @@ export class R2PublishedStorage
     await this.#o.onStep?.("published", to);
   }
 
-  /**
-   * Puts `key` → `value` unless it exists; an existing one must hold the same value, else
-   * `conflict` (default log-integrity) is thrown.
-   */
-  async #writeOnce(
+  /** `putOnce` (log/r2/r2.ts), counted. */
+  #writeOnce(
     key: string,
-    value: string,
-    conflict = (was: string | undefined): Error =>
-      new LogIntegrityError(`Cannot publish ${key} at ${value}: R2 holds it at ${was}`),
+    value: string | Uint8Array,
+    conflict?: (was: string | undefined) => Error,
   ): Promise<void> {
     this.#counts.r2Puts++;
-    const put = await this.#r2.put(key, value, {
-      onlyIf: { etagDoesNotMatch: "*" },
-      httpMetadata: { contentType: "text/plain" },
-    }).catch((e) => {
-      throw r2Failed(`write ${key}`, e);
-    });
-    if (put === null) {
-      const old = await this.#get(key);
-      const was = old && new TextDecoder().decode(old);
-      if (was !== value) throw conflict(was);
-    }
+    return putOnce(this.#r2, key, value, () => this.#get(key), conflict);
   }
 
   /**
@@ -455,35 +476,52 @@ export class R2PublishedStorage
     );
   }
 
-  /** Candidates from the SQLite window, else the write-once leaf object in R2. */
-  async leafCandidates(leafHash: Uint8Array): Promise<number[]> {
-    const hot = await this.#hot.leafCandidates(leafHash);
-    if (hot.length) return hot;
-    const b = await this.#get(leafKey(leafHash));
-    return b ? [Number(new TextDecoder().decode(b))] : [];
-  }
-  async leafCandidatesMany(leafHashes: Uint8Array[]): Promise<number[][]> {
-    await this.replay(); // a round after a failed one publishes the failed one first
-    const out: number[][] = await Promise.all(leafHashes.map((h) => this.#hot.leafCandidates(h)));
-    const misses = out.flatMap((c, k) => (c.length ? [] : [k]));
-    await limited(
-      misses.map((k) => async () => {
-        const b = await this.#get(leafKey(leafHashes[k]));
-        if (b) out[k] = [Number(new TextDecoder().decode(b))];
-      }),
-    );
+  /**
+   * Keys the SQLite window lacks, in R2's index: the segments of the published blocks that
+   * reach below the window, then (a log upgraded from per-entry objects) the object of each key
+   * still missing. One ranged read per segment head not cached, one per filter "maybe".
+   */
+  async #inR2(queries: IndexQuery[]): Promise<(number | undefined)[]> {
+    if (queries.length === 0) return [];
+    const pub = this.#published ?? await this.#hot.publishedSize();
+    if (pub <= 0) return queries.map(() => undefined);
+    const start = await this.#start(); // none yet: a log upgraded before its first round
+    // what the window keeps since the last prune (DurableLogStorage.markPublished)
+    const kept = Math.min(Math.floor(pub / BLOCK) * BLOCK, pub - this.#o.window);
+    const out = start === undefined
+      ? queries.map(() => undefined)
+      : await this.#segments.lookup(queries, Math.floor(pub / BLOCK), kept, start);
+    if (start !== 0) {
+      await limited(
+        out.flatMap((v, k) => (v === undefined ? [k] : [])).map((k) => async () => {
+          const q = queries[k];
+          const b = await this.#get(q.kind === LEAF_KIND ? leafKey(q.key) : contentKey(q.key));
+          if (b) out[k] = Number(new TextDecoder().decode(b));
+        }),
+      );
+    }
     return out;
   }
 
-  /** Content identities: the SQLite window first, else their write-once objects in R2. */
+  /** Candidates from the SQLite window, else R2's index. */
+  async leafCandidates(leafHash: Uint8Array): Promise<number[]> {
+    return (await this.leafCandidatesMany([leafHash]))[0];
+  }
+  async leafCandidatesMany(leafHashes: Uint8Array[]): Promise<number[][]> {
+    await this.replay(); // a round after a failed one publishes the failed one first
+    const out: number[][] = await this.#hot.leafCandidatesMany(leafHashes);
+    const misses = out.flatMap((c, k) => (c.length ? [] : [k]));
+    const found = await this.#inR2(misses.map((k) => ({ key: leafHashes[k], kind: LEAF_KIND })));
+    misses.forEach((k, j) => found[j] !== undefined && (out[k] = [found[j]!]));
+    return out;
+  }
+
+  /** Content identities: the SQLite window first, else R2's index. */
   async contentIndex(ids: Uint8Array[]): Promise<(number | undefined)[]> {
     const out = await this.#hot.contentIndex(ids);
-    await limited(
-      out.flatMap((v, k) => (v === undefined ? [k] : [])).map((k) => async () => {
-        const b = await this.#get(contentKey(ids[k]));
-        if (b) out[k] = Number(new TextDecoder().decode(b));
-      }),
-    );
+    const misses = out.flatMap((v, k) => (v === undefined ? [k] : []));
+    const found = await this.#inR2(misses.map((k) => ({ key: ids[k], kind: CONTENT_KIND })));
+    misses.forEach((k, j) => found[j] !== undefined && (out[k] = found[j]));
     return out;
   }
   contentIndexReach(): Promise<number | "all"> {

@@ -38,6 +38,7 @@ import { LeafTail } from "./leaf_tail.ts";
 import { SqlStreams } from "./streams.ts";
 import { SqlAccounts } from "./accounts.ts";
 import { type AccountPage, type AccountQuery, foldAccounts } from "../accounts/mod.ts";
+import { EntryRounds } from "./entry_rounds.ts";
 import { checkStreams, type StreamFinding, type StreamSummary } from "../streams/mod.ts";
 
 /** Default of `leafIndexLag`: entries held in memory before the leaf index is flushed. */
@@ -71,6 +72,12 @@ export interface SqlStoreOptions {
    * caller asks R2 only when the store has no candidate).
    */
   confirmCandidates?: boolean;
+  /**
+   * Each batch's entries and content identities as one row (log/sql/entry_rounds.ts) instead of
+   * a row per entry, and no leaf-index rows (the in-memory tail, never flushed): a Durable Object,
+   * billed per row written (issue 29). Rows written per entry before stay readable.
+   */
+  roundRows?: boolean;
   /** Durability after each write; with it the store offers the staged commit (`StagedCommit`). */
   sync?: StoreSync;
   /** A faster read of a group row (node:sqlite's group reader); else a point read here. */
@@ -131,10 +138,12 @@ export class SqlStore
   readonly #tail = new LeafTail(0);
   readonly #streams: SqlStreams;
   readonly #accounts: SqlAccounts;
+  /** With `roundRows`: the batches' rows. */
+  protected readonly rounds: EntryRounds | undefined;
   #closed = false;
 
   constructor(x: SqlExecutor, o: SqlStoreOptions = {}) {
-    const lag = o.leafIndexLag ?? LEAF_INDEX_LAG;
+    const lag = o.roundRows ? Number.MAX_SAFE_INTEGER : o.leafIndexLag ?? LEAF_INDEX_LAG;
     if (!Number.isSafeInteger(lag) || lag < 0) {
       throw new RangeError(
         `Cannot open log store: leafIndexLag must be an integer >= 0, got ${lag}`,
@@ -156,6 +165,7 @@ export class SqlStore
     this.views = [new ViewTiles(x, t.blake3), new ViewTiles(x, t.sha256)];
     this.#streams = new SqlStreams(x, p, o.rowsPerInsert ?? 64);
     this.#accounts = new SqlAccounts(x, p);
+    this.rounds = o.roundRows ? new EntryRounds(x, p) : undefined;
     this.#syncTail();
   }
 
@@ -292,6 +302,8 @@ export class SqlStore
     this.#op("read heads", () => this.x.all(this.q.heads, fromSize, limit).map(toHead));
   entry = (index: number): Promise<Uint8Array | undefined> =>
     this.#op("read an entry", () => {
+      const e = this.rounds?.entry(index);
+      if (e) return e;
       const r = this.x.all(this.q.entry, index)[0];
       return r && blob(r.bytes);
     });
@@ -299,10 +311,15 @@ export class SqlStore
     this.#op("read entries", () => {
       // consecutive from `start` (the contract): a row a damaged page no longer holds ends the
       // run there, never shifts a later entry into its place (log/read_faults.ts)
-      const out: Uint8Array[] = [];
+      const out: Uint8Array[] = this.rounds?.entries(start, limit) ?? [];
+      if (out.length) return out;
       for (const r of this.x.all(this.q.entries, start, limit)) {
         if (r.idx !== start + out.length) break;
         out.push(blob(r.bytes));
+      }
+      // an object that wrote per entry before: its newest rows, then round rows
+      if (this.rounds && out.length) {
+        out.push(...this.rounds.entries(start + out.length, limit - out.length));
       }
       return out;
     });
@@ -339,7 +356,11 @@ export class SqlStore
   contentIndex = (ids: Uint8Array[]): Promise<(number | undefined)[]> =>
     this.#op(
       "read the content index",
-      () => ids.map((id) => this.x.all(this.q.contentId, id)[0]?.idx as number | undefined),
+      () =>
+        ids.map((id) =>
+          this.rounds?.contentIndex(id) ??
+            this.x.all(this.q.contentId, id)[0]?.idx as number | undefined
+        ),
     );
   contentIndexReach = (): Promise<number | "all"> =>
     this.#op("read the content index reach", () => {
@@ -363,6 +384,7 @@ export class SqlStore
   /** One batch in one transaction (the tail moves only once it committed). */
   #commit(batch: Batch): void {
     let prefixes: number[] = [];
+    let ids: [string, number][] = [];
     const flush = this.x.transaction(() => {
       const latest = this.x.all(this.q.latestSize)[0];
       checkBatchExtends(batch, latest?.size as number | undefined);
@@ -370,12 +392,21 @@ export class SqlStore
       prefixes = batch.entries.map((e) => leafPrefix(e.leafHash));
       this.#checkUnique(batch, prefixes);
       const q = this.q, rows = q.rows;
-      const rowArgs: SqlParam[] = [];
-      for (const e of batch.entries) rowArgs.push(e.index, e.bytes);
-      insertPairs(this.x, rows, q.insEntries, q.insEntry, rowArgs);
-      const idArgs: SqlParam[] = [];
-      for (const e of batch.entries) if (e.contentId) idArgs.push(e.contentId, e.index);
-      insertPairs(this.x, rows, q.insContentIds, q.insContentId, idArgs); // unique: a twin fails
+      if (this.rounds) {
+        // a twin of a legacy row (an object written per entry) fails as content_ids' key would
+        const old = batch.entries.filter((e) =>
+          e.contentId && this.x.all(q.contentId, e.contentId).length > 0
+        );
+        if (old.length) throw new StorageConflictError("Cannot commit batch: a content is stored");
+        ids = this.rounds.insert(batch.entries);
+      } else {
+        const rowArgs: SqlParam[] = [];
+        for (const e of batch.entries) rowArgs.push(e.index, e.bytes);
+        insertPairs(this.x, rows, q.insEntries, q.insEntry, rowArgs);
+        const idArgs: SqlParam[] = [];
+        for (const e of batch.entries) if (e.contentId) idArgs.push(e.contentId, e.index);
+        insertPairs(this.x, rows, q.insContentIds, q.insContentId, idArgs); // unique: twin fails
+      }
       this.views[0].put(batch.tiles);
       this.views[1].put(batch.sha256Tiles);
       const h = batch.head;
@@ -418,6 +449,7 @@ export class SqlStore
       this.#o.beforeCommitEnd?.(batch);
       return flush;
     });
+    this.rounds?.remember(ids);
     if (flush) this.#tail.reset(batch.head.size);
     else for (const lp of prefixes) this.#tail.push(lp);
   }

@@ -1,7 +1,7 @@
 // The edge at internet scale (issue 12; docs/EDGE.md "R2", "Batchers", "Faults"), in real local
 // workerd with a local R2 bucket: the published log is in R2 and passes the full independent
 // check; reads never touch a Durable Object (the sequencer's own call count across a read-only
-// run); exactly-once beyond the sequencer's dedup window (R2's write-once leaf objects); the
+// run); exactly-once beyond the sequencer's dedup window (R2's index segments); the
 // sequencer's SQLite is pruned; checkpoints at most once a second. Faults injected through the
 // test hooks: R2 puts failing mid-round, the sequencer restarted after each step of a round, a
 // batcher lost with appends pending — each ends with the full check.
@@ -101,9 +101,9 @@ Deno.test({
           assert.equal(again.status, 200, "already logged");
           assert.equal(again.body.index, first);
           const after = (await seqStats(rt.url)).storage;
-          assert.ok(after.r2Gets > before.r2Gets, "found through R2's write-once leaf object");
+          assert.ok(after.r2Gets > before.r2Gets, "found through R2's index segment");
           // One signed content, other bytes (a tagged twin), past the window: the original index,
-          // through R2's write-once content-identity object (docs/DECISIONS.md).
+          // through R2's index segment, by its content identity (docs/DECISIONS.md).
           const twin = await post(rt.url, retagged(envs[0]));
           assert.equal(twin.status, 200, JSON.stringify(twin.body));
           assert.equal(twin.body.index, first);
@@ -179,7 +179,10 @@ Deno.test({
   sanitizeOps: false,
   async fn(t) {
     const state = await Deno.makeTempDir({ prefix: "jc-edge-r2f-" });
-    const rt = await startWorker(state, { JC_EDGE_BATCH_AGE_MS: "20" });
+    const rt = await startWorker(state, {
+      JC_EDGE_BATCH_AGE_MS: "20",
+      JC_EDGE_DEDUP_WINDOW: "256",
+    });
     const acked = new Map<number, Uint8Array>();
     let n = 150_000;
     const fresh = (k: number) => Array.from({ length: k }, () => validEnvelope(n++));
@@ -244,6 +247,30 @@ Deno.test({
         const pub = await checkPublished(rt.url, acked);
         assert.equal(pub.size, acked.size, "each retry landed once");
       });
+
+      await t.step(
+        "restarted in a round that completes a block, then past the window: original indices",
+        async () => {
+          const early = [...acked].sort((a, b) => a[0] - b[0])[3];
+          for (let k = 0; k < 7; k++) await appendAll(rt.url, fresh(100), acked);
+          // the next round crosses a 256-entry block: its index segment is in its upload wave
+          const size = acked.size;
+          await hook(rt.url, "/__edge/faults", { crashAt: "uploaded" });
+          const envs = fresh(Math.max(3, 256 - (size % 256) + 2));
+          const answers = await Promise.all(envs.map((e) => post(rt.url, e)));
+          answers.forEach((a, k) => a.status === 201 && acked.set(a.body.index!, envs[k]));
+          await appendAll(rt.url, envs, acked);
+          assert.equal((await checkPublished(rt.url, acked)).size, acked.size, "each landed once");
+          // past the window (256): the bytes again, then a twin, found in R2's index segments
+          const again = await post(rt.url, early[1]);
+          assert.equal(again.status, 200, JSON.stringify(again.body));
+          assert.equal(again.body.index, early[0]);
+          const twin = await post(rt.url, retagged(early[1]));
+          assert.equal(twin.status, 200, JSON.stringify(twin.body));
+          assert.equal(twin.body.index, early[0], "a twin past the window: its original index");
+          assert.equal((await checkPublished(rt.url, acked)).size, acked.size, "no second entry");
+        },
+      );
     } finally {
       await rt.stop();
       await removeBundle();
