@@ -39,6 +39,11 @@ export function factsOfCore(
     const settles = get("settles");
     if (typeof settles === "string" && HEX64.test(settles)) f.settles = fromHex(settles);
     if (get("held_uj") !== undefined && get("verdict") === "allow") f.hold = true;
+    const acts = get("activities");
+    if (jcp === "efficiency/1" && Array.isArray(acts)) {
+      // JCP §5.3: resolved by the sequencer (log/outcomes.ts); the verifier checked their form
+      f.activities = acts.filter((a) => typeof a === "string" && HEX64.test(a)).map(fromHex);
+    }
     return f;
   }
   if (typeof jc !== "string") return f;
