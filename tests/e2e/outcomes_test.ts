@@ -1,34 +1,12 @@
-// JCP §5.2, §5.3 over real HTTP (issue 30): the real service accepts intercept/1 step receipts and
-// efficiency/1 outcome receipts (no longer unsupported-schema) and answers their verdicts; an
-// outcome's named activities are resolved from the log at append (one not logged: refused
-// activity-unresolved; figures that do not re-add: activities-sum-mismatch); an activity bound by
-// a second outcome is refused activity-bound-twice — across a restart too, since the binding is
-// kept in the store, in the first outcome's commit; a stream_checks=off log refuses outcomes.
+// JCP §5.2, §5.3 over real HTTP on the Deno service (issue 30): tests/e2e/_outcomes_scenario.ts
+// (intercept/1 and efficiency/1 accepted with verdicts; unresolved, mis-added and above-the-floor
+// outcomes refused; an activity bound twice refused — single, bulk, after a restart); and a log
+// with stream checks off refuses outcomes rather than log them unchecked (outcomes-unchecked).
 import assert from "node:assert/strict";
 import { startService } from "../../fixtures/service.ts";
 import { steward } from "../../fixtures/app.ts";
 import { contentIdOf, efficiencyCore, interceptCore, seal } from "../../fixtures/outcomes.ts";
-
-async function post(url: string, e: Uint8Array<ArrayBuffer>) {
-  const r = await fetch(`${url}/v1/log/entries`, {
-    method: "POST",
-    headers: { "content-type": "application/cose" },
-    body: e,
-  });
-  return { status: r.status, body: await r.json() };
-}
-
-async function postBulk(url: string, es: Uint8Array[]) {
-  const all = new Uint8Array(es.reduce((n, e) => n + e.length, 0));
-  let at = 0;
-  for (const e of es) all.set(e, (at += e.length) - e.length);
-  const r = await fetch(`${url}/v1/log/entries`, {
-    method: "POST",
-    headers: { "content-type": "application/cbor-seq" },
-    body: all,
-  });
-  return { status: r.status, body: await r.json() };
-}
+import { exerciseOutcomes, post } from "./_outcomes_scenario.ts";
 
 Deno.test({
   name:
@@ -38,83 +16,19 @@ Deno.test({
   async fn() {
     const dir = await Deno.makeTempDir({ prefix: "jc-outcomes-" });
     const env = { DATA_DIR: dir, JC_BATCH_AGE_MS: "2" };
-    const s = steward(61);
     let svc = await startService(env);
     try {
-      const a1 = seal(interceptCore(s.did, 1), s);
-      const a2 = seal(interceptCore(s.did, 2, { coverage: "Partial" }), s);
-      const a3 = seal(interceptCore(s.did, 3, { provenance: "Estimator" }), s);
-      const fig = (e: Uint8Array, uj: number) => ({ cid: contentIdOf(e), uj });
-      for (const a of [a1, a2, a3]) {
-        const r = await post(svc.url, a);
-        assert.equal(r.status, 201, JSON.stringify(r.body));
-        assert.equal(r.body.verdict, "valid");
-      }
-      // §5.2: a step receipt saying "Whole" is refused, not read either way
-      const whole = await post(svc.url, seal(interceptCore(s.did, 9, { coverage: "Whole" }), s));
-      assert.equal(whole.status, 422);
-      assert.equal(whole.body.code, "bad-coverage");
-
-      // an activity not in the log: refused, nothing bound
-      const ghost = seal(interceptCore(s.did, 99), s);
-      const o0 = seal(efficiencyCore(s.did, [fig(a1, 1001), fig(ghost, 1099)], 10), s);
-      const r0 = await post(svc.url, o0);
-      assert.equal(r0.status, 422, JSON.stringify(r0.body));
-      assert.equal(r0.body.code, "activity-unresolved");
-
-      // figures that do not re-add: refused
-      const lie = seal(efficiencyCore(s.did, [fig(a1, 900)], 10), s);
-      assert.equal((await post(svc.url, lie)).body.code, "activities-sum-mismatch");
-      // a Partial activity under an outcome that does not say Partial: refused (the floor)
-      const cov = seal(efficiencyCore(s.did, [fig(a2, 1002)], 10), s);
-      assert.equal((await post(svc.url, cov)).body.code, "coverage-above-floor");
-      // an Estimator activity under a HwShunt outcome: refused (the floor)
-      const prov = seal(efficiencyCore(s.did, [fig(a3, 1003)], 10), s);
-      assert.equal((await post(svc.url, prov)).body.code, "provenance-above-floor");
-
-      // the first outcome binding a1: logged, residual negative (a finding the receipt carries)
-      const o1 = seal(efficiencyCore(s.did, [fig(a1, 1001)], -1), s);
-      const r1 = await post(svc.url, o1);
-      assert.equal(r1.status, 201, JSON.stringify(r1.body));
-      assert.equal(r1.body.verdict, "valid");
-      // the same outcome resubmitted: its entry (200), not a second binding
-      const again = await post(svc.url, o1);
-      assert.equal(again.status, 200);
-      assert.equal(again.body.index, r1.body.index);
-      // a second outcome binding a1: refused before the sum
-      const o2 = seal(efficiencyCore(s.did, [fig(a1, 1001)], 5), s);
-      const r2 = await post(svc.url, o2);
-      assert.equal(r2.status, 422, JSON.stringify(r2.body));
-      assert.equal(r2.body.code, "activity-bound-twice");
-
-      // in one bulk: two outcomes binding the same activity, the first logged, the second refused
-      const b1 = seal(efficiencyCore(s.did, [fig(a2, 1002)], 0, { energy_coverage: "Partial" }), s);
-      const b2 = seal(efficiencyCore(s.did, [fig(a2, 1002)], 7, { energy_coverage: "Partial" }), s);
-      const bulk = await postBulk(svc.url, [b1, b2]);
-      assert.equal(bulk.status, 200);
-      assert.equal(bulk.body.results[0].status, 201, JSON.stringify(bulk.body.results[0]));
-      assert.equal(bulk.body.results[1].code, "activity-bound-twice");
-      assert.equal(bulk.body.results[1].status, 422);
-
-      // restart: the bindings are the store's
+      await exerciseOutcomes(svc.url, async () => {
+        await svc.stop();
+        svc = await startService(env);
+        return svc.url;
+      });
       await svc.stop();
-      svc = await startService(env);
-      const o3 = seal(efficiencyCore(s.did, [fig(a1, 1001)], 9), s);
-      const r3 = await post(svc.url, o3);
-      assert.equal(r3.status, 422, JSON.stringify(r3.body));
-      assert.equal(r3.body.code, "activity-bound-twice");
-      assert.match(r3.body.detail, new RegExp(`entry ${r1.body.index}\\b`));
-      // a3 is still free: an Estimator outcome over it is logged
-      const o4 = seal(
-        efficiencyCore(s.did, [fig(a3, 1003)], 0, { energy_provenance: "Estimator" }),
-        s,
-      );
-      assert.equal((await post(svc.url, o4)).status, 201);
-      await svc.stop();
-
       // a log without stream checks cannot bind: it refuses outcomes rather than log them unchecked
       svc = await startService({ ...env, JC_STREAM_CHECKS: "off" });
-      const o5 = seal(efficiencyCore(s.did, [fig(a1, 1001)], 11), s);
+      const s = steward(61);
+      const a1 = seal(interceptCore(s.did, 1), s);
+      const o5 = seal(efficiencyCore(s.did, [{ cid: contentIdOf(a1), uj: 1001 }], 11), s);
       const r5 = await post(svc.url, o5);
       assert.equal(r5.status, 422);
       assert.equal(r5.body.code, "outcomes-unchecked");
