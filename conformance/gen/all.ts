@@ -9,6 +9,7 @@ import { meterReadingVectors } from "./meter_reading.ts";
 import { negativeVectors } from "./negatives.ts";
 import { outcomeVectors } from "./outcomes.ts";
 import { siblingVectors } from "./siblings.ts";
+import { traceFile } from "./traces.ts";
 import type { Vector } from "./vector.ts";
 
 /** The vector sets: file name → (title, generator). */
@@ -65,5 +66,6 @@ export async function generateAll(): Promise<Record<string, string>> {
     });
   }
   out["operator-config.json"] = publish(operatorConfigJson());
+  out["outcome-traces.json"] = publish(traceFile());
   return out;
 }
