@@ -16,7 +16,7 @@ import {
   traceOutcome,
 } from "../verify/mod.ts";
 import { LogInputError } from "./errors.ts";
-import type { ContentIndex, LogStorage, StreamIndex } from "./storage.ts";
+import type { ContentIndex, LogStorage, StorageCapabilities, StreamIndex } from "./storage.ts";
 import { type EntryFacts, findContent } from "./streams/mod.ts";
 
 /**
@@ -106,4 +106,27 @@ export async function checkOutcomes(
     f.bound = idx;
   }
   return refused;
+}
+
+/**
+ * The sequencer's step: refuses (`reject`) the batch's new outcomes that do not trace, and answers
+ * the rest of the batch with their `found` (the stored index of each, undefined when new).
+ */
+export async function refuseOutcomes<P extends OutcomeCandidate>(
+  s: LogStorage,
+  caps: StorageCapabilities,
+  size: number,
+  b: { batch: P[]; found: (number | undefined)[] },
+  reject: (p: P, e: LogInputError) => void,
+): Promise<{ batch: P[]; found: (number | undefined)[] }> {
+  const x = caps.streamIndex;
+  const fresh = b.batch.map((p, k) => ({
+    entry: p.entry,
+    facts: b.found[k] === undefined ? p.facts : undefined,
+  }));
+  if (!x || !fresh.some((c) => c.facts?.activities)) return b;
+  const refused = await checkOutcomes(s, x, caps.contentIndex, size, fresh);
+  for (const [k, e] of refused) reject(b.batch[k], e);
+  const keep = (_: unknown, k: number) => !refused.has(k);
+  return { batch: b.batch.filter(keep), found: b.found.filter(keep) };
 }

@@ -48,7 +48,7 @@ import {
   SEQUENCER_DEFAULTS,
 } from "./log.ts";
 import { CLOSED_SKEW_MS, type EntryFacts, entryFacts } from "./streams/mod.ts";
-import { checkOutcomes } from "./outcomes.ts";
+import { refuseOutcomes } from "./outcomes.ts";
 
 interface Waiter {
   resolve(r: AppendResult): void;
@@ -317,7 +317,13 @@ export class Sequencer implements Tip {
       let found = await findStored(this.#s, this.#caps, this.#edges[0].size, batch, reader0);
       // JCP §5.3: outcomes whose activities do not trace, or are bound already, are refused
       // before anything is sequenced (log/outcomes.ts)
-      ({ batch, found } = await this.#outcomes(batch, found));
+      ({ batch, found } = await refuseOutcomes(
+        this.#s,
+        this.#caps,
+        this.#edges[0].size,
+        { batch, found },
+        (p, e) => this.#reject([p], e),
+      ));
       const fresh = batch.filter((_, k) => found[k] === undefined);
       const base = this.#edges[0].size;
       let head = this.#head;
@@ -405,33 +411,6 @@ export class Sequencer implements Tip {
     } finally {
       if (!handedOver) this.#forget(batch);
     }
-  }
-
-  /** Refuses the batch's new outcomes that do not trace (JCP §5.3); the rest, with `found`. */
-  async #outcomes(
-    batch: Pending[],
-    found: (number | undefined)[],
-  ): Promise<{ batch: Pending[]; found: (number | undefined)[] }> {
-    const x = this.#caps.streamIndex;
-    if (!x || !batch.some((p, k) => found[k] === undefined && p.facts?.activities)) {
-      return { batch, found };
-    }
-    const refused = await checkOutcomes(
-      this.#s,
-      x,
-      this.#caps.contentIndex,
-      this.#edges[0].size,
-      batch.map((p, k) => ({
-        entry: p.entry,
-        facts: found[k] === undefined ? p.facts : undefined,
-      })),
-    );
-    if (refused.size === 0) return { batch, found };
-    for (const [k, e] of refused) this.#reject([batch[k]], e);
-    return {
-      batch: batch.filter((_, k) => !refused.has(k)),
-      found: found.filter((_, k) => !refused.has(k)),
-    };
   }
 
   /**
