@@ -1,4 +1,4 @@
-// The outcome-trace vectors (conformance/vectors/outcome-traces.json, JCP §5.3) against the real
+// The outcome-trace vectors (conformance/traces/outcome-traces.json, JCP §5.3) against the real
 // log: each vector's envelopes appended in order to a fresh SQLite log (the service's store, its
 // default stream facts), each answered "logged" or refused with exactly the expected code; and
 // the Python verifier's replay (jcverify/outcomes.py) agrees on every vector (python_test.ts).
@@ -10,7 +10,7 @@ import { traceFile } from "./gen/traces.ts";
 import type { TraceVector } from "./gen/traces.ts";
 
 const file = JSON.parse(
-  await Deno.readTextFile(new URL("./vectors/outcome-traces.json", import.meta.url)),
+  await Deno.readTextFile(new URL("./traces/outcome-traces.json", import.meta.url)),
 );
 
 Deno.test("traces: the published file is the generator's", () => {

@@ -9,7 +9,6 @@ import { meterReadingVectors } from "./meter_reading.ts";
 import { negativeVectors } from "./negatives.ts";
 import { outcomeVectors } from "./outcomes.ts";
 import { siblingVectors } from "./siblings.ts";
-import { traceFile } from "./traces.ts";
 import type { Vector } from "./vector.ts";
 
 /** The vector sets: file name → (title, generator). */
@@ -66,6 +65,5 @@ export async function generateAll(): Promise<Record<string, string>> {
     });
   }
   out["operator-config.json"] = publish(operatorConfigJson());
-  out["outcome-traces.json"] = publish(traceFile());
   return out;
 }

@@ -1,5 +1,7 @@
 // intercept/1 and efficiency/1 (JCP §5.2, §5.3): the positives, and each rule with a corrupted
-// variant (one thing broken, correctly signed). The outcomes name the positive step receipts by
+// variant (one thing broken, correctly signed). The outcomes' names sort after the steps' they
+// name ("intercept-…" < "outcome-…"), so a log fed the vectors in name order (tests/e2e/vectors,
+// tests/edge/parity) holds each activity before its outcome. The outcomes name the positive step receipts by
 // their envelopes' content ids (JCP §3: BLAKE3 of the bytes), so conformance/gen/traces.ts can
 // replay them as a log.
 import { blake3, toHex } from "../../verify/mod.ts";
@@ -74,14 +76,14 @@ export function outcomeCores(): Record<string, Core> {
   const s = steps();
   const partial = { energy_coverage: "Partial", uj_per_accepted_token: undefined };
   return {
-    "efficiency-1-whole": efficiencyCore([s["intercept-1-whole"]], [1_500], 400),
-    "efficiency-2-partial-negative-residual": efficiencyCore(
+    "outcome-1-whole": efficiencyCore([s["intercept-1-whole"]], [1_500], 400),
+    "outcome-2-partial-negative-residual": efficiencyCore(
       [s["intercept-2-partial"]],
       [2_500],
       -300,
       partial,
     ),
-    "efficiency-3-estimator": efficiencyCore([s["intercept-3-estimator"]], [700], 0, {
+    "outcome-3-estimator": efficiencyCore([s["intercept-3-estimator"]], [700], 0, {
       energy_provenance: "Estimator",
     }),
   };
@@ -91,11 +93,11 @@ const DESC: Record<string, string> = {
   "intercept-1-whole": "JCP §5.2: a step receipt covering the whole step: coverage omitted",
   "intercept-2-partial": 'JCP §5.2: a step receipt whose figure is Partial: coverage "Partial"',
   "intercept-3-estimator": "JCP §5: a step figure nothing calibrated (Estimator)",
-  "efficiency-1-whole":
+  "outcome-1-whole":
     "JCP §5.3: an outcome naming one activity by content id; residual_uj = total − Σ activities > 0; uj_per_accepted_token = ⌊total / accepted_tokens⌋",
-  "efficiency-2-partial-negative-residual":
+  "outcome-2-partial-negative-residual":
     "JCP §5.2, §5.3: a Partial outcome (no per-token figure) whose residual is negative, carried signed and unclamped",
-  "efficiency-3-estimator":
+  "outcome-3-estimator":
     "JCP §5.3: an outcome over an Estimator activity, its composite provenance the floor (Estimator)",
 };
 
@@ -124,8 +126,8 @@ export function outcomeVectors(): Vector[] {
   const e = (name: string, covers: string, d: string, core: Core, codes?: string[]) =>
     neg(name, covers, d, "efficiency/1", k, seal(drop(core), JCP_STEWARD), codes);
   const step = interceptCore("authorise", 1_500);
-  const whole = oc["efficiency-1-whole"];
-  const part = oc["efficiency-2-partial-negative-residual"];
+  const whole = oc["outcome-1-whole"];
+  const part = oc["outcome-2-partial-negative-residual"];
   const act = whole.activities as string[];
   out.push(
     i("intercept-coverage-whole", "bad-coverage", 'JCP §5.2: coverage "Whole" is refused', {

@@ -103,7 +103,7 @@ Deno.test("page: every conformance vector gets the CLI's verdict and codes in Ch
         };
       });
       assert.deepEqual(got, want, `vector ${v.name}`);
-      if (v.name === "efficiency-2-partial-negative-residual") {
+      if (v.name === "outcome-2-partial-negative-residual") {
         // JCP §5.3: the signed residual shown as signed, named a finding, never clamped
         const note = await page.textContent("[data-field=outcome-trace]");
         assert.equal(await page.textContent("[data-field=residual]"), "-300");
