@@ -17,7 +17,7 @@ import {
 } from "../verify/mod.ts";
 import { LogInputError } from "./errors.ts";
 import type { ContentIndex, LogStorage, StorageCapabilities, StreamIndex } from "./storage.ts";
-import { type EntryFacts, findContent } from "./streams/mod.ts";
+import { type EntryFacts, findContentEntry } from "./streams/mod.ts";
 
 /**
  * The codes an outcome is refused with at append (verify/codes.ts): the HTTP answer is 422, as a
@@ -66,14 +66,17 @@ export async function checkOutcomes(
     if (!f?.activities) continue;
     const core = coreOf(batch[k].entry);
     if (!core) continue; // not an outcome the verifier admitted: never reached here by a route
-    const at = await Promise.all(f.activities.map((cid) => findContent(s, x, c, size, cid)));
+    const found = await Promise.all(
+      f.activities.map((cid) => findContentEntry(s, x, c, size, cid)),
+    );
+    const at = found.map((r) => r?.index);
     const figures: (ActivityFigure | undefined | null)[] = [];
-    for (const i of at) {
-      if (i === undefined) {
+    for (const r of found) {
+      if (r === undefined) {
         figures.push(undefined);
         continue;
       }
-      const e = await s.entry(i);
+      const e = r.entry ?? await s.entry(r.index);
       const ac = e && coreOf(e);
       figures.push((ac && activityFigure(ac)) ?? null);
     }

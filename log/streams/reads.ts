@@ -25,13 +25,24 @@ export async function findContent(
   size: number,
   cid: Uint8Array,
 ): Promise<number | undefined> {
+  return (await findContentEntry(s, x, c, size, cid))?.index;
+}
+
+/** `findContent`, with the entry's bytes when the lookup read them (the envelope's content id). */
+export async function findContentEntry(
+  s: LogStorage,
+  x: StreamIndex,
+  c: ContentIndex | undefined,
+  size: number,
+  cid: Uint8Array,
+): Promise<{ index: number; entry?: Uint8Array } | undefined> {
   for (const i of await x.search([cidKey("c", cid)], -1, 8)) {
     if (i >= size) break;
     const e = await s.entry(i);
-    if (e && same(blake3(e), cid)) return i;
+    if (e && same(blake3(e), cid)) return { index: i, entry: e };
   }
   const [at] = c ? await c.contentIndex([cid]) : [undefined];
-  return at !== undefined && at < size ? at : undefined;
+  return at !== undefined && at < size ? { index: at } : undefined;
 }
 
 /** The stream reads of one log. */
