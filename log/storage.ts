@@ -9,6 +9,7 @@ import type { Tile } from "./tiles.ts";
 import type { CheckedEntry } from "./streams/check.ts";
 import type { StreamFinding } from "./streams/facts.ts";
 import type { StreamSummary } from "./streams/summary.ts";
+import type { AccountPage, AccountQuery } from "./accounts/mod.ts";
 
 /**
  * The two Merkle views of the one entry sequence (PUBLICATION.md Decision P1): `blake3` is the
@@ -228,6 +229,8 @@ export interface StreamIndex {
    * `activities[k]`. Written by the stream checks (`StreamTx.bind`) in the outcome's commit.
    */
   boundOutcomes(activities: number[]): Promise<(number | undefined)[]>;
+  /** A steward's accounts over a window (issue 30; docs/ACCOUNTING.md), kept with the checks. */
+  accounts(q: AccountQuery): Promise<AccountPage>;
 }
 
 /** Extension: full tile groups as one read. */

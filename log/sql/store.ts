@@ -36,6 +36,8 @@ import { openSchema, type SchemaLineage } from "./schema.ts";
 import { LEVEL1, viewTables, ViewTiles } from "./tiles.ts";
 import { LeafTail } from "./leaf_tail.ts";
 import { SqlStreams } from "./streams.ts";
+import { SqlAccounts } from "./accounts.ts";
+import { type AccountPage, type AccountQuery, foldAccounts } from "../accounts/mod.ts";
 import { checkStreams, type StreamFinding, type StreamSummary } from "../streams/mod.ts";
 
 /** Default of `leafIndexLag`: entries held in memory before the leaf index is flushed. */
@@ -128,6 +130,7 @@ export class SqlStore
   protected readonly views: [ViewTiles, ViewTiles];
   readonly #tail = new LeafTail(0);
   readonly #streams: SqlStreams;
+  readonly #accounts: SqlAccounts;
   #closed = false;
 
   constructor(x: SqlExecutor, o: SqlStoreOptions = {}) {
@@ -152,6 +155,7 @@ export class SqlStore
     const t = viewTables(p);
     this.views = [new ViewTiles(x, t.blake3), new ViewTiles(x, t.sha256)];
     this.#streams = new SqlStreams(x, p, o.rowsPerInsert ?? 64);
+    this.#accounts = new SqlAccounts(x, p);
     this.#syncTail();
   }
 
@@ -386,6 +390,17 @@ export class SqlStore
         const tx = this.#streams.tx();
         st.findings = checkStreams(tx, st.entries, h.timestamp, st.skewMs);
         tx.flush();
+        // issue 30: the accounts move in the same transaction (docs/ACCOUNTING.md)
+        const receipts = [];
+        for (const e of st.entries) {
+          const a = e.facts.account;
+          if (a) receipts.push({ index: e.index, cid: e.facts.cid, facts: a });
+        }
+        if (receipts.length) {
+          const ax = this.#accounts.tx();
+          foldAccounts(ax, receipts, h.timestamp);
+          ax.flush();
+        }
       }
       // Lagging leaf index: once the tail would exceed the lag, the tail and this batch go to
       // `leaves` in key order (each index page written once), in this same transaction.
@@ -514,6 +529,11 @@ export class SqlStore
     this.#op("read the streams reach", () => this.#streams.reach());
   boundOutcomes = (activities: number[]): Promise<(number | undefined)[]> =>
     this.#op("read activity bindings", () => this.#streams.boundOutcomes(activities));
+  accounts = (q: AccountQuery): Promise<AccountPage> =>
+    this.#op("read accounts", () => ({
+      ...this.#accounts.page(q),
+      counted_from: this.#accounts.reach(),
+    }));
   capabilities = (): StorageCapabilities => this.storeCapabilities();
   close = (): Promise<void> => {
     if (this.#closed) return Promise.resolve();

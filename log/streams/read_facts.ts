@@ -3,6 +3,7 @@
 // tests check the stored state against. Never throws: bytes that are not a COSE_Sign1 envelope
 // with a map core have no facts.
 import { blake3, type CborValue, decodeCbor, fromHex, parseCoseSign1 } from "../../verify/mod.ts";
+import { accountFactsOf } from "../accounts/mod.ts";
 import type { EntryFacts } from "./facts.ts";
 
 /** A core member by name (a CBOR map's or a JSON projection's). */
@@ -44,6 +45,9 @@ export function factsOfCore(
       // JCP §5.3: resolved by the sequencer (log/outcomes.ts); the verifier checked their form
       f.activities = acts.filter((a) => typeof a === "string" && HEX64.test(a)).map(fromHex);
     }
+    // issue 30: what it debited, held, settled or minted, for the accounts
+    const account = accountFactsOf(get, kid);
+    if (account) f.account = account;
     return f;
   }
   if (typeof jc !== "string") return f;
