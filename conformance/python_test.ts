@@ -7,6 +7,7 @@ import { SETS } from "./gen/all.ts";
 const PY = "/usr/bin/python3";
 const here = new URL(".", import.meta.url).pathname;
 const vectorsDir = new URL("./vectors/", import.meta.url).pathname;
+const tracesDir = new URL("./traces/", import.meta.url).pathname;
 
 async function sh(cmd: string, args: string[], cwd = here) {
   try {
@@ -62,12 +63,13 @@ async function vectorCount(dir: string): Promise<number> {
   for (const f of Object.keys(SETS)) {
     n += JSON.parse(await Deno.readTextFile(`${dir}/${f}`)).vectors.length;
   }
-  return n;
+  const traces = `${tracesDir}/outcome-traces.json`;
+  return n + JSON.parse(await Deno.readTextFile(traces)).vectors.length;
 }
 
 Deno.test("python: jcverify re-verifies every published vector with no disagreement", async () => {
   await requireDeps();
-  const r = await sh(PY, ["-m", "jcverify", vectorsDir], `${here}python`);
+  const r = await sh(PY, ["-m", "jcverify", vectorsDir, tracesDir], `${here}python`);
   assert.equal(r.code, 0, r.err + r.out);
   const n = await vectorCount(vectorsDir);
   // every schema is implemented here (meter-reading/1 too, issue 26): nothing envelope-only
@@ -79,6 +81,7 @@ Deno.test("python: jcverify notices a vector whose expectation is wrong (it can 
   await requireDeps();
   const tmp = await Deno.makeTempDir();
   try {
+    await Deno.copyFile(`${tracesDir}/outcome-traces.json`, `${tmp}/outcome-traces.json`);
     for (const f of [...Object.keys(SETS), "operator-config.json"]) {
       await Deno.copyFile(`${vectorsDir}/${f}`, `${tmp}/${f}`);
     }
@@ -105,10 +108,24 @@ Deno.test("python: jcverify notices a vector whose expectation is wrong (it can 
     st.expected.codes = ["reading-not-live"];
     await Deno.writeTextFile(`${tmp}/meter-reading.json`, JSON.stringify(mr));
     await Deno.writeTextFile(`${tmp}/negative.json`, JSON.stringify(neg));
+    // JCP §5.3: a clamped residual claimed as a per-unit refusal, and a twice-bound activity's
+    // outcome claimed logged (the replay of the log is judged too)
+    const oc = JSON.parse(await Deno.readTextFile(`${tmp}/outcomes.json`));
+    const cl = oc.vectors.find((x: { name: string }) =>
+      x.name === "neg-efficiency-residual-clamped"
+    );
+    cl.expected.codes = ["partial-per-unit"];
+    await Deno.writeTextFile(`${tmp}/outcomes.json`, JSON.stringify(oc));
+    const tr = JSON.parse(await Deno.readTextFile(`${tmp}/outcome-traces.json`));
+    const bt = tr.vectors.find((x: { name: string }) => x.name === "trace-bound-twice");
+    bt.expected[2] = "logged";
+    await Deno.writeTextFile(`${tmp}/outcome-traces.json`, JSON.stringify(tr));
     await Deno.writeTextFile(`${tmp}/jcr1.json`, JSON.stringify(pos));
     const r = await sh(PY, ["-m", "jcverify", tmp], `${here}python`);
     assert.equal(r.code, 1, r.out + r.err);
-    assert.match(r.out, /6 disagreements/);
+    assert.match(r.out, /8 disagreements/);
+    assert.match(r.err, /neg-efficiency-residual-clamped/);
+    assert.match(r.err, /trace-bound-twice/);
     assert.match(r.err, /jcr1-13-alert-out-of-band: expected valid \[\], got alert/);
     assert.match(r.err, /neg-reading-stale-evidence/);
     assert.match(r.err, /neg-provenance-not-worst/);

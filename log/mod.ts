@@ -106,6 +106,7 @@ export {
   type SequencerOptions,
 } from "./log.ts";
 export { openLog } from "./open.ts";
+export { OUTCOME_REFUSALS } from "./outcomes.ts";
 export {
   headJson,
   LogReader,

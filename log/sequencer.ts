@@ -48,6 +48,7 @@ import {
   SEQUENCER_DEFAULTS,
 } from "./log.ts";
 import { CLOSED_SKEW_MS, type EntryFacts, entryFacts } from "./streams/mod.ts";
+import { refuseOutcomes } from "./outcomes.ts";
 
 interface Waiter {
   resolve(r: AppendResult): void;
@@ -304,7 +305,8 @@ export class Sequencer implements Tip {
    * (log/batch_tree.ts), which also supplies the full tiles' top hashes to the edge, and whose
    * root must equal the root refolded from the tiles before the head is signed.
    */
-  async #step(batch: Pending[]): Promise<void> {
+  async #step(pending: Pending[]): Promise<void> {
+    let batch = pending;
     let durable: Promise<void> | undefined;
     let handedOver = false;
     const cpu = this.#cpu;
@@ -312,7 +314,16 @@ export class Sequencer implements Tip {
     try {
       if (this.#reload) await this.#recover();
       const reader0 = this.#nodes.reader(this.#edges[0]);
-      const found = await findStored(this.#s, this.#caps, this.#edges[0].size, batch, reader0);
+      let found = await findStored(this.#s, this.#caps, this.#edges[0].size, batch, reader0);
+      // JCP §5.3: outcomes whose activities do not trace, or are bound already, are refused
+      // before anything is sequenced (log/outcomes.ts)
+      ({ batch, found } = await refuseOutcomes(
+        this.#s,
+        this.#caps,
+        this.#edges[0].size,
+        { batch, found },
+        (p, e) => this.#reject([p], e),
+      ));
       const fresh = batch.filter((_, k) => found[k] === undefined);
       const base = this.#edges[0].size;
       let head = this.#head;

@@ -224,6 +224,11 @@ export interface StreamIndex {
   integration(index: number): Promise<{ size: number; timestamp: number } | undefined>;
   /** From which index on the entries were checked: "all" for a store created with streams. */
   streamsReach(): Promise<number | "all">;
+  /**
+   * JCP §5.3: the outcome entry each activity entry is bound to (undefined: none); `[k]` answers
+   * `activities[k]`. Written by the stream checks (`StreamTx.bind`) in the outcome's commit.
+   */
+  boundOutcomes(activities: number[]): Promise<(number | undefined)[]>;
   /** A steward's accounts over a window (issue 30; docs/ACCOUNTING.md), kept with the checks. */
   accounts(q: AccountQuery): Promise<AccountPage>;
 }

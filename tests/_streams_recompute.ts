@@ -60,6 +60,9 @@ export async function recompute(s: LogStorage, size: number, skewMs: number): Pr
       f.id = findings.length + 1;
       findings.push(f);
     },
+    // JCP §5.3 bindings come from the sequencer's resolution (log/outcomes.ts), not from an
+    // entry's facts alone: the replay has none to write (tests/e2e/outcomes_test checks them)
+    bind: () => {},
     clearGap: (index, by) => {
       for (const f of findings) {
         if (f.index === index && f.code === "stream-gap" && f.cleared_by === undefined) {

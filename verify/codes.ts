@@ -130,7 +130,7 @@ export const REASON_CODES = {
   "context-in-core":
     "[structural] the signed core carries @context (SPEC §13: the canonical signed core MUST NOT include it)",
   "alg-not-for-profile":
-    "[signature] ES256 (-7) on a profile whose envelope is EdDSA (-8) only: policy/1, verdict-receipt/1, jcp/2, jcp/1 (SPEC §10, §16.7; JCP §8)",
+    "[signature] ES256 (-7) on a profile whose envelope is EdDSA (-8) only: policy/1, verdict-receipt/1, jcp/2, jcp/1, intercept/1, efficiency/1 (SPEC §10, §16.7; JCP §8)",
   "bad-signature":
     "[signature] the signature over Sig_structure does not verify (strict Ed25519, RFC 8032 §5.1.7; or ES256, SEC 1 §4.1.4)",
   "not-reached": "[any] skipped: an earlier step produced no checked core to run this step on",
@@ -178,6 +178,29 @@ export const REASON_CODES = {
   "chain-length-mismatch":
     "[honesty] chain_debited_uj / chain_debited_minor length differs from chain_ids (JCP §8.1)",
   "bad-config": "an operator-config JSON document (CLI --config) is malformed",
+  // --- intercept/1, efficiency/1 (JCP §5.2, §5.3; verify/profiles/intercept.ts, efficiency.ts)
+  "partial-per-unit":
+    "[honesty] a Partial efficiency/1 receipt carries uj_per_accepted_token (JCP §5.2)",
+  "activities-missing":
+    "[honesty] an efficiency/1 outcome names no activity by content id (JCP §5.3)",
+  "activity-bound-twice":
+    "[honesty] an activity is named twice by one outcome, or (at append) is already bound to another logged outcome (JCP §5.3)",
+  "residual-mismatch":
+    "[honesty] residual_uj is not outcome_total_uj − activities_uj exactly: signed, never clamped (JCP §5.3)",
+  "per-token-mismatch":
+    "[honesty] uj_per_accepted_token is not ⌊outcome_total_uj / accepted_tokens⌋, or has no positive accepted_tokens (JCP §5.2)",
+  "activity-unresolved":
+    "[log] a named activity's content id is in no logged entry, so it cannot be re-added (JCP §5.3; refused at append)",
+  "activity-not-activity":
+    "[log] a named activity is a logged entry with no activity's energy figure (not intercept/1, a cascade receipt or a jcp decision) (JCP §5.3)",
+  "activities-sum-mismatch":
+    "[log] the resolved activities' figures do not re-add to the outcome's activities_uj (JCP §5.3)",
+  "provenance-above-floor":
+    "[log] the outcome's energy_provenance is better than its worst activity's (JCP §5.3: the floor)",
+  "coverage-above-floor":
+    "[log] an activity is Partial and the outcome does not say Partial (JCP §5.2, §5.3)",
+  "outcomes-unchecked":
+    "[log] an efficiency/1 outcome sent to a log that keeps no activity bindings (refused, never logged unchecked)",
   // --- verifier-config/1 (issue 23; verify/verifier_config.ts): a logged configuration document
   "not-verifier-config": "a logged entry read as a configuration is not a verifier-config/1",
   "bad-verifier-config":
@@ -250,6 +273,12 @@ export const NOT_VERIFICATION_OUTCOMES: Partial<Record<ReasonCode, string>> = {
   "reading-calibration-unknown": "service-side (POST /v1/readings), decided after verification",
   "reading-invalid":
     "service-side (POST /v1/readings): wraps a failed report, whose own code is the outcome",
+  "activity-unresolved": "service-side (POST /v1/log/entries): resolved from the log at append",
+  "activity-not-activity": "service-side (POST /v1/log/entries): resolved from the log at append",
+  "activities-sum-mismatch": "service-side (POST /v1/log/entries): resolved from the log at append",
+  "provenance-above-floor": "service-side (POST /v1/log/entries): resolved from the log at append",
+  "coverage-above-floor": "service-side (POST /v1/log/entries): resolved from the log at append",
+  "outcomes-unchecked": "service-side (POST /v1/log/entries): a log without activity bindings",
   "cose-alg-unsupported":
     'retired: ES256 (-7) is verified (docs/DECISIONS.md "ES256"); kept so it is never reused',
 };

@@ -84,13 +84,22 @@ export {
 } from "./verdict_class.ts";
 export type { DriftAlert, Verdict } from "./verdict_class.ts";
 export {
+  activityFigure,
   assertMintable,
   dispatch,
   DRIFT_BAND_PERCENT,
   REGISTRY,
+  sumFigures,
+  traceOutcome,
   withinDriftBand,
 } from "./profiles/mod.ts";
-export type { DriftFigures, Profile, ProfileOptions, StepOutcome } from "./profiles/mod.ts";
+export type {
+  ActivityFigure,
+  DriftFigures,
+  Profile,
+  ProfileOptions,
+  StepOutcome,
+} from "./profiles/mod.ts";
 export { parsePolicy, policyDigest, policyDigestPreimage, PolicyError } from "./policy_digest.ts";
 export type { Policy, PolicyAction, PolicyAgents, PolicyRule } from "./policy_digest.ts";
 export { ALERT_CODES, INFORMATIONAL_CODES, NOT_VERIFICATION_OUTCOMES } from "./codes.ts";

@@ -43,6 +43,19 @@ export async function admitEnvelope(
       "Cannot append the envelope: a meter-reading/1 is appended through POST /v1/readings",
     );
   }
+  if (
+    report.schema === "efficiency/1" &&
+    (!deps.log.streamReads || deps.config.streamChecks === "off")
+  ) {
+    // JCP §5.3: an outcome's activities are resolved and bound by the log's stream state; a log
+    // without it (stream_checks off) would log the outcome unchecked, so it refuses it instead.
+    throw new ApiError(
+      "outcomes-unchecked",
+      "Cannot append the envelope: this log keeps no activity bindings (stream_checks off), so " +
+        "it cannot resolve an efficiency/1 outcome's activities (JCP §5.3)",
+      { status: 422 },
+    );
+  }
   if (deps.config.appends === "listed" && !deps.config.stewards.includes(report.steward ?? "")) {
     throw new ApiError(
       "steward-not-allowed",

@@ -6,6 +6,7 @@
 import { CodedError, type ErrorKind } from "../../net/mod.ts";
 import { REASON_CODES } from "../../verify/mod.ts";
 import { WITNESS_CODES } from "../../log/c2sp/mod.ts";
+import { OUTCOME_REFUSALS } from "../../log/mod.ts";
 
 /** The service's own HTTP error codes (verification reason codes live in verify/codes.ts). */
 export const HTTP_CODES = {
@@ -203,6 +204,8 @@ export function problemOf(err: unknown): Problem {
   switch (err.kind) {
     // A typed input error (verify's, the log's) that escaped a route still gets its code, as a 400.
     case "input":
+      // JCP §5.3: an outcome the log refused at append does not trace: 422, as a failed verification
+      if (OUTCOME_REFUSALS.has(err.code)) return p(422, err.code, err.message);
       return err.code.length > 0 ? p(400, err.code, err.message) : internal();
     case "busy":
       return p(503, "sequencer-busy", "Cannot append now: the sequencer is full", {

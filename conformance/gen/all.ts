@@ -7,6 +7,7 @@ import { es256Vectors } from "./es256.ts";
 import { jcr1Vectors } from "./jcr1.ts";
 import { meterReadingVectors } from "./meter_reading.ts";
 import { negativeVectors } from "./negatives.ts";
+import { outcomeVectors } from "./outcomes.ts";
 import { siblingVectors } from "./siblings.ts";
 import type { Vector } from "./vector.ts";
 
@@ -33,6 +34,11 @@ export const SETS: Record<string, { title: string; make: () => Vector[] | Promis
     title:
       "ES256 (JCR-1 §4 alg -7): the cascade receipt's positive, the EdDSA-only siblings refused, tagged, high s and its twin, and every ES256 refusal",
     make: es256Vectors,
+  },
+  "outcomes.json": {
+    title:
+      "intercept/1 and efficiency/1 (JCP §5.2, §5.3): step and outcome receipts, each rule with a corrupted variant",
+    make: outcomeVectors,
   },
   "divergences.json": {
     title:

@@ -569,6 +569,9 @@ export class R2PublishedStorage
   search(keys: Uint8Array[], after: number, limit: number): Promise<number[]> {
     return this.#hot.search(keys, after, limit);
   }
+  boundOutcomes(activities: number[]): Promise<(number | undefined)[]> {
+    return this.#hot.boundOutcomes(activities);
+  }
   streamsReach(): Promise<number | "all"> {
     return this.#hot.streamsReach();
   }

@@ -559,6 +559,8 @@ export class SqlStore
     this.#op("read an entry's integration", () => this.#streams.integration(index));
   streamsReach = (): Promise<number | "all"> =>
     this.#op("read the streams reach", () => this.#streams.reach());
+  boundOutcomes = (activities: number[]): Promise<(number | undefined)[]> =>
+    this.#op("read activity bindings", () => this.#streams.boundOutcomes(activities));
   accounts = (q: AccountQuery): Promise<AccountPage> =>
     this.#op("read accounts", () => ({
       ...this.#accounts.page(q),

@@ -40,6 +40,9 @@ export function streamSchema(p: string): string[] {
     // integration time), never pruned: a Durable Object prunes old heads (R2 holds them).
     `CREATE TABLE IF NOT EXISTS ${p}integrations (first_idx INTEGER PRIMARY KEY,` +
     ` size INTEGER NOT NULL, ts INTEGER NOT NULL)`,
+    // JCP §5.3: each activity entry's outcome (log/outcomes.ts), one row per bound activity
+    `CREATE TABLE IF NOT EXISTS ${p}activity_bindings (activity INTEGER PRIMARY KEY,` +
+    ` outcome INTEGER NOT NULL)`,
     // From which index on entries were checked: "all" for a store created with the tables.
     `INSERT OR IGNORE INTO ${p}meta (k, v) SELECT 'streams_upto', CASE WHEN coalesce(max(size),` +
     ` 0) = 0 THEN 'all' ELSE CAST(max(size) AS TEXT) END FROM ${p}heads`,
@@ -123,6 +126,7 @@ export class SqlStreams {
         f.id = Number(x.all(q.addFinding, ...at)[0].id);
       },
       clearGap: (index, by) => void x.run(q.clearGap, by, index),
+      bind: (activity, outcome) => void x.run(q.bind, activity, outcome),
     };
   }
 
@@ -165,6 +169,11 @@ export class SqlStreams {
     return r && Number(r.size) > index
       ? { size: Number(r.size), timestamp: Number(r.ts) }
       : undefined;
+  }
+
+  /** JCP §5.3: the outcome each activity is bound to (one point read each). */
+  boundOutcomes(activities: number[]): (number | undefined)[] {
+    return activities.map((a) => num(this.#x.all(this.#q.bound, a)[0]?.outcome));
   }
 
   /** From which index on entries were checked ("all": every entry). */
@@ -212,6 +221,10 @@ function streamQueries(p: string, rows: number) {
       ` SELECT * FROM ${p}stream_findings WHERE cleared = ? ORDER BY id`,
     search: [search(0), search(1), search(2)],
     reach: `SELECT v FROM ${p}meta WHERE k = 'streams_upto'`,
+    // a plain INSERT: a second binding of one activity fails the commit (the sequencer refuses
+    // it before sequencing: log/outcomes.ts; this is the store's own guard)
+    bind: `INSERT INTO ${p}activity_bindings (activity, outcome) VALUES (?, ?)`,
+    bound: `SELECT outcome FROM ${p}activity_bindings WHERE activity = ?`,
     putIntegration: `INSERT INTO ${p}integrations (first_idx, size, ts) VALUES (?, ?, ?)`,
     integration: `SELECT size, ts FROM ${p}integrations WHERE first_idx <= ?` +
       " ORDER BY first_idx DESC LIMIT 1",

@@ -37,6 +37,8 @@ export interface StreamTx {
   addFinding(f: StreamFinding): void;
   /** Marks the open `stream-gap` finding of entry `index` cleared by `by`. */
   clearGap(index: number, by: number): void;
+  /** JCP §5.3: binds activity entry `activity` to outcome entry `outcome` (log/outcomes.ts). */
+  bind(activity: number, outcome: number): void;
 }
 
 /** An entry of the batch: its facts and its index. */
@@ -148,6 +150,8 @@ function checkOne(
   }
   if (f.hold) keys.push(cidKey("h", f.cid));
   tx.putKeys(index, keys);
+  // JCP §5.3: each activity is bound to one outcome, in the outcome's own commit
+  for (const a of f.bound ?? []) tx.bind(a, index);
   if (f.audit && f.steward) {
     // SPEC §9-§10: audit_sequence is monotonic per engine.
     const h = tx.auditHead(f.steward, f.audit.engine);

@@ -33,6 +33,13 @@ export interface EntryFacts {
   audit?: { engine: string; seq: number };
   /** When the receipt says its work closed (JCR-1 `closed_at`, a reading's `end`), ms. */
   closedAtMs?: number;
+  /**
+   * JCP §5.3: an `efficiency/1` outcome's named activities, their content ids (32 bytes each).
+   * The sequencer resolves them before the entry is sequenced (log/outcomes.ts).
+   */
+  activities?: Uint8Array[];
+  /** Set by the sequencer: the resolved activities' indices, bound to this outcome at commit. */
+  bound?: number[];
   /** What the receipt debited, held, settled or minted (issue 30; log/accounts/facts.ts). */
   account?: AccountFacts;
 }

@@ -6,6 +6,6 @@ export type { CheckedEntry, StoredLink, StreamTx } from "./check.ts";
 export type { StreamSummary } from "./summary.ts";
 export { entryFacts, factsOfCore, SEQ_RANGE } from "./read_facts.ts";
 export type { CoreGet } from "./read_facts.ts";
-export { LogStreams } from "./reads.ts";
+export { findContent, findContentEntry, LogStreams } from "./reads.ts";
 export { answerStreamQuery, queriedStreamReads } from "./query.ts";
 export type { Integration, SearchQuery, StreamQuery, StreamReads } from "./query.ts";

@@ -40,6 +40,11 @@ export function factsOfCore(
     const settles = get("settles");
     if (typeof settles === "string" && HEX64.test(settles)) f.settles = fromHex(settles);
     if (get("held_uj") !== undefined && get("verdict") === "allow") f.hold = true;
+    const acts = get("activities");
+    if (jcp === "efficiency/1" && Array.isArray(acts)) {
+      // JCP §5.3: resolved by the sequencer (log/outcomes.ts); the verifier checked their form
+      f.activities = acts.filter((a) => typeof a === "string" && HEX64.test(a)).map(fromHex);
+    }
     // issue 30: what it debited, held, settled or minted, for the accounts
     const account = accountFactsOf(get, kid);
     if (account) f.account = account;

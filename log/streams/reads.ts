@@ -15,6 +15,37 @@ function same(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
+/**
+ * The entry below `size` of a content id: JCP §3's (BLAKE3 of the envelope's bytes), confirmed
+ * against the entry, else the log's content identity. A bounded number of index seeks.
+ */
+export async function findContent(
+  s: LogStorage,
+  x: StreamIndex,
+  c: ContentIndex | undefined,
+  size: number,
+  cid: Uint8Array,
+): Promise<number | undefined> {
+  return (await findContentEntry(s, x, c, size, cid))?.index;
+}
+
+/** `findContent`, with the entry's bytes when the lookup read them (the envelope's content id). */
+export async function findContentEntry(
+  s: LogStorage,
+  x: StreamIndex,
+  c: ContentIndex | undefined,
+  size: number,
+  cid: Uint8Array,
+): Promise<{ index: number; entry?: Uint8Array } | undefined> {
+  for (const i of await x.search([cidKey("c", cid)], -1, 8)) {
+    if (i >= size) break;
+    const e = await s.entry(i);
+    if (e && same(blake3(e), cid)) return { index: i, entry: e };
+  }
+  const [at] = c ? await c.contentIndex([cid]) : [undefined];
+  return at !== undefined && at < size ? { index: at } : undefined;
+}
+
 /** The stream reads of one log. */
 export class LogStreams implements StreamReads {
   readonly #s: LogStorage;
@@ -65,15 +96,8 @@ export class LogStreams implements StreamReads {
    * `settles` name), confirmed against the entry; else the log's content identity
    * (verify/content_id.ts), which every envelope of one signed content shares.
    */
-  async byContentId(cid: Uint8Array): Promise<number | undefined> {
-    const size = this.#size();
-    for (const i of await this.#x.search([cidKey("c", cid)], -1, 8)) {
-      if (i >= size) break;
-      const e = await this.#s.entry(i);
-      if (e && same(blake3(e), cid)) return i;
-    }
-    const [at] = this.#c ? await this.#c.contentIndex([cid]) : [undefined];
-    return at !== undefined && at < size ? at : undefined;
+  byContentId(cid: Uint8Array): Promise<number | undefined> {
+    return findContent(this.#s, this.#x, this.#c, this.#size(), cid);
   }
 
   /** Indices matching every given member, after `after`, ascending, at most `limit`. */

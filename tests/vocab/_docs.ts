@@ -22,6 +22,7 @@ export const VECTOR_FILES = [
   "es256",
   "negative",
   "divergences",
+  "outcomes",
 ];
 
 /** One published vector, as conformance/gen/vector.ts writes it. */

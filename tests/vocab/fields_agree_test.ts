@@ -31,6 +31,8 @@ const TYPES_DIFFER: Record<string, string> = {
   // JCP §5.2: only "Partial"; the verifier checks it in its honesty step (code bad-coverage).
   "JcpReceipt.energy_coverage": "checked by the honesty step (bad-coverage)",
   "JcpV1Receipt.energy_coverage": "checked by the honesty step (bad-coverage)",
+  "InterceptReceipt.coverage": "checked by the honesty step (bad-coverage)",
+  "EfficiencyReceipt.energy_coverage": "checked by the honesty step (bad-coverage)",
 };
 
 const HEX64 = "^[0-9a-f]{64}$";
@@ -84,6 +86,8 @@ function typeDiff(t: FieldType, f: Field, at: string, out: string[]): string | u
       if (r.t !== "node") return `a map in the profile, ${r.t} in the vocabulary`;
       compare(t.fields, CLASS_BY_NAME.get(r.c)!, at, out);
       return undefined;
+    case "int":
+      return r.t === "integer" ? undefined : `int in the profile, ${r.t} in the vocabulary`;
     case "any-map":
       return r.t === "json" || r.t === "node"
         ? undefined

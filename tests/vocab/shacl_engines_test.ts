@@ -27,6 +27,8 @@ const NOT_EXPRESSIBLE: Record<string, string> = {
   // the context types joules_uj as xsd:nonNegativeInteger, so the JSON string "180" becomes the
   // integer literal "180": the view keeps the value, not JSON's number/string distinction
   "neg-bad-field-type": "JSON-LD type coercion: the text '180' is the integer 180 in RDF",
+  // the same coercion: residual_uj is xsd:integer, so the JSON string "400" is the integer 400
+  "neg-efficiency-residual-text": "JSON-LD type coercion: the text '400' is the integer 400 in RDF",
 };
 
 interface Doc {

@@ -18,7 +18,7 @@ interface Vector {
 
 async function vectors(): Promise<Vector[]> {
   const out: Vector[] = [];
-  for (const f of ["jcr1", "siblings", "negative", "meter-reading"]) {
+  for (const f of ["jcr1", "siblings", "negative", "meter-reading", "outcomes"]) {
     const doc = JSON.parse(await Deno.readTextFile(`${ROOT}conformance/vectors/${f}.json`));
     out.push(...doc.vectors);
   }
@@ -77,7 +77,7 @@ Deno.test("page: every conformance vector gets the CLI's verdict and codes in Ch
     );
     const all = await vectors();
     assert.ok(all.length >= 90, `expected the full vector set, got ${all.length}`);
-    let compared = 0;
+    let compared = 0, outcomes = 0;
     const seen = { valid: 0, invalid: 0, unusable: 0 } as Record<string, number>;
     const classes: Record<string, number> = {};
     for (const v of all) {
@@ -103,11 +103,20 @@ Deno.test("page: every conformance vector gets the CLI's verdict and codes in Ch
         };
       });
       assert.deepEqual(got, want, `vector ${v.name}`);
+      if (v.name === "outcome-2-partial-negative-residual") {
+        // JCP §5.3: the signed residual shown as signed, named a finding, never clamped
+        const note = await page.textContent("[data-field=outcome-trace]");
+        assert.equal(await page.textContent("[data-field=residual]"), "-300");
+        assert.match(note ?? "", /negative: the activities claim more/);
+        assert.match(note ?? "", /no per-token figure/);
+        outcomes++;
+      }
       seen[got.verdict]++;
       if (got.verdictClass) classes[got.verdictClass] = (classes[got.verdictClass] ?? 0) + 1;
       compared++;
     }
     assert.equal(compared, all.length);
+    assert.equal(outcomes, 1, "the outcome receipt's trace note was checked");
     // Both outcomes really occur (the vectors hold 24+ positives and 71 negatives).
     assert.ok(seen.valid >= 20 && seen.invalid >= 60, JSON.stringify(seen));
     // every verdict class occurs, shown as the CLI's report has it

@@ -19,6 +19,8 @@ export interface Finding {
 export type FieldType =
   | { t: "text" }
   | { t: "uint"; max?: bigint }
+  // a signed CBOR integer, major type 0 or 1 (JCP §5.3 `residual_uj` is signed)
+  | { t: "int" }
   | { t: "hex64" }
   | { t: "rfc3339" }
   | { t: "did-key" }
@@ -34,6 +36,7 @@ export type FieldTable = Record<string, { type: FieldType; required: boolean }>;
 export const F = {
   text: { t: "text" } as FieldType,
   uint: { t: "uint" } as FieldType,
+  int: { t: "int" } as FieldType,
   u8: { t: "uint", max: 0xffn } as FieldType,
   u16: { t: "uint", max: 0xffffn } as FieldType,
   u32: { t: "uint", max: 0xffff_ffffn } as FieldType,
@@ -89,6 +92,11 @@ export function didKeyPublicKeyCached(did: string): Uint8Array | null {
 export function isUint(v: unknown): v is number | bigint {
   return (typeof v === "number" && Number.isInteger(v) && v >= 0) ||
     (typeof v === "bigint" && v >= 0n);
+}
+
+/** True for a CBOR integer of either sign (major type 0 or 1), as decoded into number or bigint. */
+export function isInt(v: unknown): v is number | bigint {
+  return (typeof v === "number" && Number.isInteger(v)) || typeof v === "bigint";
 }
 
 /** True for a decoded CBOR map. */
@@ -164,6 +172,8 @@ export function checkValue(v: CborValue, type: FieldType, path: string): Finding
         return badValue(path, `exceeds ${type.max}`);
       }
       return undefined;
+    case "int":
+      return isInt(v) ? undefined : wrongType(path, "an integer", v);
     case "hex64":
       if (typeof v !== "string") return wrongType(path, "a text string", v);
       // JCR-1 §2: hashes are lowercase hex BLAKE3-256 (64 hex digits). §10's worked example writes
@@ -263,6 +273,8 @@ export function conforms(v: CborValue, type: FieldType): boolean {
         return type.max <= U53 ? v <= Number(type.max) : BigInt(v) <= type.max;
       }
       return typeof v === "bigint" && v >= 0n && (type.max === undefined || v <= type.max);
+    case "int":
+      return isInt(v);
     case "hex64":
       return typeof v === "string" && isHex64(v);
     case "rfc3339":

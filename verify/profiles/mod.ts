@@ -4,6 +4,8 @@
 
 import type { CborMap } from "../cbor.ts";
 import { VerifyInputError } from "../errors.ts";
+import { efficiencyProfile } from "./efficiency.ts";
+import { interceptProfile } from "./intercept.ts";
 import { jcp1Profile, jcp2Profile } from "./jcp.ts";
 import { jcr1Profile } from "./jcr1.ts";
 import { meterReadingProfile } from "./meter_reading.ts";
@@ -24,6 +26,8 @@ export {
   withinDriftBand,
 } from "./jcr1.ts";
 export { policyIndex } from "./policy.ts";
+export { activityFigure, sumFigures, traceOutcome } from "./efficiency.ts";
+export type { ActivityFigure } from "./efficiency.ts";
 
 /** Every implemented profile, by schema tag. One line per profile. */
 export const REGISTRY: ReadonlyMap<string, Profile> = new Map<string, Profile>([
@@ -33,6 +37,8 @@ export const REGISTRY: ReadonlyMap<string, Profile> = new Map<string, Profile>([
   ["jcp/2", jcp2Profile],
   ["jcp/1", jcp1Profile],
   ["meter-reading/1", meterReadingProfile],
+  ["intercept/1", interceptProfile],
+  ["efficiency/1", efficiencyProfile],
 ]);
 
 /**

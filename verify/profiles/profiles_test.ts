@@ -1,7 +1,7 @@
 // Unit and property tests of the profile helpers that vectors exercise only at a few points.
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { assertMintable, dispatch, withinDriftBand } from "./mod.ts";
+import { assertMintable, dispatch, sumFigures, withinDriftBand } from "./mod.ts";
 import { isRfc3339Utc } from "./fields.ts";
 import { VerifyInputError } from "../errors.ts";
 
@@ -101,5 +101,21 @@ Deno.test("assertMintable: jcp/1 is verified but never produced (JCP §8)", () =
     (e: unknown) =>
       e instanceof VerifyInputError && e.code === "legacy-profile" &&
       /^Cannot seal receipt: /.test(e.message),
+  );
+});
+
+Deno.test("JCP §5.2 ledger (sumFigures): any Partial makes the total Partial and drops the per-unit figure", () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.record({ uj: fc.bigInt({ min: 0n, max: 1n << 64n }), partial: fc.boolean() })),
+      fc.bigInt({ min: 0n, max: 1000n }),
+      (figs, units) => {
+        const r = sumFigures(figs, units);
+        assert.equal(r.total_uj, figs.reduce((a, f) => a + f.uj, 0n));
+        assert.equal(r.partial, figs.some((f) => f.partial));
+        if (r.partial || units === 0n) assert.equal(r.uj_per_unit, undefined);
+        else assert.equal(r.uj_per_unit, r.total_uj / units);
+      },
+    ),
   );
 });

@@ -8,10 +8,11 @@
 // JCR-1 §2.1), the policy receipt (§10, actions and decisions of §9), the workspace manifest (§11),
 // the agent identity (§8), the validation contract and its verdict (§16), the verdict receipt
 // (§16.7), the worker handoff (§17.1), the `jcp/2` and `jcp/1` decision receipts (JCP §8), the
-// meter reading (`meter-reading/1`, docs/METER-READING.md) and the log's signed tree head (§22.2).
+// meter reading (`meter-reading/1`, docs/METER-READING.md), the log's signed tree head (§22.2) and
+// the `intercept/1` step and `efficiency/1` outcome receipts (JCP §5.2, §5.3).
 //
 // The table is written across this folder (build.ts: namespace, shapes and builders; enums.ts;
-// receipts.ts, policy.ts, contracts.ts, records.ts, streams.ts: the classes, in this order); this file is its
+// receipts.ts, policy.ts, contracts.ts, records.ts, outcomes.ts, streams.ts: the classes, in this order); this file is its
 // face. It imports nothing outside the folder, so the page bundle (web/app/fields.ts) takes the
 // table without jsonld, n3 or the SHACL validator.
 import type { ClassDef, EnumDef } from "./build.ts";
@@ -21,6 +22,7 @@ import { POLICY_CLASSES } from "./policy.ts";
 import { CONTRACT_CLASSES } from "./contracts.ts";
 import { RECORD_CLASSES } from "./records.ts";
 import { STREAM_CLASSES } from "./streams.ts";
+import { OUTCOME_CLASSES } from "./outcomes.ts";
 
 export {
   type ClassDef,
@@ -43,6 +45,7 @@ export const CLASSES: ClassDef[] = [
   ...POLICY_CLASSES,
   ...CONTRACT_CLASSES,
   ...RECORD_CLASSES,
+  ...OUTCOME_CLASSES,
   ...STREAM_CLASSES,
 ];
 

@@ -37,6 +37,8 @@ const SCHEMA_TITLES: Record<string, string> = {
   "jcp/2": "JCP decision receipt (jcp/2)",
   "jcp/1": "Legacy JCP decision receipt (jcp/1)",
   "meter-reading/1": "Meter reading",
+  "intercept/1": "Interceptor step receipt (JCP §5.2)",
+  "efficiency/1": "Outcome receipt (JCP §5.2, §5.3)",
 };
 
 /** The explanation of a reason code from the one code table (verify/codes.ts). */
@@ -106,6 +108,38 @@ function signerBlock(kid: string | null): HTMLElement | null {
       key ? el("dt", {}, "Fingerprint") : null,
       key ? el("dd", {}, el("code", { "data-field": "fingerprint" }, fingerprint(key))) : null,
     ),
+  );
+}
+
+/**
+ * JCP §5.3 in words, for an outcome receipt: how many activities it names (by content id; the log
+ * resolves and binds them at append) and its signed residual — negative means the activities claim
+ * more than the outcome admits, a finding, never clamped; and whether it is Partial (§5.2: no
+ * per-unit figure).
+ */
+function outcomeNote(report: VerificationReport): HTMLElement | null {
+  const r = report.receipt as Record<string, unknown> | null;
+  if (report.schema !== "efficiency/1" || !r || !Array.isArray(r.activities)) return null;
+  const residual = String(r.residual_uj);
+  const negative = residual.startsWith("-");
+  return el(
+    "p",
+    { class: "outcome-trace", "data-field": "outcome-trace" },
+    `Names ${r.activities.length} activit${r.activities.length === 1 ? "y" : "ies"} by content ` +
+      "id, re-adding to ",
+    el("code", {}, String(r.activities_uj)),
+    " µJ of the outcome's ",
+    el("code", {}, String(r.outcome_total_uj)),
+    " µJ; residual ",
+    el("code", { "data-field": "residual" }, residual),
+    " µJ",
+    negative
+      ? " — negative: the activities claim more than the outcome admits (a finding, JCP §5.3)"
+      : " — the cost of being accountable no activity claims (JCP §5.3)",
+    r.energy_coverage === "Partial"
+      ? ". Partial: the figure may fall short of the work or exceed it, so no per-token figure " +
+        "(JCP §5.2)."
+      : ".",
   );
 }
 
@@ -211,6 +245,7 @@ export function renderReport(region: HTMLElement, report: VerificationReport): V
       el("code", { class: "wrap", "data-field": "leaf-hash" }, report.leaf_hash),
     ),
     signerBlock(report.steward),
+    outcomeNote(report),
     receiptTable(report.receipt),
   );
   return verdict;

@@ -82,7 +82,11 @@ export const logAppendRoutes: RouteGroup = {
             "The envelope's verdict is invalid: one of JCR-1 §6 steps 1-5 fails (the report says " +
             "why; never an out-of-band figure, which is an alert), or it is a meter reading, which " +
             "only POST /v1/readings appends (readings-route-only), or a verifier-config/1 " +
-            "document, which only the service logs (verifier-config-not-appendable).",
+            "document, which only the service logs (verifier-config-not-appendable); or an " +
+            "efficiency/1 outcome that does not trace (JCP §5.3: activity-unresolved, " +
+            "activity-not-activity, activities-sum-mismatch, provenance-above-floor, " +
+            "coverage-above-floor, activity-bound-twice; outcomes-unchecked on a log without " +
+            "stream checks).",
         },
         { status: 503, description: "The sequencer is full; Retry-After says when to retry." },
       ],

@@ -128,10 +128,11 @@ def _schema(envelope: bytes):
 
 
 def verify_vectors(dirs) -> int:
-    from . import receipts, tlog
+    from . import receipts, tlog, traces
     from .config import Config
 
-    CHECKERS = [receipts, tlog]  # tlog: C-TLOG vectors (conformance/tlog/)
+    # tlog: C-TLOG vectors (conformance/tlog/); traces: outcome traces (JCP §5.3)
+    CHECKERS = [receipts, tlog, traces]
     total = bad = envelope_only = 0
     for d in dirs:
         cfg = Config.load(d)

@@ -39,6 +39,9 @@ def check_value(v, t, path):
             raise Refusal("bad-field-type", path)
         if not isinstance(t, str) and v > t[1]:
             raise Refusal("bad-field-value", path)
+    elif kind == "int":  # a signed integer (JCP §5.3 residual_uj)
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise Refusal("bad-field-type", path)
     elif kind in ("hex64", "rfc3339", "didkey", "enum"):
         if not isinstance(v, str):
             raise Refusal("bad-field-type", path)

@@ -1,12 +1,12 @@
 """The receipt profiles (schema tag → checks): JCR-1 "1", policy/1, verdict-receipt/1, jcp/2,
-jcp/1, meter-reading/1 (meter_reading.py). Each check raises Refusal with the project's code; a step answering nothing passed."""
+jcp/1, meter-reading/1 (meter_reading.py), intercept/1 and efficiency/1 (outcomes.py). Each check raises Refusal with the project's code; a step answering nothing passed."""
 
 import hmac
 import hashlib
 import json
 import re
 
-from . import fields, meter_reading, policy
+from . import fields, meter_reading, outcomes, policy
 from .blake3 import blake3_hex
 from .cose import Refusal
 
@@ -25,7 +25,8 @@ def dispatch(core):
     if not isinstance(schema, str):
         raise Refusal("bad-field-type", tags[0])
     known = {("jc_receipt", "1"), ("jc_receipt", "policy/1"), ("jc_receipt", "verdict-receipt/1"),
-             ("jcp_receipt", "jcp/2"), ("jcp_receipt", "jcp/1"), ("jc_receipt", "meter-reading/1")}
+             ("jcp_receipt", "jcp/2"), ("jcp_receipt", "jcp/1"), ("jc_receipt", "meter-reading/1"),
+             ("jcp_receipt", "intercept/1"), ("jcp_receipt", "efficiency/1")}
     if (tags[0], schema) in known:
         return schema
     if tags[0] == "jc_receipt" and re.fullmatch(r"[0-9]+", schema):
@@ -35,7 +36,7 @@ def dispatch(core):
 
 # SPEC §10, §16.7, JCP §8: the sibling envelopes are {1: -8, 4: steward}, EdDSA only; JCR-1 §4's
 # ES256 is the cascade receipt's alone (docs/DECISIONS.md "Divergences").
-EDDSA_ONLY = {"policy/1", "verdict-receipt/1", "jcp/2", "jcp/1"}
+EDDSA_ONLY = {"policy/1", "verdict-receipt/1", "jcp/2", "jcp/1", "intercept/1", "efficiency/1"}
 
 
 def structure(schema, core):
@@ -44,6 +45,8 @@ def structure(schema, core):
         raise Refusal("context-in-core")
     if schema == "meter-reading/1":
         fields.check_fields(core, meter_reading.FIELDS)
+    elif schema in outcomes.TABLES:
+        outcomes.structure(schema, core)
     elif schema == "1":
         fields.check_fields(core, fields.JCR1)
         if "token_attributions" in core:
@@ -99,6 +102,8 @@ def tool_receipts(schema, core, cfg):
 def honesty(schema, core, cfg):
     if schema == "meter-reading/1":
         meter_reading.honesty(core)
+    elif schema in outcomes.TABLES:
+        outcomes.honesty(schema, core)
     elif schema == "1":
         touched, attested = core.get("tools_touched", []), core.get("tool_receipts", [])
         worst = max((RANK[r["energy_provenance"]] for r in touched + attested), default=None)

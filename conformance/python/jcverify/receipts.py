@@ -37,6 +37,9 @@ IMPLEMENTED = {
     "reading-coverage", "reading-resolution", "reading-declined-order", "reading-not-live",
     "reading-implausible", "reading-rate-mismatch", "reading-stale-evidence", "reading-span-below-window",
     "reading-counters-incomplete", "reading-not-advanced", "reading-calibration",
+    # intercept/1, efficiency/1 (outcomes.py)
+    "partial-per-unit", "activities-missing", "activity-bound-twice", "residual-mismatch",
+    "per-token-mismatch",
 }
 
 
@@ -52,7 +55,8 @@ def _run(f, *a):
         return e.code
 
 
-SCHEMAS = {"1", "policy/1", "verdict-receipt/1", "jcp/2", "jcp/1", "meter-reading/1"}
+SCHEMAS = {"1", "policy/1", "verdict-receipt/1", "jcp/2", "jcp/1", "meter-reading/1", "intercept/1",
+           "efficiency/1"}
 
 
 def verify(envelope: bytes, cfg):
