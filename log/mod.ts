@@ -57,6 +57,7 @@ export {
   type StorageCapabilities,
   StorageConflictError,
   type StoredHead,
+  type StreamBackfillStep,
   type StreamBatch,
   type StreamIndex,
   type TileGroups,

@@ -23,6 +23,7 @@ import {
   sha256Hasher,
   type StorageCapabilities,
   type StoredHead,
+  type StreamBackfillStep,
   type StreamFinding,
   type StreamIndex,
   type StreamSummary,
@@ -531,6 +532,12 @@ export class R2PublishedStorage
   }
   streamsReach(): Promise<number | "all"> {
     return this.#hot.streamsReach();
+  }
+  streamsBackfillNext(): Promise<number | undefined> {
+    return this.#hot.streamsBackfillNext();
+  }
+  backfillStreams(step: StreamBackfillStep): Promise<number | "all"> {
+    return this.#hot.backfillStreams(step);
   }
   integration(index: number): Promise<{ size: number; timestamp: number } | undefined> {
     return this.#hot.integration(index);

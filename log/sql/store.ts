@@ -23,6 +23,7 @@ import {
   type StorageCapabilities,
   StorageConflictError,
   type StoredHead,
+  type StreamBackfillStep,
   type StreamIndex,
   type TileGroups,
   type TreeView,
@@ -36,6 +37,7 @@ import { openSchema, type SchemaLineage } from "./schema.ts";
 import { LEVEL1, viewTables, ViewTiles } from "./tiles.ts";
 import { LeafTail } from "./leaf_tail.ts";
 import { SqlStreams } from "./streams.ts";
+import { SqlStreamsBackfill } from "./streams_backfill.ts";
 import { checkStreams, type StreamFinding, type StreamSummary } from "../streams/mod.ts";
 
 /** Default of `leafIndexLag`: entries held in memory before the leaf index is flushed. */
@@ -128,6 +130,7 @@ export class SqlStore
   protected readonly views: [ViewTiles, ViewTiles];
   readonly #tail = new LeafTail(0);
   readonly #streams: SqlStreams;
+  readonly #backfill: SqlStreamsBackfill;
   #closed = false;
 
   constructor(x: SqlExecutor, o: SqlStoreOptions = {}) {
@@ -152,6 +155,7 @@ export class SqlStore
     const t = viewTables(p);
     this.views = [new ViewTiles(x, t.blake3), new ViewTiles(x, t.sha256)];
     this.#streams = new SqlStreams(x, p, o.rowsPerInsert ?? 64);
+    this.#backfill = new SqlStreamsBackfill(x, p, o.rowsPerInsert ?? 64);
     this.#syncTail();
   }
 
@@ -387,6 +391,7 @@ export class SqlStore
         st.findings = checkStreams(tx, st.entries, h.timestamp, st.skewMs);
         tx.flush();
       }
+      if (batch.unchecked && batch.entries.length) this.#backfill.unchecked(h.size);
       // Lagging leaf index: once the tail would exceed the lag, the tail and this batch go to
       // `leaves` in key order (each index page written once), in this same transaction.
       const tail = this.#tail;
@@ -512,6 +517,13 @@ export class SqlStore
     this.#op("read an entry's integration", () => this.#streams.integration(index));
   streamsReach = (): Promise<number | "all"> =>
     this.#op("read the streams reach", () => this.#streams.reach());
+  streamsBackfillNext = (): Promise<number | undefined> =>
+    this.#op("read the stream backfill's progress", () => this.#backfill.next());
+  backfillStreams = async (step: StreamBackfillStep): Promise<number | "all"> => {
+    let next: number | "all" = "all";
+    await this.write("backfill streams", () => void (next = this.#backfill.step(step)));
+    return next;
+  };
   capabilities = (): StorageCapabilities => this.storeCapabilities();
   close = (): Promise<void> => {
     if (this.#closed) return Promise.resolve();
