@@ -122,7 +122,8 @@ export class SqlStreams {
       },
       hasKey: (k, index) =>
         mem.get(str(k))?.includes(index) || x.all(q.hasKey, k, index).length > 0,
-      putKeys: (index, keys) => {
+      putKeys: (index, keys, plain = []) => {
+        for (const k of plain) pending.push(k, index);
         for (const k of keys) {
           pending.push(k, index);
           const s = str(k), l = mem.get(s);
