@@ -36,7 +36,7 @@ interface Side {
   label: "on" | "off";
   url: string;
   pid: number;
-  conns: Conn[];
+  port: number;
   client: LogClient;
   stop: () => Promise<void>;
   appends: number;
@@ -47,16 +47,13 @@ interface Side {
 async function start(label: "on" | "off", o: StreamChecksRun): Promise<Side> {
   const dir = await Deno.makeTempDir({ prefix: `jc-bench-streams-${label}-` });
   const svc = await startService({ DATA_DIR: dir, JC_STREAM_CHECKS: label, ...o.env });
-  const port = Number(new URL(svc.url).port);
-  const conns = await Promise.all(Array.from({ length: o.concurrency }, () => Conn.open(port)));
   return {
     label,
     url: svc.url,
     pid: svc.pid,
-    conns,
+    port: Number(new URL(svc.url).port),
     client: new Client(svc.url, svc.signer),
     stop: async () => {
-      for (const c of conns) c.close();
       await svc.stop("SIGTERM");
       await Deno.remove(dir, { recursive: true });
     },
@@ -66,8 +63,20 @@ async function start(label: "on" | "off", o: StreamChecksRun): Promise<Side> {
   };
 }
 
-/** One closed-loop window on `s`; every answer verified after it. */
+/**
+ * One closed-loop window on `s`, over connections of its own (the other side's window and the
+ * checks take longer than the server keeps an idle connection); every answer verified after it.
+ */
 async function window(s: Side, o: StreamChecksRun): Promise<void> {
+  const conns = await Promise.all(Array.from({ length: o.concurrency }, () => Conn.open(s.port)));
+  try {
+    await timed(s, o, conns);
+  } finally {
+    for (const c of conns) c.close();
+  }
+}
+
+async function timed(s: Side, o: StreamChecksRun, conns: Conn[]): Promise<void> {
   const answers: {
     envelope: Uint8Array;
     body: { index: number; leaf_hash: string; tree_head: never; inclusion_proof: string[] };
@@ -75,7 +84,7 @@ async function window(s: Side, o: StreamChecksRun): Promise<void> {
   const cpu = cpuMeter(s.pid);
   const t0 = performance.now();
   const end = t0 + o.ms;
-  await Promise.all(s.conns.map(async (conn) => {
+  await Promise.all(conns.map(async (conn) => {
     while (performance.now() < end) {
       const p = await o.request();
       const { status, body } = await conn.send(p.req);
@@ -112,7 +121,9 @@ export async function streamChecksLoop(o: StreamChecksRun) {
   try {
     // warm-up, then the windows in turn
     for (const s of [on, off]) {
-      for (let i = 0; i < 50; i++) await s.conns[0].send((await o.request()).req);
+      const c = await Conn.open(s.port);
+      for (let i = 0; i < 50; i++) await c.send((await o.request()).req);
+      c.close();
     }
     for (let r = 0; r < o.rounds; r++) {
       for (const s of r % 2 ? [off, on] : [on, off]) await window(s, o);
