@@ -7,6 +7,8 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { type Log, type LogStorage, openLog, type StreamIndex } from "../../log/mod.ts";
 import { openSqliteStorage } from "../../log/sqlite/mod.ts";
+import { openDurableStorage } from "../../log/durable/mod.ts";
+import { sqliteDurableStorage } from "../../fixtures/sqlite_durable.ts";
 import { entryFacts } from "../../log/streams/mod.ts";
 import { steward } from "../../fixtures/app.ts";
 import { chain, cidOf, jcpEnvelope, receiptWithId, ZEROS } from "../_streams.ts";
@@ -218,6 +220,38 @@ Deno.test("stream backfill: appends are answered while it runs", async () => {
       assert.deepEqual(await x.streamFindings(steward(12).did, 0, 10), []);
     } finally {
       await s.close();
+    }
+  });
+});
+
+Deno.test("stream backfill: the Durable Object's store (its table prefix) the same", async () => {
+  await withDir(async (path) => {
+    const opened: { close(): void }[] = [];
+    const store = () => {
+      const sql = sqliteDurableStorage(path);
+      opened.push(sql);
+      return openDurableStorage(sql);
+    };
+    const o = { secretKey: KEY, batchAgeMs: 1 };
+    try {
+      let log = await openLog(store(), { ...o, streamFacts: null });
+      await appendAll(log, oldEntries());
+      await appendFiller(log, 2000);
+      await log.close();
+      log = await openLog(store(), o);
+      try {
+        await appendDuring(log);
+      } finally {
+        await log.close();
+      }
+      const s = store();
+      try {
+        await assertRecomputed(s, s.capabilities().streamIndex!);
+      } finally {
+        await s.close();
+      }
+    } finally {
+      for (const x of opened) x.close();
     }
   });
 });
