@@ -131,3 +131,11 @@ export {
   verifierConfigRules,
 } from "./verifier_config.ts";
 export type { VerifierConfigDoc, VerifierConfigRules } from "./verifier_config.ts";
+export {
+  jcpObjectKind,
+  jcpObjectSignatureProblem,
+  readJcpObject,
+  sealJcpObject,
+  SIGNER_FIELD,
+} from "./jcp_object.ts";
+export type { JcpObject, JcpObjectKind } from "./jcp_object.ts";
