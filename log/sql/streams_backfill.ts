@@ -101,9 +101,20 @@ export class SqlStreamsBackfill {
     return "all";
   }
 
-  /** The rebuilt tables become the live ones; the reach is "all". */
+  /**
+   * The rebuilt tables become the live ones; the reach is "all". The rebuilt findings are
+   * numbered after every live one (in their log order): a monitor's cursor ("findings after
+   * number N", client monitor --watch-steward) then reads all of them, a fork the backfill found
+   * among old entries included, rather than skip those numbered below what it had read.
+   */
   #replace(): void {
     const x = this.#x, p = this.#p;
+    const base = Number(x.all(`SELECT coalesce(max(id), 0) AS m FROM ${p}stream_findings`)[0].m);
+    if (base > 0) {
+      // two steps: no id collides with another while they move
+      x.run(`UPDATE ${p}${SHADOW}stream_findings SET id = -id`);
+      x.run(`UPDATE ${p}${SHADOW}stream_findings SET id = ? - id`, base);
+    }
     for (const i of STREAM_INDEXES) x.run(`DROP INDEX IF EXISTS ${p}${SHADOW}${i}`);
     for (const t of STREAM_TABLES) {
       x.run(`DROP TABLE ${p}${t}`);
