@@ -88,6 +88,15 @@ export {
   type StreamReads,
   type StreamSummary,
 } from "./streams/mod.ts";
+export {
+  ACCOUNT_MAX,
+  type AccountFacts,
+  accountFactsOf,
+  type AccountPage,
+  type AccountQuery,
+  type AccountRow,
+  COUNTERS,
+} from "./accounts/mod.ts";
 export { type Tile, TILE_HEIGHT, TILE_WIDTH } from "./tiles.ts";
 export {
   type AppendResult,

@@ -9,6 +9,7 @@ import type { Tile } from "./tiles.ts";
 import type { CheckedEntry } from "./streams/check.ts";
 import type { EntryFacts, StreamFinding } from "./streams/facts.ts";
 import type { StreamSummary } from "./streams/summary.ts";
+import type { AccountPage, AccountQuery } from "./accounts/mod.ts";
 
 /**
  * The two Merkle views of the one entry sequence (PUBLICATION.md Decision P1): `blake3` is the
@@ -235,6 +236,8 @@ export interface StreamIndex {
   streamsBackfillNext(): Promise<number | undefined>;
   /** One bounded step of the stream backfill, in one transaction (`StreamBackfillStep`). */
   backfillStreams(step: StreamBackfillStep): Promise<number | "all">;
+  /** A steward's accounts over a window (issue 30; docs/ACCOUNTING.md), kept with the checks. */
+  accounts(q: AccountQuery): Promise<AccountPage>;
 }
 
 /**

@@ -16,6 +16,8 @@ export const HTTP_CODES = {
   "bad-envelope-encoding": { status: 400, title: "Bad envelope encoding" },
   "stream-seq-range": { status: 400, title: "Stream seq out of range" },
   "stream-link-malformed": { status: 400, title: "Malformed stream link" },
+  // GET /v1/accounts (issue 30): `from` not before `to`, or a bound that is no time.
+  "bad-window": { status: 400, title: "Bad window" },
   "empty-body": { status: 400, title: "Empty body" },
   // A Host header that is not a host[:port] (RFC 3986 §3.2.2; api/http/public_url.ts), any route.
   "bad-host": { status: 400, title: "Bad Host header" },

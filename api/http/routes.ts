@@ -3,6 +3,7 @@
 // routes: write `api/http/routes/<name>.ts` exporting a RouteGroup (see api/http/route.ts for the row
 // shape) and add it to the list below. Order matters only for identical paths.
 import type { RouteDef, RouteGroup } from "./route.ts";
+import { accountRoutes } from "./routes/accounts.ts";
 import { discoveryRoutes } from "./routes/discovery.ts";
 import { logAppendRoutes } from "./routes/log_append.ts";
 import { logProofRoutes } from "./routes/log_proofs.ts";
@@ -29,6 +30,7 @@ export const ROUTE_GROUPS: RouteGroup[] = [
   logAppendRoutes,
   logReadRoutes,
   streamRoutes,
+  accountRoutes,
   logProofRoutes,
   logPolicyRoutes,
   publicationRoutes,
@@ -50,6 +52,7 @@ export const SHARD_ROUTE_GROUPS: RouteGroup[] = [
   logAppendRoutes,
   logReadRoutes,
   streamRoutes,
+  accountRoutes,
   logProofRoutes,
   logPolicyRoutes,
   publicationRoutes,

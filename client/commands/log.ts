@@ -7,6 +7,7 @@ import { HttpError, LogClient } from "../client.ts";
 import { proveFromTiles } from "../tile_commands.ts";
 import { getEntry } from "../get_command.ts";
 import { indexOf, newForks, stewardStreams } from "../streams_command.ts";
+import { stewardAccounts } from "../accounts_command.ts";
 import { allShards, submitFollowing, targetShard } from "../shard_commands.ts";
 import {
   type Command,
@@ -265,6 +266,34 @@ export const LOG_COMMANDS: Record<string, Command> = {
       if (fresh.length === 0) return EXIT.ok;
       console.error(`ALARM: ${s.steward}: ${fresh.length} new stream fork(s)`);
       return EXIT.check;
+    },
+  },
+  accounts: {
+    brief: "a steward's accounts per grant (JCP §8.1), over a window of integration time",
+    spec: {
+      name: "deno task client accounts",
+      args: "DID",
+      summary: "Prints what a steward's logged receipts debited, held, settled and minted, per " +
+        "grant (every page of GET /v1/accounts; docs/ACCOUNTING.md).",
+      options: [
+        { name: "grant", value: "HEX", help: "one grant's account" },
+        { name: "from", value: "T", help: "integration time from (ms or RFC 3339), inclusive" },
+        { name: "to", value: "T", help: "integration time to (ms or RFC 3339), exclusive" },
+        ...URL_OPTS,
+      ],
+      positionals: [1, 1],
+      footer: EXITS,
+    },
+    async run(p, e) {
+      const c = new LogClient(urlOf(p, e), str(p, "signer"), fetch, netOf(e));
+      out(
+        await stewardAccounts(c, p.positional[0], {
+          grant: str(p, "grant"),
+          from: str(p, "from"),
+          to: str(p, "to"),
+        }),
+      );
+      return EXIT.ok;
     },
   },
   head: {

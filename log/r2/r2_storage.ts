@@ -11,6 +11,8 @@
 // uploaded again (deterministic bytes: a replay rewrites what is already there identically).
 // What SQLite no longer holds is read back from R2's immutable full tiles and bundles.
 import {
+  type AccountPage,
+  type AccountQuery,
   type AgentHead,
   type AgentHeads,
   type Batch,
@@ -538,6 +540,9 @@ export class R2PublishedStorage
   }
   backfillStreams(step: StreamBackfillStep): Promise<number | "all"> {
     return this.#hot.backfillStreams(step);
+  }
+  accounts(q: AccountQuery): Promise<AccountPage> {
+    return this.#hot.accounts(q);
   }
   integration(index: number): Promise<{ size: number; timestamp: number } | undefined> {
     return this.#hot.integration(index);

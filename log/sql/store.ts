@@ -38,6 +38,8 @@ import { LEVEL1, viewTables, ViewTiles } from "./tiles.ts";
 import { LeafTail } from "./leaf_tail.ts";
 import { SqlStreams } from "./streams.ts";
 import { SqlStreamsBackfill } from "./streams_backfill.ts";
+import { SqlAccounts } from "./accounts.ts";
+import { type AccountPage, type AccountQuery, foldAccounts } from "../accounts/mod.ts";
 import { checkStreams, type StreamFinding, type StreamSummary } from "../streams/mod.ts";
 
 /** Default of `leafIndexLag`: entries held in memory before the leaf index is flushed. */
@@ -131,6 +133,7 @@ export class SqlStore
   readonly #tail = new LeafTail(0);
   readonly #streams: SqlStreams;
   readonly #backfill: SqlStreamsBackfill;
+  readonly #accounts: SqlAccounts;
   #closed = false;
 
   constructor(x: SqlExecutor, o: SqlStoreOptions = {}) {
@@ -156,6 +159,7 @@ export class SqlStore
     this.views = [new ViewTiles(x, t.blake3), new ViewTiles(x, t.sha256)];
     this.#streams = new SqlStreams(x, p, o.rowsPerInsert ?? 64);
     this.#backfill = new SqlStreamsBackfill(x, p, o.rowsPerInsert ?? 64);
+    this.#accounts = new SqlAccounts(x, p);
     this.#syncTail();
   }
 
@@ -390,8 +394,23 @@ export class SqlStore
         const tx = this.#streams.tx();
         st.findings = checkStreams(tx, st.entries, h.timestamp, st.skewMs);
         tx.flush();
+        // issue 30: the accounts move in the same transaction (docs/ACCOUNTING.md)
+        const receipts = [];
+        for (const e of st.entries) {
+          const a = e.facts.account;
+          if (a) receipts.push({ index: e.index, cid: e.facts.cid, facts: a });
+        }
+        if (receipts.length) {
+          const ax = this.#accounts.tx();
+          foldAccounts(ax, receipts, h.timestamp);
+          ax.flush();
+        }
       }
-      if (batch.unchecked && batch.entries.length) this.#backfill.unchecked(h.size);
+      if (batch.unchecked && batch.entries.length) {
+        // checks off: neither streams nor accounts cover these entries (each reach moves past)
+        this.#backfill.unchecked(h.size);
+        this.x.run(this.q.putMeta, "accounts_upto", String(h.size));
+      }
       // Lagging leaf index: once the tail would exceed the lag, the tail and this batch go to
       // `leaves` in key order (each index page written once), in this same transaction.
       const tail = this.#tail;
@@ -524,6 +543,11 @@ export class SqlStore
     await this.write("backfill streams", () => void (next = this.#backfill.step(step)));
     return next;
   };
+  accounts = (q: AccountQuery): Promise<AccountPage> =>
+    this.#op("read accounts", () => ({
+      ...this.#accounts.page(q),
+      counted_from: this.#accounts.reach(),
+    }));
   capabilities = (): StorageCapabilities => this.storeCapabilities();
   close = (): Promise<void> => {
     if (this.#closed) return Promise.resolve();

@@ -3,6 +3,7 @@
 // tests check the stored state against. Never throws: bytes that are not a COSE_Sign1 envelope
 // with a map core have no facts.
 import { blake3, type CborValue, decodeCbor, fromHex, parseCoseSign1 } from "../../verify/mod.ts";
+import { accountFactsOf } from "../accounts/mod.ts";
 import type { EntryFacts } from "./facts.ts";
 
 /** A core member by name (a CBOR map's or a JSON projection's). */
@@ -42,6 +43,9 @@ export function factsOfCore(
     const settles = get("settles");
     if (typeof settles === "string" && HEX64.test(settles)) f.settles = fromHex(settles);
     if (get("held_uj") !== undefined && get("verdict") === "allow") f.hold = true;
+    // issue 30: what it debited, held, settled or minted, for the accounts
+    const account = accountFactsOf(get, kid);
+    if (account) f.account = account;
     return f;
   }
   if (typeof jc !== "string") return f;

@@ -7,6 +7,7 @@ import { cidKey, searchKey } from "./check.ts";
 import type { StreamFinding } from "./facts.ts";
 import type { StreamSummary } from "./summary.ts";
 import type { SearchQuery, StreamReads } from "./query.ts";
+import type { AccountPage, AccountQuery } from "../accounts/mod.ts";
 
 function same(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
@@ -52,6 +53,11 @@ export class LogStreams implements StreamReads {
 
   reach(): Promise<number | "all"> {
     return this.#x.streamsReach();
+  }
+
+  /** A steward's accounts over a window (issue 30): a few index seeks per grant answered. */
+  accounts(q: AccountQuery): Promise<AccountPage> {
+    return this.#x.accounts(q);
   }
 
   /**

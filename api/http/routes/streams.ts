@@ -19,7 +19,7 @@ const OK_404 = [
 ];
 
 /** The log's stream reads, or 404 `streams-unavailable` where its store keeps none. */
-function reads(c: Context<AppEnv>): StreamReads {
+export function reads(c: Context<AppEnv>): StreamReads {
   const r = c.get("deps").log.streamReads;
   if (!r) {
     throw new ApiError("streams-unavailable", "Cannot answer for streams: this log keeps none", {
@@ -30,7 +30,7 @@ function reads(c: Context<AppEnv>): StreamReads {
 }
 
 /** A steward's id as a query parameter: a DID (SPEC §8), at most 512 characters. */
-function stewardParam(raw: string | undefined): string {
+export function stewardParam(raw: string | undefined): string {
   if (raw === undefined) {
     throw new ApiError("bad-parameter", 'Cannot read steward: missing query parameter "steward"', {
       extra: { parameter: "steward" },
@@ -49,7 +49,7 @@ function stewardParam(raw: string | undefined): string {
 }
 
 /** A page size: 1 .. pageMax (default pageMax). */
-function limitOf(c: Context<AppEnv>): number {
+export function limitOf(c: Context<AppEnv>): number {
   const max = c.get("deps").config.pageMax;
   return Math.min(optIntParam("limit", c.req.query("limit"), { min: 1 }) ?? max, max);
 }
