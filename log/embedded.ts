@@ -8,6 +8,7 @@ import type { Sequencer } from "./sequencer.ts";
 import { type StoreNodes, StoreSource } from "./store_source.ts";
 import { AgentHeadReader, type LinkOf } from "./agent_heads.ts";
 import { type EntryFacts, LogStreams } from "./streams/mod.ts";
+import type { StreamBackfill } from "./streams_backfill.ts";
 
 /** A log over a store, sequenced in this process. */
 export class EmbeddedLog extends LogReader implements Log {
@@ -17,6 +18,8 @@ export class EmbeddedLog extends LogReader implements Log {
   readonly #release: (() => void) | undefined;
   /** Streams, findings and lookups (issue 24), with a store that keeps them. */
   readonly streamReads: LogStreams | undefined;
+  /** The stream backfill under way or done (log/streams_backfill.ts), when the log runs one. */
+  streamBackfill: StreamBackfill | undefined;
   #closed = false;
 
   constructor(
@@ -53,6 +56,7 @@ export class EmbeddedLog extends LogReader implements Log {
     if (this.#closed) return;
     this.#closed = true;
     try {
+      await this.streamBackfill?.stop(); // its progress is the store's
       await this.#seq.drain();
       await this.#s.close();
     } finally {

@@ -60,6 +60,11 @@ export interface LogAppends {
   /** Optional: streams, findings and lookups (issue 24), when the store keeps them. */
   readonly streamReads?: StreamReads;
   /**
+   * Optional: the stream backfill of entries logged before the checks (log/streams_backfill.ts):
+   * `done` settles when it is done, stopped or failed (`error`).
+   */
+  readonly streamBackfill?: { readonly done: Promise<void>; readonly error: unknown };
+  /**
    * Optional: the sequencer's CPU time so far, ms, by phase: `sequence` (dedupe, tree, tiles,
    * signing), `commit` (the store's commit call; its durability runs off this thread), `answer`
    * (proofs and answers). Zero without a `cpuClock`.

@@ -17,6 +17,8 @@ import { Sequencer, type SequencerStart } from "./sequencer.ts";
 import { tileCacheTiles } from "./log.ts";
 import { StoreNodes } from "./store_source.ts";
 import { EmbeddedLog } from "./embedded.ts";
+import { StreamBackfill } from "./streams_backfill.ts";
+import { CLOSED_SKEW_MS, entryFacts } from "./streams/mod.ts";
 
 const h = blake3Hasher;
 
@@ -82,6 +84,17 @@ export async function openLog(s: LogStorage, o: LogOptions): Promise<Log> {
   const release = o.pin?.close && (() => o.pin!.close!());
   const log = new EmbeddedLog(s, caps, seq, nodes, { publicKey: pub, logName: name }, release);
   await pin?.advance(pinOf(start.head)); // before anything is served
+  if (caps.streamIndex && o.streamFacts !== null) {
+    // entries logged before the checks (or while they were off): checked once, off the request
+    // path, while the log serves (docs/STREAMS.md "Backfill")
+    const facts = o.streamFacts ?? entryFacts;
+    log.streamBackfill = new StreamBackfill(
+      s,
+      caps.streamIndex,
+      facts,
+      o.closedSkewMs ?? CLOSED_SKEW_MS,
+    );
+  }
   return log;
 }
 

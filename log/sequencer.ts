@@ -374,6 +374,7 @@ export class Sequencer implements Tip {
         };
         if (agents) b.agents = agents;
         if (streams) b.streams = streams;
+        else if (!this.#facts && this.#caps.streamIndex) b.unchecked = true; // checks off
         ({ durable } = await this.#commit(b));
         if (cpu) c0 = this.#tick("commit", c0);
         this.#edges = this.#edges.map((e, k) => grown[k]?.edge ?? e);

@@ -7,7 +7,7 @@
 // shared contract tests are log/storage_contract_tests.ts.
 import type { Tile } from "./tiles.ts";
 import type { CheckedEntry } from "./streams/check.ts";
-import type { StreamFinding } from "./streams/facts.ts";
+import type { EntryFacts, StreamFinding } from "./streams/facts.ts";
 import type { StreamSummary } from "./streams/summary.ts";
 import type { AccountPage, AccountQuery } from "./accounts/mod.ts";
 
@@ -104,6 +104,11 @@ export interface Batch {
    * `findings` (an out-list: emptied and refilled by each commit attempt).
    */
   streams?: StreamBatch;
+  /**
+   * The store keeps stream state but this batch's entries were not checked (stream checks off):
+   * the store moves its reach past them, so the backfill (log/streams_backfill.ts) checks them.
+   */
+  unchecked?: boolean;
 }
 
 /** A batch's stream checks (`Batch.streams`). */
@@ -229,8 +234,35 @@ export interface StreamIndex {
    * `activities[k]`. Written by the stream checks (`StreamTx.bind`) in the outcome's commit.
    */
   boundOutcomes(activities: number[]): Promise<(number | undefined)[]>;
+  /**
+   * The stream backfill's progress (docs/STREAMS.md "Backfill"): the next entry the rebuilt
+   * state checks (0 before it began), undefined when every entry was checked (reach "all").
+   */
+  streamsBackfillNext(): Promise<number | undefined>;
+  /** One bounded step of the stream backfill, in one transaction (`StreamBackfillStep`). */
+  backfillStreams(step: StreamBackfillStep): Promise<number | "all">;
   /** A steward's accounts over a window (issue 30; docs/ACCOUNTING.md), kept with the checks. */
   accounts(q: AccountQuery): Promise<AccountPage>;
+}
+
+/**
+ * One step of the stream backfill (log/streams_backfill.ts): the rebuilt state, a recomputation
+ * of every entry's checks in log order kept beside the live state, checks `facts` (entries
+ * `from` ..); once it is within `catchUp` entries of the log's size, the store checks the rest
+ * itself (`read`) and the rebuilt state replaces the live one, in the same transaction. Answers
+ * the next progress, or "all" once replaced. A `from` other than the store's progress is refused
+ * (`StorageConflictError`, nothing written).
+ */
+export interface StreamBackfillStep {
+  from: number;
+  /** Entries `from` .. in order: each one's facts, undefined for an entry without. */
+  facts: (EntryFacts | undefined)[];
+  /** Reads an entry's facts from its bytes (the last entries, read inside the transaction). */
+  read: (entry: Uint8Array) => EntryFacts | undefined;
+  /** `closed-after-integration` skew, ms. */
+  skewMs: number;
+  /** Most entries the final step checks itself. */
+  catchUp: number;
 }
 
 /** Extension: full tile groups as one read. */

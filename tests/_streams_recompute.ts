@@ -47,8 +47,8 @@ export async function recompute(s: LogStorage, size: number, skewMs: number): Pr
         .push(l),
     keyed: (k, limit) => (keys.get(toHex(k)) ?? []).slice(0, limit),
     hasKey: (k, index) => (keys.get(toHex(k)) ?? []).includes(index),
-    putKeys: (index, ks) => {
-      for (const k of ks) {
+    putKeys: (index, ks, plain = []) => {
+      for (const k of [...ks, ...plain]) {
         const l = keys.get(toHex(k)) ?? keys.set(toHex(k), []).get(toHex(k))!;
         if (!l.includes(index)) l.push(index);
       }

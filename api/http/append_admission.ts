@@ -6,6 +6,7 @@
 // alert — drift beyond the band is "a non-conformance signal, not a hard failure", so the log holds
 // the evidence and the answer names the verdict and the DriftAlert. Platform-neutral.
 import { failureCodes, type VerificationReport } from "../../verify/mod.ts";
+import { LINK_MALFORMED, malformedLink } from "../../log/mod.ts";
 import { ApiError } from "./errors.ts";
 import type { AppDeps } from "./route.ts";
 import { refuseConfigEnvelope, verifyWith } from "./verifier_options.ts";
@@ -26,6 +27,14 @@ export async function admitEnvelope(
   deps.metrics.verification(outcome);
   deps.metrics.verdict(report.verdict);
   if (!report.valid) {
+    // issue 24: a malformed JCP §8.1 link (seq, prev) is a malformed request, 400 with its code
+    // (asked only of an envelope that does not verify: a malformed link never does)
+    const link = malformedLink(envelope);
+    if (link) {
+      throw new ApiError(LINK_MALFORMED, `Cannot append the envelope: ${link}`, {
+        extra: { codes: failureCodes(report) },
+      });
+    }
     // JCR-1 §6: failure at steps 1-5 makes the receipt invalid; it is never logged. Step 6 out
     // of band is an alert (SPEC §6), appended with its DriftAlert.
     throw new ApiError(outcome, `Cannot append the envelope: it does not verify (${outcome})`, {

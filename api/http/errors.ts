@@ -16,6 +16,7 @@ export const HTTP_CODES = {
   "unknown-query-parameter": { status: 400, title: "Unknown query parameter" },
   "bad-envelope-encoding": { status: 400, title: "Bad envelope encoding" },
   "stream-seq-range": { status: 400, title: "Stream seq out of range" },
+  "stream-link-malformed": { status: 400, title: "Malformed stream link" },
   // GET /v1/accounts (issue 30): `from` not before `to`, or a bound that is no time.
   "bad-window": { status: 400, title: "Bad window" },
   "empty-body": { status: 400, title: "Empty body" },

@@ -24,6 +24,7 @@ import { SigningPool } from "./_pool.ts";
 import { Conn } from "./_conn.ts";
 import { appendSplit, cpuMeter, selfCpu } from "./_server_cpu.ts";
 import { bulkLoop } from "./_bulk_http.ts";
+import { streamChecksLoop } from "./_stream_checks_http.ts";
 
 export { Conn };
 const utf8 = new TextEncoder();
@@ -33,6 +34,12 @@ const CONCURRENCY = Number(Deno.env.get("JC_BENCH_CONCURRENCY") ?? 256);
 const VERIFY_WORKERS = Deno.env.get("JC_BENCH_VERIFY_WORKERS");
 /** The server's JC_STREAM_CHECKS (issue 24: "off" gives the figure before stream checks). */
 const STREAM_CHECKS = Deno.env.get("JC_BENCH_STREAM_CHECKS");
+/**
+ * Stream checks on against off in one run (issue 24, bench/suites/_stream_checks_http.ts): windows
+ * per setting (0 skips it) and each window's length.
+ */
+const STREAM_ROUNDS = Number(Deno.env.get("JC_BENCH_STREAM_ROUNDS") ?? 4);
+const STREAM_MS = ms(3_000);
 const CLOSED_MS = ms(8_000);
 const OPEN_RATE = 5_000;
 const OPEN_MS = ms(2_000);
@@ -270,8 +277,8 @@ export default async () => {
   const planned = Number(
     Deno.env.get("JC_BENCH_HTTP_POOL") ??
       Math.ceil(
-        1.25 * (0.6 * raw * CLOSED_MS / 1000 + OPEN_RATE * OPEN_MS / 1000) +
-          raw * BULK_MS / 1000 + 50,
+        1.25 * (0.6 * raw * (CLOSED_MS + 2 * STREAM_ROUNDS * STREAM_MS) / 1000 +
+              OPEN_RATE * OPEN_MS / 1000) + raw * BULK_MS / 1000 + 150,
       ),
   );
   const t0 = performance.now();
@@ -435,6 +442,17 @@ export default async () => {
       false,
     );
 
+    // issue 24: verified durable appends/s with stream checks on and off, in this same run
+    const streamChecks = STREAM_ROUNDS > 0
+      ? await streamChecksLoop({
+        request,
+        concurrency: CONCURRENCY,
+        ms: STREAM_MS,
+        rounds: STREAM_ROUNDS,
+        env: VERIFY_WORKERS === undefined ? {} : { JC_VERIFY_WORKERS: VERIFY_WORKERS },
+      })
+      : "skipped";
+
     return {
       raw_webcrypto_ed25519_verifies_per_s: raw,
       raw_verify_cpu_us: Math.round(rawCpuUs * 10) / 10,
@@ -460,6 +478,7 @@ export default async () => {
         }, verified),
       },
       bulk: { ...bulk, cpu_bound_ratio: cpuBound(bulk, bulk.appends) },
+      stream_checks: streamChecks,
       open_loop: {
         offered_per_s: OPEN_RATE,
         sent,

@@ -26,6 +26,7 @@ import {
   sha256Hasher,
   type StorageCapabilities,
   type StoredHead,
+  type StreamBackfillStep,
   type StreamFinding,
   type StreamIndex,
   type StreamSummary,
@@ -574,6 +575,12 @@ export class R2PublishedStorage
   }
   streamsReach(): Promise<number | "all"> {
     return this.#hot.streamsReach();
+  }
+  streamsBackfillNext(): Promise<number | undefined> {
+    return this.#hot.streamsBackfillNext();
+  }
+  backfillStreams(step: StreamBackfillStep): Promise<number | "all"> {
+    return this.#hot.backfillStreams(step);
   }
   accounts(q: AccountQuery): Promise<AccountPage> {
     return this.#hot.accounts(q);

@@ -23,6 +23,7 @@ import {
   type StorageCapabilities,
   StorageConflictError,
   type StoredHead,
+  type StreamBackfillStep,
   type StreamIndex,
   type TileGroups,
   type TreeView,
@@ -36,6 +37,7 @@ import { openSchema, type SchemaLineage } from "./schema.ts";
 import { LEVEL1, viewTables, ViewTiles } from "./tiles.ts";
 import { LeafTail } from "./leaf_tail.ts";
 import { SqlStreams } from "./streams.ts";
+import { SqlStreamsBackfill } from "./streams_backfill.ts";
 import { SqlAccounts } from "./accounts.ts";
 import { type AccountPage, type AccountQuery, foldAccounts } from "../accounts/mod.ts";
 import { EntryRounds } from "./entry_rounds.ts";
@@ -137,6 +139,7 @@ export class SqlStore
   protected readonly views: [ViewTiles, ViewTiles];
   readonly #tail = new LeafTail(0);
   readonly #streams: SqlStreams;
+  readonly #backfill: SqlStreamsBackfill;
   readonly #accounts: SqlAccounts;
   /** With `roundRows`: the batches' rows. */
   protected readonly rounds: EntryRounds | undefined;
@@ -164,6 +167,7 @@ export class SqlStore
     const t = viewTables(p);
     this.views = [new ViewTiles(x, t.blake3), new ViewTiles(x, t.sha256)];
     this.#streams = new SqlStreams(x, p, o.rowsPerInsert ?? 64);
+    this.#backfill = new SqlStreamsBackfill(x, p, o.rowsPerInsert ?? 64);
     this.#accounts = new SqlAccounts(x, p);
     this.rounds = o.roundRows ? new EntryRounds(x, p) : undefined;
     this.#syncTail();
@@ -433,6 +437,11 @@ export class SqlStore
           ax.flush();
         }
       }
+      if (batch.unchecked && batch.entries.length) {
+        // checks off: neither streams nor accounts cover these entries (each reach moves past)
+        this.#backfill.unchecked(h.size);
+        this.x.run(this.q.putMeta, "accounts_upto", String(h.size));
+      }
       // Lagging leaf index: once the tail would exceed the lag, the tail and this batch go to
       // `leaves` in key order (each index page written once), in this same transaction.
       const tail = this.#tail;
@@ -561,6 +570,13 @@ export class SqlStore
     this.#op("read the streams reach", () => this.#streams.reach());
   boundOutcomes = (activities: number[]): Promise<(number | undefined)[]> =>
     this.#op("read activity bindings", () => this.#streams.boundOutcomes(activities));
+  streamsBackfillNext = (): Promise<number | undefined> =>
+    this.#op("read the stream backfill's progress", () => this.#backfill.next());
+  backfillStreams = async (step: StreamBackfillStep): Promise<number | "all"> => {
+    let next: number | "all" = "all";
+    await this.write("backfill streams", () => void (next = this.#backfill.step(step)));
+    return next;
+  };
   accounts = (q: AccountQuery): Promise<AccountPage> =>
     this.#op("read accounts", () => ({
       ...this.#accounts.page(q),

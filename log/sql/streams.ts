@@ -16,6 +16,23 @@ import { insertPairs } from "./queries.ts";
 /** The tables (CREATE ... IF NOT EXISTS, like the content index). */
 export function streamSchema(p: string): string[] {
   return [
+    ...streamTables(p),
+    // Each batch's first index and its head (the first signed head covering it: issue 24's
+    // integration time), never pruned: a Durable Object prunes old heads (R2 holds them).
+    `CREATE TABLE IF NOT EXISTS ${p}integrations (first_idx INTEGER PRIMARY KEY,` +
+    ` size INTEGER NOT NULL, ts INTEGER NOT NULL)`,
+    // JCP §5.3: each activity entry's outcome (log/outcomes.ts), one row per bound activity
+    `CREATE TABLE IF NOT EXISTS ${p}activity_bindings (activity INTEGER PRIMARY KEY,` +
+    ` outcome INTEGER NOT NULL)`,
+    // From which index on entries were checked: "all" for a store created with the tables.
+    `INSERT OR IGNORE INTO ${p}meta (k, v) SELECT 'streams_upto', CASE WHEN coalesce(max(size),` +
+    ` 0) = 0 THEN 'all' ELSE CAST(max(size) AS TEXT) END FROM ${p}heads`,
+  ];
+}
+
+/** The tables the checks write (`STREAM_TABLES`) and the findings' indexes, under prefix `p`. */
+export function streamTables(p: string): string[] {
+  return [
     `CREATE TABLE IF NOT EXISTS ${p}streams (sid INTEGER PRIMARY KEY, steward TEXT NOT NULL,` +
     ` skey TEXT NOT NULL, length INTEGER NOT NULL, last_seq INTEGER NOT NULL,` +
     ` first_idx INTEGER NOT NULL, last_idx INTEGER NOT NULL, UNIQUE (steward, skey))`,
@@ -36,18 +53,20 @@ export function streamSchema(p: string): string[] {
     // an entry's findings include the gap it cleared (the SPARQL store re-reads a finding when
     // the entry that changed it is loaded: docs/RDF.md "Stream findings")
     `CREATE INDEX IF NOT EXISTS ${p}stream_findings_cleared ON ${p}stream_findings (cleared)`,
-    // Each batch's first index and its head (the first signed head covering it: issue 24's
-    // integration time), never pruned: a Durable Object prunes old heads (R2 holds them).
-    `CREATE TABLE IF NOT EXISTS ${p}integrations (first_idx INTEGER PRIMARY KEY,` +
-    ` size INTEGER NOT NULL, ts INTEGER NOT NULL)`,
-    // JCP §5.3: each activity entry's outcome (log/outcomes.ts), one row per bound activity
-    `CREATE TABLE IF NOT EXISTS ${p}activity_bindings (activity INTEGER PRIMARY KEY,` +
-    ` outcome INTEGER NOT NULL)`,
-    // From which index on entries were checked: "all" for a store created with the tables.
-    `INSERT OR IGNORE INTO ${p}meta (k, v) SELECT 'streams_upto', CASE WHEN coalesce(max(size),` +
-    ` 0) = 0 THEN 'all' ELSE CAST(max(size) AS TEXT) END FROM ${p}heads`,
   ];
 }
+
+/** The tables `streamTables` creates, and the findings' indexes (log/sql/streams_backfill.ts). */
+export const STREAM_TABLES = [
+  "streams",
+  "stream_links",
+  "search_keys",
+  "audit_heads",
+  "stream_findings",
+] as const;
+export const STREAM_INDEXES = ["steward", "idx", "other", "cleared"].map((c) =>
+  `stream_findings_${c}`
+);
 
 const num = (v: unknown) => (v === null || v === undefined ? undefined : Number(v));
 
@@ -106,7 +125,8 @@ export class SqlStreams {
       },
       hasKey: (k, index) =>
         mem.get(str(k))?.includes(index) || x.all(q.hasKey, k, index).length > 0,
-      putKeys: (index, keys) => {
+      putKeys: (index, keys, plain = []) => {
+        for (const k of plain) pending.push(k, index);
         for (const k of keys) {
           pending.push(k, index);
           const s = str(k), l = mem.get(s);

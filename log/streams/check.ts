@@ -30,7 +30,11 @@ export interface StreamTx {
   keyed(key: Uint8Array, limit: number): number[];
   /** Whether `index` is under a search key. */
   hasKey(key: Uint8Array, index: number): boolean;
-  putKeys(index: number, keys: Uint8Array[]): void;
+  /**
+   * Writes `index` under `keys` (a later check of the batch may look them up) and `plain` (keys
+   * no check looks up: content ids, input hashes; only the reads do).
+   */
+  putKeys(index: number, keys: Uint8Array[], plain?: Uint8Array[]): void;
   /** An engine's last audit sequence (and its entry). */
   auditHead(steward: string, engine: string): { seq: number; index: number } | undefined;
   putAuditHead(steward: string, engine: string, seq: number, index: number): void;
@@ -133,9 +137,10 @@ function checkOne(
     tx.addFinding(x);
     out.push(x);
   };
-  const keys = [cidKey("c", f.cid)];
+  const keys: Uint8Array[] = [];
+  const plain = [cidKey("c", f.cid)]; // looked up by the reads only, never by a check
   if (f.steward) keys.push(searchKey("s", f.steward));
-  if (f.inputHash) keys.push(searchKey("n", f.inputHash));
+  if (f.inputHash) plain.push(searchKey("n", f.inputHash));
   if (f.receiptId !== undefined && f.steward) {
     // JCR-1 §2: `id` is unique per steward. A resubmitted same content never gets here (the
     // content index answers it), so an earlier entry under (steward, id) is another content.
@@ -149,7 +154,7 @@ function checkOne(
     add("settles-unknown");
   }
   if (f.hold) keys.push(cidKey("h", f.cid));
-  tx.putKeys(index, keys);
+  tx.putKeys(index, keys, plain);
   // JCP §5.3: each activity is bound to one outcome, in the outcome's own commit
   for (const a of f.bound ?? []) tx.bind(a, index);
   if (f.audit && f.steward) {

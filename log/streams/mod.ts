@@ -4,7 +4,7 @@ export * from "./facts.ts";
 export { checkStreams, cidKey, searchKey } from "./check.ts";
 export type { CheckedEntry, StoredLink, StreamTx } from "./check.ts";
 export type { StreamSummary } from "./summary.ts";
-export { entryFacts, factsOfCore, SEQ_RANGE } from "./read_facts.ts";
+export { entryFacts, factsOfCore, LINK_MALFORMED, malformedLink, SEQ_RANGE } from "./read_facts.ts";
 export type { CoreGet } from "./read_facts.ts";
 export { findContent, findContentEntry, LogStreams } from "./reads.ts";
 export { answerStreamQuery, queriedStreamReads } from "./query.ts";

@@ -12,6 +12,9 @@ export type CoreGet = (name: string) => CborValue | unknown;
 /** Why an entry's stream link cannot be logged (the append answers 400 with the code). */
 export const SEQ_RANGE = "stream-seq-range";
 
+/** Why an entry's stream link is malformed (the append answers 400 with the code). */
+export const LINK_MALFORMED = "stream-link-malformed";
+
 const HEX64 = /^[0-9a-f]{64}$/;
 
 /** An exact JS integer >= 0, or undefined. */
@@ -78,4 +81,34 @@ export function entryFacts(entry: Uint8Array): (EntryFacts & { refused?: string 
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Why an envelope's JCP §8.1 link is malformed, or undefined: a `jcp` core whose `seq` is not an
+ * unsigned integer, whose `prev` is not 64 lowercase hex digits (a content id, JCP §3), or that
+ * carries one without the other. Such an envelope fails verification (JCR-1 §6 step 1); the append
+ * routes ask this only then, to answer 400 `stream-link-malformed` (docs/STREAMS.md).
+ */
+export function malformedLink(entry: Uint8Array): string | undefined {
+  let core: CborValue;
+  try {
+    core = decodeCbor(parseCoseSign1(entry).payload);
+  } catch {
+    return undefined;
+  }
+  if (!(core instanceof Map) || typeof core.get("jcp_receipt") !== "string") return undefined;
+  const seq = core.get("seq"), prev = core.get("prev");
+  if (seq === undefined && prev === undefined) return undefined;
+  if (seq === undefined || prev === undefined) {
+    return `${seq === undefined ? "seq" : "prev"} is missing beside ${
+      seq === undefined ? "prev" : "seq"
+    } (JCP §8.1)`;
+  }
+  const uint = (typeof seq === "number" && Number.isSafeInteger(seq) && seq >= 0) ||
+    (typeof seq === "bigint" && seq >= 0n);
+  if (!uint) return "seq is not an unsigned integer (JCP §8.1)";
+  if (typeof prev !== "string" || !HEX64.test(prev)) {
+    return "prev is not a content id: 64 lowercase hex digits (JCP §3, §8.1)";
+  }
+  return undefined;
 }

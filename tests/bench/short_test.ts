@@ -60,6 +60,10 @@ Deno.test("deno task bench: every suite completes in short mode, none reports an
     assert.equal(typeof m.ratio_to_raw_verifies, "number");
     assert.equal(typeof m.cpu_bound_ratio, "number");
   }
+  // stream checks on and off (issue 24) in the same run, with their ratio
+  const sc = report.http.stream_checks;
+  assert.ok(sc.on.appends > 0 && sc.off.appends > 0, JSON.stringify(sc));
+  assert.equal(typeof sc.ratio_on_to_off, "number");
   // the witness suite too (it crashed "out of envelopes" on a faster machine)
   const w = report.witness.appends_with_witnesses;
   assert.ok(w.signed_during_run > 0, JSON.stringify(w));

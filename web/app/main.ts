@@ -9,6 +9,8 @@ import { envelopeFromInput } from "../../verify/mod.ts";
 import {
   mergeOptions,
   optionsFromConfig,
+  optionsFromVerifierConfig,
+  type VerifierConfigRules,
   type VerifierOptions,
   verifyEnvelope,
 } from "../../verify/mod.ts";
@@ -24,7 +26,56 @@ import { findShard } from "./shards.ts";
 const MAX_INPUT = 16 * 1024 * 1024;
 
 let verifierOptions: VerifierOptions = {};
+/** Whether the person loaded an operator configuration file (it then wins over the log's). */
+let configLoaded = false;
 let loadedPolicy: PolicyView | undefined;
+
+/** The log's published verifier configuration as options, and the line that says so. */
+interface PublishedConfig {
+  options: VerifierOptions;
+  line: string;
+}
+let published: Promise<PublishedConfig | undefined> | undefined;
+
+/**
+ * The configuration the log judges under (GET /v1/verifier-config; issue 23), read once: step 6
+ * (JCR-1 §6, the reference vectors and drift bands) then classes an entry as the log did (an
+ * alert, not joule-unverified for want of the reference). Undefined where none is served.
+ */
+function publishedConfig(): Promise<PublishedConfig | undefined> {
+  return published ??= (async () => {
+    try {
+      const c = await getJson<
+        { digest: string | null; index: number | null; config: VerifierConfigRules }
+      >("/v1/verifier-config");
+      const at = c.index === null
+        ? "its embedded defaults: none is logged yet"
+        : `log entry ${c.index}, digest ${c.digest}`;
+      return {
+        options: optionsFromVerifierConfig(c.config),
+        line: `Judging under the log's published verifier configuration (${at}): ` +
+          `${Object.keys(c.config.reference_vectors).length} reference vectors.`,
+      };
+    } catch {
+      return undefined;
+    }
+  })();
+}
+
+/** The options a receipt is judged under: the person's file, else the log's, else none. */
+async function judgingOptions(): Promise<VerifierOptions> {
+  if (configLoaded) return verifierOptions;
+  return (await publishedConfig())?.options ?? {};
+}
+
+/** Says on the configuration's status line what the page judges under (`data-config`). */
+async function showConfigStatus(): Promise<void> {
+  const status = byId("config-status");
+  const p = await publishedConfig();
+  if (configLoaded || !p) return;
+  replace(status, p.line);
+  status.setAttribute("data-config", "log");
+}
 
 /** The policy in use: one the person loaded, else the log operator's default. */
 async function currentPolicy(): Promise<PolicyView | undefined> {
@@ -57,7 +108,7 @@ export async function verifyInput(input: Uint8Array, source: string): Promise<Ve
     } catch (e) {
       return renderUnusable(region, `${source}: ${(e as Error).message}`);
     }
-    const report = await verifyEnvelope(envelope, verifierOptions);
+    const report = await verifyEnvelope(envelope, await judgingOptions());
     const verdict = renderReport(region, report);
     void checkInLog(envelope, report.leaf_hash, await currentPolicy());
     return verdict;
@@ -95,20 +146,23 @@ function wireInputs(): void {
   config.addEventListener("change", async () => {
     const status = byId("config-status");
     const f = config.files?.[0];
+    configLoaded = false;
+    verifierOptions = {};
     if (!f) {
-      verifierOptions = {};
       replace(status, "No operator configuration: did:key signers only.");
-      return;
+      status.setAttribute("data-config", "none");
+      return void showConfigStatus();
     }
     try {
       const doc = JSON.parse(new TextDecoder().decode(await readFile(f)));
       verifierOptions = mergeOptions(optionsFromConfig(doc));
+      configLoaded = true;
       replace(status, `Loaded operator configuration ${f.name}.`);
+      status.setAttribute("data-config", "loaded");
     } catch (e) {
-      verifierOptions = {};
       replace(status, `Cannot use ${f.name}: ${(e as Error).message}`);
+      status.setAttribute("data-config", "none");
     }
-    status.setAttribute("data-config", verifierOptions === undefined ? "none" : "loaded");
   });
 }
 
@@ -182,6 +236,7 @@ async function fromLink(params: URLSearchParams): Promise<void> {
 function main(): void {
   wireInputs();
   wirePolicy();
+  void showConfigStatus();
   const params = new URLSearchParams(location.search);
   byId("ready").textContent = "ready";
   if (params.get("view") === "explore") {

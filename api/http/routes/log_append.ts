@@ -58,7 +58,9 @@ export const logAppendRoutes: RouteGroup = {
         {
           status: 400,
           description: "No body, bad JSON or bad hex; a stream seq past 2^53 - 1 " +
-            "(stream-seq-range).",
+            "(stream-seq-range); a malformed JCP §8.1 link: seq not an unsigned integer, prev " +
+            "not 64 lowercase hex, or one without the other (stream-link-malformed). Nothing " +
+            "is written; bulk: that envelope's refusal.",
         },
         { status: 403, description: "The steward is not on this log's list of stewards." },
         {
