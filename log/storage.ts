@@ -9,6 +9,7 @@ import type { Tile } from "./tiles.ts";
 import type { CheckedEntry } from "./streams/check.ts";
 import type { StreamFinding } from "./streams/facts.ts";
 import type { StreamSummary } from "./streams/summary.ts";
+import type { GrantRecord } from "./streams/grants.ts";
 
 /**
  * The two Merkle views of the one entry sequence (PUBLICATION.md Decision P1): `blake3` is the
@@ -223,6 +224,8 @@ export interface StreamIndex {
   integration(index: number): Promise<{ size: number; timestamp: number } | undefined>;
   /** From which index on the entries were checked: "all" for a store created with streams. */
   streamsReach(): Promise<number | "all">;
+  /** Optional (issue 25): a logged grant, its links and first revocation (docs/GRANTS.md). */
+  grant?(id: Uint8Array): Promise<GrantRecord | undefined>;
 }
 
 /** Extension: full tile groups as one read. */

@@ -36,7 +36,13 @@ import { openSchema, type SchemaLineage } from "./schema.ts";
 import { LEVEL1, viewTables, ViewTiles } from "./tiles.ts";
 import { LeafTail } from "./leaf_tail.ts";
 import { SqlStreams } from "./streams.ts";
-import { checkStreams, type StreamFinding, type StreamSummary } from "../streams/mod.ts";
+import { SqlGrants } from "./grants.ts";
+import {
+  checkStreams,
+  type GrantRecord,
+  type StreamFinding,
+  type StreamSummary,
+} from "../streams/mod.ts";
 
 /** Default of `leafIndexLag`: entries held in memory before the leaf index is flushed. */
 export const LEAF_INDEX_LAG = 65_536;
@@ -128,6 +134,7 @@ export class SqlStore
   protected readonly views: [ViewTiles, ViewTiles];
   readonly #tail = new LeafTail(0);
   readonly #streams: SqlStreams;
+  readonly #grants: SqlGrants;
   #closed = false;
 
   constructor(x: SqlExecutor, o: SqlStoreOptions = {}) {
@@ -152,6 +159,7 @@ export class SqlStore
     const t = viewTables(p);
     this.views = [new ViewTiles(x, t.blake3), new ViewTiles(x, t.sha256)];
     this.#streams = new SqlStreams(x, p, o.rowsPerInsert ?? 64);
+    this.#grants = new SqlGrants(x, p);
     this.#syncTail();
   }
 
@@ -384,6 +392,7 @@ export class SqlStore
       if (st) {
         // issue 24: the stream checks' state moves in the entries' own transaction
         const tx = this.#streams.tx();
+        tx.grants = this.#grants.tx(); // issue 25: grants and revocations, in the same order
         st.findings = checkStreams(tx, st.entries, h.timestamp, st.skewMs);
         tx.flush();
       }
@@ -510,6 +519,8 @@ export class SqlStore
     this.#op("search the log", () => this.#streams.search(keys, after, limit));
   integration = (index: number): Promise<{ size: number; timestamp: number } | undefined> =>
     this.#op("read an entry's integration", () => this.#streams.integration(index));
+  grant = (id: Uint8Array): Promise<GrantRecord | undefined> =>
+    this.#op("read a grant", () => this.#grants.grant(id));
   streamsReach = (): Promise<number | "all"> =>
     this.#op("read the streams reach", () => this.#streams.reach());
   capabilities = (): StorageCapabilities => this.storeCapabilities();

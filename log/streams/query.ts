@@ -18,6 +18,22 @@ export interface Integration {
   timestamp: number;
 }
 
+/** A logged grant as GET /v1/grants/{grant_id} answers it (issue 25; docs/GRANTS.md). */
+export interface GrantAnswer {
+  /** Its entry. */
+  index: number;
+  issuer: string;
+  subject: string;
+  /** Hops from its root (a root: 0). */
+  depth: number;
+  /** Its parent's id (lowercase hex), for a delegated grant. */
+  parent?: string;
+  /** The entry of its first revocation (JCP §4.3: its marker), when revoked. */
+  revocation?: number;
+  /** Its ancestors, root first (JCP §4.2), each with its entry and first revocation. */
+  chain: { grant_id: string; index: number; revocation?: number }[];
+}
+
 /** The stream reads a log offers (log/streams/reads.ts `LogStreams`, or over an RPC). */
 export interface StreamReads {
   streams(steward: string): Promise<StreamSummary[]>;
@@ -27,6 +43,8 @@ export interface StreamReads {
   reach(): Promise<number | "all">;
   byContentId(cid: Uint8Array): Promise<number | undefined>;
   search(q: SearchQuery, after: number, limit: number): Promise<number[]>;
+  /** Issue 25: a logged grant (32-byte id), undefined when none is. */
+  grant(id: Uint8Array): Promise<GrantAnswer | undefined>;
 }
 
 /** One read, as data. */
@@ -37,7 +55,8 @@ export type StreamQuery =
   | { op: "integratedIn"; index: number }
   | { op: "reach" }
   | { op: "byContentId"; cid: Uint8Array }
-  | { op: "search"; q: SearchQuery; after: number; limit: number };
+  | { op: "search"; q: SearchQuery; after: number; limit: number }
+  | { op: "grant"; id: Uint8Array };
 
 /** Runs a query on `r`. */
 export function answerStreamQuery(r: StreamReads, q: StreamQuery): Promise<unknown> {
@@ -56,6 +75,8 @@ export function answerStreamQuery(r: StreamReads, q: StreamQuery): Promise<unkno
       return r.byContentId(q.cid);
     case "search":
       return r.search(q.q, q.after, q.limit);
+    case "grant":
+      return r.grant(q.id);
   }
 }
 
@@ -70,5 +91,6 @@ export function queriedStreamReads(ask: (q: StreamQuery) => Promise<unknown>): S
     reach: () => ask({ op: "reach" }) as Promise<number | "all">,
     byContentId: (cid) => ask({ op: "byContentId", cid }) as Promise<number | undefined>,
     search: (q, after, limit) => ask({ op: "search", q, after, limit }) as Promise<number[]>,
+    grant: (id) => ask({ op: "grant", id }) as Promise<GrantAnswer | undefined>,
   };
 }

@@ -1,0 +1,83 @@
+// The SQL store's grant state (issue 25; docs/GRANTS.md): the logged grants (their links) and the
+// first revocation of each, written by the checks (log/streams/grants.ts) inside a batch's commit
+// transaction, and read by GET /v1/grants/{grant_id} and the grant routes' admission. Additive
+// (CREATE ... IF NOT EXISTS, like the stream tables, log/sql/streams.ts): a store written before
+// gains the tables on open; its entries before then logged no grant (no route took one).
+import type { GrantRecord, GrantRow, GrantTx } from "../streams/mod.ts";
+import type { SqlExecutor, SqlRow } from "./executor.ts";
+
+/** The tables. */
+export function grantSchema(p: string): string[] {
+  return [
+    `CREATE TABLE IF NOT EXISTS ${p}grants (gid BLOB PRIMARY KEY, idx INTEGER NOT NULL,` +
+    ` parent BLOB, issuer TEXT NOT NULL, subject TEXT NOT NULL, depth INTEGER NOT NULL)` +
+    " WITHOUT ROWID",
+    `CREATE INDEX IF NOT EXISTS ${p}grants_issuer ON ${p}grants (issuer)`,
+    // the first revocation of a grant: its index is the grant's revocation marker (JCP §4.3)
+    `CREATE TABLE IF NOT EXISTS ${p}revocations (gid BLOB PRIMARY KEY, idx INTEGER NOT NULL)` +
+    " WITHOUT ROWID",
+  ];
+}
+
+function toRow(r: SqlRow): GrantRow {
+  const g: GrantRow = {
+    index: Number(r.idx),
+    issuer: r.issuer as string,
+    subject: r.subject as string,
+    depth: Number(r.depth),
+  };
+  if (r.parent instanceof Uint8Array) g.parent = r.parent;
+  return g;
+}
+
+/** The grant state's statements and reads over one executor. */
+export class SqlGrants {
+  readonly #x: SqlExecutor;
+  readonly #q: ReturnType<typeof grantQueries>;
+  constructor(x: SqlExecutor, p: string) {
+    this.#x = x;
+    this.#q = grantQueries(p);
+  }
+
+  /** The check's view of the state; valid inside the caller's transaction only. */
+  tx(): GrantTx {
+    const x = this.#x, q = this.#q;
+    return {
+      grant: (id) => {
+        const r = x.all(q.grant, id)[0];
+        return r && toRow(r);
+      },
+      putGrant: (id, g) =>
+        void x.run(q.putGrant, id, g.index, g.parent ?? null, g.issuer, g.subject, g.depth),
+      revocation: (id) => {
+        const r = x.all(q.revocation, id)[0];
+        return r && Number(r.idx);
+      },
+      putRevocation: (id, index) => void x.run(q.putRevocation, id, index),
+      issuerKnown: (issuer) => x.all(q.issuer, issuer).length > 0,
+    };
+  }
+
+  /** A logged grant and its first revocation, or undefined. */
+  grant(id: Uint8Array): GrantRecord | undefined {
+    const r = this.#x.all(this.#q.record, id)[0];
+    if (!r) return undefined;
+    const g: GrantRecord = toRow(r);
+    if (r.rev !== null && r.rev !== undefined) g.revocation = Number(r.rev);
+    return g;
+  }
+}
+
+function grantQueries(p: string) {
+  return {
+    grant: `SELECT idx, parent, issuer, subject, depth FROM ${p}grants WHERE gid = ?`,
+    putGrant: `INSERT OR IGNORE INTO ${p}grants (gid, idx, parent, issuer, subject, depth)` +
+      " VALUES (?, ?, ?, ?, ?, ?)",
+    revocation: `SELECT idx FROM ${p}revocations WHERE gid = ?`,
+    putRevocation: `INSERT OR IGNORE INTO ${p}revocations (gid, idx) VALUES (?, ?)`,
+    issuer: `SELECT 1 AS x FROM ${p}grants WHERE issuer = ? LIMIT 1`,
+    record: `SELECT g.idx AS idx, g.parent AS parent, g.issuer AS issuer, g.subject AS subject,` +
+      ` g.depth AS depth, r.idx AS rev FROM ${p}grants g LEFT JOIN ${p}revocations r` +
+      " ON r.gid = g.gid WHERE g.gid = ?",
+  };
+}
