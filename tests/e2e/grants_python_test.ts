@@ -6,18 +6,8 @@
 // grant is not logged is `revocation-unverifiable` (its exit status says whether every check
 // held); then the state survives a restart.
 import assert from "node:assert/strict";
-import { ROOT, startService } from "../../fixtures/service.ts";
-
-async function jcgrants(url: string) {
-  const out = await new Deno.Command("/usr/bin/python3", {
-    args: ["-m", "jcgrants", url],
-    cwd: `${ROOT}conformance/python`,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout);
-  return { code: out.code, text, stderr: new TextDecoder().decode(out.stderr) };
-}
+import { startService } from "../../fixtures/service.ts";
+import { jcgrants } from "./_grants_python.ts";
 
 Deno.test({
   name: "e2e grants: a Python-built chain, every refusal, a revocation and its findings over HTTP",
