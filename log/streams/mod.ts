@@ -10,10 +10,4 @@ export { entryFacts, factsOfCore, jcpObjectFacts, SEQ_RANGE } from "./read_facts
 export type { CoreGet } from "./read_facts.ts";
 export { LogStreams } from "./reads.ts";
 export { answerStreamQuery, queriedStreamReads } from "./query.ts";
-export type {
-  GrantAnswer,
-  Integration,
-  SearchQuery,
-  StreamQuery,
-  StreamReads,
-} from "./query.ts";
+export type { GrantAnswer, Integration, SearchQuery, StreamQuery, StreamReads } from "./query.ts";

@@ -3,7 +3,7 @@
 // revocation (by the issuer only), and the findings of allows after it: `grant-revoked` on the
 // grant and on a chain containing it, `revocation-unverifiable` for an unlogged grant.
 import assert from "node:assert/strict";
-import { type Log, openLog } from "../../log/mod.ts";
+import { openLog } from "../../log/mod.ts";
 import { openSqliteStorage } from "../../log/sqlite/mod.ts";
 import { createApp, Metrics, resolveConfig, verifierOptions } from "../../api/mod.ts";
 import { actor, allow, grant, RESOURCE, revocation } from "../_grants.ts";
@@ -11,7 +11,9 @@ import { actor, allow, grant, RESOURCE, revocation } from "../_grants.ts";
 const root = actor(21), alice = actor(22), bob = actor(23), mallory = actor(24);
 const gateway = actor(25);
 
-async function withApp(fn: (post: Post, get: Get, log: Log) => Promise<void>) {
+async function withApp(
+  fn: (post: Post, get: Get, app: Raw) => Promise<void>,
+) {
   const dir = await Deno.makeTempDir();
   const log = await openLog(openSqliteStorage(`${dir}/log.sqlite`), {
     secretKey: new Uint8Array(32).fill(3),
@@ -35,19 +37,23 @@ async function withApp(fn: (post: Post, get: Get, log: Log) => Promise<void>) {
     const r = await app.request(`http://localhost${path}`);
     return { status: r.status, body: await r.json() };
   };
+  const raw: Raw = (path, accept) =>
+    Promise.resolve(app.request(`http://localhost${path}`, { headers: { accept } }));
   try {
-    await fn(post, get, log);
+    await fn(post, get, raw);
   } finally {
     await log.close();
     await Deno.remove(dir, { recursive: true });
   }
 }
+// deno-lint-ignore no-explicit-any
 type Answer = { status: number; body: Record<string, any> };
 type Post = (path: string, body: Uint8Array) => Promise<Answer>;
 type Get = (path: string) => Promise<Answer>;
+type Raw = (path: string, accept: string) => Promise<Response>;
 
 Deno.test("grants: logged, delegated under its parent, every refusal coded", async () => {
-  await withApp(async (post, get) => {
+  await withApp(async (post, get, app) => {
     const g = grant(root, alice, { delegate_depth: 2, expiry: 2_000_000_000 });
     const r1 = await post("/v1/grants", g.envelope);
     assert.equal(r1.status, 201, JSON.stringify(r1.body));
@@ -108,6 +114,16 @@ Deno.test("grants: logged, delegated under its parent, every refusal coded", asy
     assert.equal(wrong.status, 422);
     assert.equal(wrong.body.code, "grants-route-only");
     assert.equal(wrong.body.route, "/v1/grants");
+    // the entry is a grant, not a receipt: its kind and id, no verdict; RDF types it jc:Grant
+    const entry = await get(`/v1/log/entries/${r1.body.index}`);
+    assert.equal(entry.body.kind, "grant");
+    assert.equal(entry.body.content_id, g.id);
+    assert.equal(entry.body.verdict, undefined);
+    assert.equal(entry.body.object.delegate_depth, 2);
+    const ttl = await (await app(`/v1/log/entries/${r1.body.index}`, "text/turtle")).text();
+    assert.match(ttl, /a jc:Grant/);
+    assert.match(ttl, /jc:capability/);
+    assert.doesNotMatch(ttl, /verificationVerdict/);
     assert.equal((await get(`/v1/grants/${"0".repeat(64)}`)).status, 404);
     assert.equal((await get(`/v1/grants/xyz`)).status, 400);
   });

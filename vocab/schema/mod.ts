@@ -21,6 +21,7 @@ import { POLICY_CLASSES } from "./policy.ts";
 import { CONTRACT_CLASSES } from "./contracts.ts";
 import { RECORD_CLASSES } from "./records.ts";
 import { STREAM_CLASSES } from "./streams.ts";
+import { GRANT_CLASSES } from "./grants.ts";
 
 export {
   type ClassDef,
@@ -44,7 +45,9 @@ export const CLASSES: ClassDef[] = [
   ...CONTRACT_CLASSES,
   ...RECORD_CLASSES,
   ...STREAM_CLASSES,
+  ...GRANT_CLASSES,
 ];
+export { JCP_OBJECT_CLASS } from "./grants.ts";
 
 /** Properties the log adds to every entry's node (API.md, `GET /v1/log/export`). */
 export const LOG_PROPS = {

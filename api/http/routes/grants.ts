@@ -8,7 +8,7 @@ import { PushbackError } from "../../../log/mod.ts";
 import { bytesEqual, fromHex, toHex } from "../../../verify/mod.ts";
 import { ApiError } from "../errors.ts";
 import { readEnvelope } from "../envelope_input.ts";
-import { type AdmittedJcp, admitGrant, admitRevocation, grantReads } from "../jcp_admission.ts";
+import { admitGrant, admitRevocation, type AdmittedJcp, grantReads } from "../jcp_admission.ts";
 import { hashParam } from "../params.ts";
 import type { AppEnv, RouteGroup, StatusDoc } from "../route.ts";
 
