@@ -33,12 +33,9 @@ export async function recompute(s: LogStorage, size: number, skewMs: number): Pr
     grants: {
       grant: (id) => {
         const g = grants.get(toHex(id));
-        if (!g) return undefined;
-        const { revocation: _r, ...row } = g;
-        return row;
+        return g && { ...g };
       },
       putGrant: (id, row) => void (grants.has(toHex(id)) || grants.set(toHex(id), { ...row })),
-      revocation: (id) => grants.get(toHex(id))?.revocation,
       putRevocation: (id, index) => {
         const g = grants.get(toHex(id));
         if (g && g.revocation === undefined) g.revocation = index;

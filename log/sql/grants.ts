@@ -3,7 +3,7 @@
 // transaction, and read by GET /v1/grants/{grant_id} and the grant routes' admission. Additive
 // (CREATE ... IF NOT EXISTS, like the stream tables, log/sql/streams.ts): a store written before
 // gains the tables on open; its entries before then logged no grant (no route took one).
-import type { GrantRecord, GrantRow, GrantTx } from "../streams/mod.ts";
+import type { GrantRecord, GrantTx } from "../streams/mod.ts";
 import type { SqlExecutor, SqlRow } from "./executor.ts";
 
 /** The tables. */
@@ -19,14 +19,15 @@ export function grantSchema(p: string): string[] {
   ];
 }
 
-function toRow(r: SqlRow): GrantRow {
-  const g: GrantRow = {
+function toRecord(r: SqlRow): GrantRecord {
+  const g: GrantRecord = {
     index: Number(r.idx),
     issuer: r.issuer as string,
     subject: r.subject as string,
     depth: Number(r.depth),
   };
   if (r.parent instanceof Uint8Array) g.parent = r.parent;
+  if (r.rev !== null && r.rev !== undefined) g.revocation = Number(r.rev);
   return g;
 }
 
@@ -44,15 +45,11 @@ export class SqlGrants {
     const x = this.#x, q = this.#q;
     return {
       grant: (id) => {
-        const r = x.all(q.grant, id)[0];
-        return r && toRow(r);
+        const r = x.all(q.record, id)[0];
+        return r && toRecord(r);
       },
       putGrant: (id, g) =>
         void x.run(q.putGrant, id, g.index, g.parent ?? null, g.issuer, g.subject, g.depth),
-      revocation: (id) => {
-        const r = x.all(q.revocation, id)[0];
-        return r && Number(r.idx);
-      },
       putRevocation: (id, index) => void x.run(q.putRevocation, id, index),
       issuerKnown: (issuer) => x.all(q.issuer, issuer).length > 0,
     };
@@ -61,19 +58,14 @@ export class SqlGrants {
   /** A logged grant and its first revocation, or undefined. */
   grant(id: Uint8Array): GrantRecord | undefined {
     const r = this.#x.all(this.#q.record, id)[0];
-    if (!r) return undefined;
-    const g: GrantRecord = toRow(r);
-    if (r.rev !== null && r.rev !== undefined) g.revocation = Number(r.rev);
-    return g;
+    return r && toRecord(r);
   }
 }
 
 function grantQueries(p: string) {
   return {
-    grant: `SELECT idx, parent, issuer, subject, depth FROM ${p}grants WHERE gid = ?`,
     putGrant: `INSERT OR IGNORE INTO ${p}grants (gid, idx, parent, issuer, subject, depth)` +
       " VALUES (?, ?, ?, ?, ?, ?)",
-    revocation: `SELECT idx FROM ${p}revocations WHERE gid = ?`,
     putRevocation: `INSERT OR IGNORE INTO ${p}revocations (gid, idx) VALUES (?, ?)`,
     issuer: `SELECT 1 AS x FROM ${p}grants WHERE issuer = ? LIMIT 1`,
     record: `SELECT g.idx AS idx, g.parent AS parent, g.issuer AS issuer, g.subject AS subject,` +

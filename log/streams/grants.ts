@@ -29,10 +29,9 @@ export interface GrantRecord extends GrantRow {
 
 /** The store's grant state inside its commit transaction (log/sql/grants.ts). Synchronous. */
 export interface GrantTx {
-  grant(id: Uint8Array): GrantRow | undefined;
+  /** A logged grant and its first revocation (the grant's marker, JCP §4.3), in one read. */
+  grant(id: Uint8Array): GrantRecord | undefined;
   putGrant(id: Uint8Array, row: GrantRow): void;
-  /** The first logged revocation of a grant: its index, the grant's marker (JCP §4.3). */
-  revocation(id: Uint8Array): number | undefined;
   /** Records a revocation; a later one of the same grant leaves the first in place. */
   putRevocation(id: Uint8Array, index: number): void;
   /** Whether `issuer` has a grant logged here (it keeps its grants, and revocations, here). */
@@ -82,7 +81,7 @@ export function checkGrantFacts(
         unknown = true;
         break;
       }
-      const r = tx.revocation(id);
+      const r = row.revocation;
       if (r !== undefined && r < index && (marker === undefined || r < marker)) marker = r;
       id = row.parent;
     }

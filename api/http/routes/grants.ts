@@ -93,7 +93,7 @@ export const grantRoutes: RouteGroup = {
       path: "/v1/grants/:grant_id",
       cors: true,
       class: {
-        id: "jc:Grant",
+        id: "jc:GrantStatus",
         title: "Grant",
         description: "A logged JCP §4 grant, its revocation and its chain.",
       },
@@ -104,7 +104,7 @@ export const grantRoutes: RouteGroup = {
           "JCP §4.3; absent when not revoked), and its ancestors root first (JCP §4.2), each " +
           "{grant_id, index, revocation}. `entry` is the URL of its envelope's entry.",
         expects: "owl:Nothing",
-        returns: "jc:Grant",
+        returns: "jc:GrantStatus",
         possibleStatus: [
           { status: 200, description: "Found." },
           { status: 400, description: "grant_id is not 64 lowercase hex (bad-parameter)." },
