@@ -76,6 +76,7 @@ export {
   FINDING_CODES,
   type FindingCode,
   type GrantAnswer,
+  type GrantRecord,
   type Integration,
   jcpObjectFacts,
   LogStreams,

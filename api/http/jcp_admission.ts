@@ -87,6 +87,7 @@ export function grantReads(deps: AppDeps): StreamReads {
 
 /** Reads and checks the object's envelope, fields and signature as a `kind`. */
 async function readAs(deps: AppDeps, envelope: Uint8Array, kind: "grant" | "revocation") {
+  grantReads(deps); // a log that keeps no grant state logs no grants
   let o;
   try {
     o = readJcpObject(envelope);

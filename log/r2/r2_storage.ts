@@ -16,6 +16,7 @@ import {
   type Batch,
   blake3Hasher,
   type ContentIndex,
+  type GrantRecord,
   type LeafLookupMany,
   LogIntegrityError,
   type LogStorage,
@@ -531,6 +532,10 @@ export class R2PublishedStorage
   }
   streamsReach(): Promise<number | "all"> {
     return this.#hot.streamsReach();
+  }
+  /** Issue 25: a logged grant and its first revocation (the object's SQLite holds them). */
+  grant(id: Uint8Array): Promise<GrantRecord | undefined> {
+    return this.#hot.grant?.(id) ?? Promise.resolve(undefined);
   }
   integration(index: number): Promise<{ size: number; timestamp: number } | undefined> {
     return this.#hot.integration(index);
