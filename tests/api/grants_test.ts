@@ -176,6 +176,10 @@ Deno.test("revocations: by the issuer only; allows after it are grant-revoked", 
       assert.deepEqual(a.body.findings.map((f: { code: string }) => f.code), ["grant-revoked"]);
       assert.equal(a.body.findings[0].other, M);
     }
+    // an allow's findings name the revocation; the revocation's own list stays bounded
+    const last = (await get(`/v1/streams?steward=${gateway.did}`)).body.findings.at(-1);
+    assert.equal((await get(`/v1/log/entries/${last.index}/findings`)).body.findings.length, 1);
+    assert.deepEqual((await get(`/v1/log/entries/${M}/findings`)).body.findings, []);
     // an allow of an issuer who keeps grants here, against a grant not logged here
     const u = await post(
       "/v1/log/entries",
