@@ -40,17 +40,31 @@ export class SqlGrants {
     this.#q = grantQueries(p);
   }
 
-  /** The check's view of the state; valid inside the caller's transaction only. */
+  /**
+   * The check's view of the state; valid inside the caller's transaction only. A batch's allows
+   * mostly name the same few chains: each grant is read once per batch (a write forgets it).
+   */
   tx(): GrantTx {
     const x = this.#x, q = this.#q;
+    const seen = new Map<string, GrantRecord | undefined>();
+    const key = (id: Uint8Array) => String.fromCharCode(...id);
     return {
       grant: (id) => {
+        const k = key(id);
+        if (seen.has(k)) return seen.get(k);
         const r = x.all(q.record, id)[0];
-        return r && toRecord(r);
+        const g = r && toRecord(r);
+        seen.set(k, g);
+        return g;
       },
-      putGrant: (id, g) =>
-        void x.run(q.putGrant, id, g.index, g.parent ?? null, g.issuer, g.subject, g.depth),
-      putRevocation: (id, index) => void x.run(q.putRevocation, id, index),
+      putGrant: (id, g) => {
+        seen.delete(key(id));
+        x.run(q.putGrant, id, g.index, g.parent ?? null, g.issuer, g.subject, g.depth);
+      },
+      putRevocation: (id, index) => {
+        seen.delete(key(id));
+        x.run(q.putRevocation, id, index);
+      },
       issuerKnown: (issuer) => x.all(q.issuer, issuer).length > 0,
     };
   }
