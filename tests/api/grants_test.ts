@@ -13,6 +13,7 @@ const gateway = actor(25);
 
 async function withApp(
   fn: (post: Post, get: Get, app: Raw) => Promise<void>,
+  env: Record<string, string> = {},
 ) {
   const dir = await Deno.makeTempDir();
   const log = await openLog(openSqliteStorage(`${dir}/log.sqlite`), {
@@ -23,6 +24,7 @@ async function withApp(
     JC_PUBLIC_URL: "http://localhost",
     JC_RATE_READ: "0",
     JC_RATE_WRITE: "0",
+    ...env,
   });
   const app = createApp({ log, config, verifier: verifierOptions(config), metrics: new Metrics() });
   const post: Post = async (path, body) => {
@@ -198,4 +200,14 @@ Deno.test("revocations: by the issuer only; allows after it are grant-revoked", 
       ["grant-revoked", "grant-revoked", "grant-revoked", "revocation-unverifiable"],
     );
   });
+});
+
+Deno.test("grants: `appends: listed` takes grants and revocations from listed signers only", async () => {
+  await withApp(async (post) => {
+    const ok = grant(root, alice);
+    assert.equal((await post("/v1/grants", ok.envelope)).status, 201);
+    const other = await post("/v1/grants", grant(alice, bob).envelope);
+    assert.equal(other.status, 403);
+    assert.equal(other.body.code, "steward-not-allowed");
+  }, { JC_APPENDS: "listed", JC_STEWARDS: root.did });
 });
