@@ -251,16 +251,22 @@ export class LogClient {
 
   /**
    * Submits an envelope; checks that the answer's leaf hash is the envelope's, its head is
-   * signed by the log key, and its inclusion proof closes against that head.
+   * signed by the log key, and its inclusion proof closes against that head. `route`: where it
+   * is posted (a grant's and a revocation's own routes, issue 25, answer alike).
    */
-  async submit(envelope: Uint8Array): Promise<CheckedAppend> {
-    const res = await this.#send("/v1/log/entries", "json", {
+  async submit(envelope: Uint8Array, route = "/v1/log/entries"): Promise<CheckedAppend> {
+    const res = await this.#send(route, "json", {
       method: "POST",
       headers: { "content-type": "application/cose", accept: "application/json" },
       body: envelope.slice(),
     });
     if (res.status !== 201 && res.status !== 200) throw new HttpError(res.status, problemOf(res));
     const a = objectOf(res) as unknown as CheckedAppend;
+    // issue 25: a second revocation of a revoked grant names the first one's entry, unlogged;
+    // the caller proves that entry (client/commands/grants.ts)
+    if (res.status === 200 && (a as { already_revoked?: unknown }).already_revoked === true) {
+      return { ...a, created: false };
+    }
     let leaf = toHex(entryLeafHash(envelope));
     if (a.leaf_hash !== leaf && res.status === 200) {
       // A twin (docs/DECISIONS.md "One entry per signed content"): the log answered with the entry

@@ -10,6 +10,7 @@ import type { CheckedEntry } from "./streams/check.ts";
 import type { EntryFacts, StreamFinding } from "./streams/facts.ts";
 import type { StreamSummary } from "./streams/summary.ts";
 import type { AccountPage, AccountQuery } from "./accounts/mod.ts";
+import type { GrantRecord } from "./streams/grants.ts";
 
 /**
  * The two Merkle views of the one entry sequence (PUBLICATION.md Decision P1): `blake3` is the
@@ -243,6 +244,8 @@ export interface StreamIndex {
   backfillStreams(step: StreamBackfillStep): Promise<number | "all">;
   /** A steward's accounts over a window (issue 30; docs/ACCOUNTING.md), kept with the checks. */
   accounts(q: AccountQuery): Promise<AccountPage>;
+  /** Optional (issue 25): a logged grant, its links and first revocation (docs/GRANTS.md). */
+  grant?(id: Uint8Array): Promise<GrantRecord | undefined>;
 }
 
 /**

@@ -3,13 +3,21 @@
 // in-memory state, each batch's head timestamp the first signed head covering the entry. What a
 // store holds must equal this whatever crashed in between (tests/e2e/streams_crash_test.ts).
 import type { LogStorage, StreamFinding, StreamSummary } from "../log/mod.ts";
-import { checkStreams, entryFacts, type StoredLink, type StreamTx } from "../log/streams/mod.ts";
+import {
+  checkStreams,
+  entryFacts,
+  type GrantRecord,
+  type StoredLink,
+  type StreamTx,
+} from "../log/streams/mod.ts";
 import { toHex } from "../verify/mod.ts";
 
 /** The recomputed state: each steward's streams and findings (in the order they were made). */
 export interface Recomputed {
   streams: Map<string, StreamSummary[]>;
   findings: StreamFinding[];
+  /** Issue 25: every logged grant (by its id, hex) with its first revocation. */
+  grants: Map<string, GrantRecord>;
 }
 
 /** Replays `size` entries of `s` through the checks, `skewMs` as the service's. */
@@ -20,7 +28,20 @@ export async function recompute(s: LogStorage, size: number, skewMs: number): Pr
   const audit = new Map<string, { seq: number; index: number }>();
   const findings: StreamFinding[] = [];
   let sids = 0;
+  const grants = new Map<string, GrantRecord>();
   const tx: StreamTx = {
+    grants: {
+      grant: (id) => {
+        const g = grants.get(toHex(id));
+        return g && { ...g };
+      },
+      putGrant: (id, row) => void (grants.has(toHex(id)) || grants.set(toHex(id), { ...row })),
+      putRevocation: (id, index) => {
+        const g = grants.get(toHex(id));
+        if (g && g.revocation === undefined) g.revocation = index;
+      },
+      issuerKnown: (issuer) => [...grants.values()].some((g) => g.issuer === issuer),
+    },
     countLink(steward, key, seq, index) {
       const k = `${steward}\n${key}`;
       const st = streams.get(k);
@@ -85,5 +106,5 @@ export async function recompute(s: LogStorage, size: number, skewMs: number): Pr
   for (const { steward, sid: _sid, ...st } of streams.values()) {
     (bySteward.get(steward) ?? bySteward.set(steward, []).get(steward)!).push(st);
   }
-  return { streams: bySteward, findings };
+  return { streams: bySteward, findings, grants };
 }

@@ -148,3 +148,11 @@ export {
   SIGNER_FIELD,
 } from "./jcp_object.ts";
 export type { JcpObject, JcpObjectKind } from "./jcp_object.ts";
+// JCP §4 grants, §4.3 revocations: field types and attenuation (issue 25; docs/GRANTS.md).
+export {
+  attenuationProblem,
+  contentIdBytes,
+  grantFieldProblem,
+  revocationFieldProblem,
+} from "./jcp_grant.ts";
+export type { AttenuationCode } from "./jcp_grant.ts";

@@ -42,6 +42,7 @@ export {
   entryNQuads,
   entryQuads,
   exportNQuads,
+  jcpEntryClass,
   toNQuads,
   toTurtle,
 } from "./rdf.ts";

@@ -14,7 +14,7 @@ import {
   Writer,
 } from "n3";
 import { type Quad, type Term, toJsonLd, toQuads, VocabError } from "./jsonld.ts";
-import { CONTEXT_URL, JC } from "./schema/mod.ts";
+import { CONTEXT_URL, JC, JCP_OBJECT_CLASS } from "./schema/mod.ts";
 import { fastQuads } from "./fast.ts";
 import {
   decodeCbor,
@@ -22,6 +22,7 @@ import {
   loggedVerdict,
   parseCoseSign1,
   type ProfileOptions,
+  readJcpObject,
   toHex,
   toJson,
   verifierConfigCoreOf,
@@ -41,6 +42,11 @@ export interface EntryInput {
   url: string;
   /** issue 23: the URL of the configuration entry it was judged under, if any */
   verifierConfig?: string;
+  /**
+   * Issue 25: the vocabulary class of a JCP object (a Grant, a Revocation), which carries no
+   * schema tag to be classified by (docs/DECISIONS.md "JCP objects on the wire").
+   */
+  cls?: string;
 }
 
 /** An IRI in N-Quads form; characters IRIREF forbids are percent-encoded (RDF 1.1 N-Quads §2.4). */
@@ -119,6 +125,7 @@ function logOpts(e: EntryInput) {
     leafHash: e.leafHash,
     verdict: e.verdict,
     verifierConfig: e.verifierConfig,
+    cls: e.cls,
   };
 }
 
@@ -236,6 +243,20 @@ export async function* exportNQuads(
 }
 
 /**
+ * Issue 25: whether an entry is a JCP object (a grant, a revocation, a key event: no receipt, no
+ * verdict class), and its vocabulary class where the vocabulary has one. A JCP object carries no
+ * schema tag: the log names its class (docs/DECISIONS.md "JCP objects on the wire").
+ */
+export function jcpEntryClass(envelope: Uint8Array): { jcp: boolean; cls?: string } {
+  try {
+    const kind = readJcpObject(envelope)?.kind;
+    return kind === undefined ? { jcp: false } : { jcp: true, cls: JCP_OBJECT_CLASS[kind] };
+  } catch {
+    return { jcp: false };
+  }
+}
+
+/**
  * An entry's RDF input from its stored envelope bytes: the signed core's JSON projection (verify/'s
  * `toJson`), without re-verifying the signature (the log verified it before appending). A payload
  * that cannot be decoded gives `receipt: null`, whose RDF is the log facts only. Given the
@@ -254,9 +275,19 @@ export function entryInputFromEnvelope(
   try {
     receipt = toJson(decodeCbor(parseCoseSign1(envelope).payload));
   } catch { /* not decodable: the log facts alone */ }
-  // a configuration entry (issue 23) is no receipt: it has no verdict class
-  const verdict = verifier && !verifierConfigCoreOf(envelope)
+  const { jcp, cls } = jcpEntryClass(envelope);
+  // a configuration entry (issue 23) and a JCP object are no receipts: they have no verdict class
+  const verdict = verifier && !verifierConfigCoreOf(envelope) && !jcp
     ? loggedVerdict(envelope, verifier)
     : undefined;
-  return { index, leafHash: toHex(entryLeafHash(envelope)), verdict, receipt, url, verifierConfig };
+  const e: EntryInput = {
+    index,
+    leafHash: toHex(entryLeafHash(envelope)),
+    verdict,
+    receipt,
+    url,
+    verifierConfig,
+  };
+  if (cls) e.cls = cls;
+  return e;
 }

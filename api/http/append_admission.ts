@@ -11,6 +11,7 @@ import { ApiError } from "./errors.ts";
 import type { AppDeps } from "./route.ts";
 import { refuseConfigEnvelope, verifyWith } from "./verifier_options.ts";
 import { outcomeCode } from "./routes/verify.ts";
+import { refuseJcpObject } from "./jcp_admission.ts";
 
 /**
  * Verifies `envelope` and checks it may be appended here; throws the refusal's ApiError, else
@@ -22,6 +23,7 @@ export async function admitEnvelope(
 ): Promise<VerificationReport> {
   // issue 23: a verifier-config/1 document is logged by the service only, never through a route
   refuseConfigEnvelope(envelope);
+  refuseJcpObject(envelope); // issue 25: key events, grants, revocations have their own routes
   const report = await verifyWith(deps, envelope);
   const outcome = outcomeCode(report);
   deps.metrics.verification(outcome);

@@ -4,9 +4,12 @@
 // ENTRY_FORMATS. Platform-neutral.
 import type { Context } from "hono";
 import {
+  blake3,
   loggedVerdict,
   openVerifierConfig,
+  readJcpObject,
   toHex,
+  toJson,
   type Verdict,
   verifierConfigCoreOf,
 } from "../../verify/mod.ts";
@@ -41,6 +44,22 @@ export async function entryJson(view: EntryView): Promise<Record<string, unknown
       ...named,
     };
   }
+  const jcp = jcpObjectOf(view.envelope);
+  if (jcp) {
+    // issue 25: a JCP object (a grant, a revocation, a key event) is no receipt: no verdict class
+    const out: Record<string, unknown> = {
+      index: view.index,
+      leaf_hash: view.leafHash,
+      kind: jcp.kind,
+      steward: jcp.kid,
+      envelope: toHex(view.envelope),
+      content_id: toHex(blake3(jcp.payload)), // JCP §3: a grant's grant_id
+      object: toJson(jcp.core),
+    };
+    const at = await view.integrated?.();
+    if (at) out.integrated_in = at;
+    return out;
+  }
   const r = await view.report();
   const out: Record<string, unknown> = {
     index: view.index,
@@ -56,6 +75,15 @@ export async function entryJson(view: EntryView): Promise<Record<string, unknown
   const at = await view.integrated?.();
   if (at) out.integrated_in = at;
   return out;
+}
+
+/** The JCP object an entry holds, or undefined for a receipt (docs/DECISIONS.md, issue 25). */
+function jcpObjectOf(envelope: Uint8Array) {
+  try {
+    return readJcpObject(envelope);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Builds an EntryView whose report is computed at most once. */
@@ -79,10 +107,11 @@ export function entryView(
     envelope,
     url,
     report: () => report ??= verifyWith(deps, envelope),
-    // a configuration entry (issue 23) is no receipt: it has no verdict class; a receipt's is
+    // a configuration entry (issue 23) or a JCP object (issue 25) is no receipt: it has no
+    // verdict class; a receipt's is
     // step 6 under the reference vectors of the configuration it was judged under
     verdict: () =>
-      verdict ??= verifierConfigCoreOf(envelope)
+      verdict ??= verifierConfigCoreOf(envelope) || jcpObjectOf(envelope)
         ? Promise.resolve(undefined)
         : judged().then((t) => loggedVerdict(envelope, t.at(index).options)),
     integrated: () => deps.log.streamReads?.integratedIn(index) ?? Promise.resolve(undefined),

@@ -51,6 +51,19 @@ export const HTTP_CODES = {
   "unsupported-media-type": { status: 415, title: "Unsupported media type" },
   "invalid-receipt": { status: 422, title: "Invalid receipt" },
   "readings-route-only": { status: 422, title: "Meter readings are appended by /v1/readings" },
+  // Issue 25 (docs/GRANTS.md): JCP objects have their own routes, and what they are checked by.
+  "grants-route-only": { status: 422, title: "Grants are logged by /v1/grants" },
+  "revocations-route-only": { status: 422, title: "Revocations are logged by /v1/revocations" },
+  "key-events-route-only": { status: 422, title: "Key events are logged by /v1/keys/events" },
+  "not-a-grant": { status: 422, title: "Not a grant" },
+  "not-a-revocation": { status: 422, title: "Not a revocation" },
+  "grant-parent-unknown": { status: 422, title: "Parent grant not logged" },
+  "grant-chain-broken": { status: 422, title: "Grant chain broken" },
+  "grant-delegation-forbidden": { status: 422, title: "Delegation forbidden" },
+  "grant-attenuation-violation": { status: 422, title: "Grant amplifies its parent" },
+  "grant-chain-too-deep": { status: 422, title: "Grant chain too deep" },
+  "revocation-unknown-grant": { status: 422, title: "Revoked grant not logged" },
+  "revocation-not-issuer": { status: 422, title: "Revoker is not the grant's issuer" },
   // Issue 23: a verifier-config/1 envelope is logged only by the service itself, at start.
   "verifier-config-not-appendable": {
     status: 422,

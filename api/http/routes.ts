@@ -16,6 +16,7 @@ import { rdfRoutes } from "./routes/rdf.ts";
 import { shardRoutes } from "./routes/shards.ts";
 import { sparqlRoutes } from "./routes/sparql.ts";
 import { streamRoutes } from "./routes/streams.ts";
+import { grantRoutes } from "./routes/grants.ts";
 import { vocabRoutes } from "./routes/vocab.ts";
 import { verifyRoutes } from "./routes/verify.ts";
 import { verifierConfigRoutes } from "./routes/verifier_config.ts";
@@ -31,6 +32,7 @@ export const ROUTE_GROUPS: RouteGroup[] = [
   logReadRoutes,
   streamRoutes,
   accountRoutes,
+  grantRoutes,
   logProofRoutes,
   logPolicyRoutes,
   publicationRoutes,

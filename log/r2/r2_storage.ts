@@ -19,6 +19,7 @@ import {
   type Batch,
   blake3Hasher,
   type ContentIndex,
+  type GrantRecord,
   type LeafLookupMany,
   LogIntegrityError,
   type LogStorage,
@@ -584,6 +585,10 @@ export class R2PublishedStorage
   }
   accounts(q: AccountQuery): Promise<AccountPage> {
     return this.#hot.accounts(q);
+  }
+  /** Issue 25: a logged grant and its first revocation (the object's SQLite holds them). */
+  grant(id: Uint8Array): Promise<GrantRecord | undefined> {
+    return this.#hot.grant?.(id) ?? Promise.resolve(undefined);
   }
   integration(index: number): Promise<{ size: number; timestamp: number } | undefined> {
     return this.#hot.integration(index);

@@ -9,6 +9,7 @@ import type { SqlExecutor, SqlRow } from "./executor.ts";
 import { LEVEL1, viewTables, ViewTiles } from "./tiles.ts";
 import { streamSchema } from "./streams.ts";
 import { accountSchema } from "./accounts.ts";
+import { grantSchema } from "./grants.ts";
 
 /** Schema version written to `meta`; another version is refused, never guessed at. */
 export const SQL_SCHEMA_VERSION = "4";
@@ -90,6 +91,7 @@ export function openSchema(x: SqlExecutor, p: string, lineage: SchemaLineage, na
       for (const s of streamSchema(p)) x.run(s);
       // Accounts (issue 30): additive tables, and from which index on entries were counted.
       for (const s of accountSchema(p)) x.run(s);
+      for (const s of grantSchema(p)) x.run(s); // issue 25: grants, revocations (additive)
     });
   } catch (err) {
     if (err instanceof LogStorageError) throw err;

@@ -41,7 +41,13 @@ import { SqlStreamsBackfill } from "./streams_backfill.ts";
 import { SqlAccounts } from "./accounts.ts";
 import { type AccountPage, type AccountQuery, foldAccounts } from "../accounts/mod.ts";
 import { EntryRounds } from "./entry_rounds.ts";
-import { checkStreams, type StreamFinding, type StreamSummary } from "../streams/mod.ts";
+import { SqlGrants } from "./grants.ts";
+import {
+  checkStreams,
+  type GrantRecord,
+  type StreamFinding,
+  type StreamSummary,
+} from "../streams/mod.ts";
 
 /** Default of `leafIndexLag`: entries held in memory before the leaf index is flushed. */
 export const LEAF_INDEX_LAG = 65_536;
@@ -143,6 +149,7 @@ export class SqlStore
   readonly #accounts: SqlAccounts;
   /** With `roundRows`: the batches' rows. */
   protected readonly rounds: EntryRounds | undefined;
+  readonly #grants: SqlGrants;
   #closed = false;
 
   constructor(x: SqlExecutor, o: SqlStoreOptions = {}) {
@@ -170,6 +177,7 @@ export class SqlStore
     this.#backfill = new SqlStreamsBackfill(x, p, o.rowsPerInsert ?? 64);
     this.#accounts = new SqlAccounts(x, p);
     this.rounds = o.roundRows ? new EntryRounds(x, p) : undefined;
+    this.#grants = new SqlGrants(x, p);
     this.#syncTail();
   }
 
@@ -423,6 +431,7 @@ export class SqlStore
       if (st) {
         // issue 24: the stream checks' state moves in the entries' own transaction
         const tx = this.#streams.tx();
+        tx.grants = this.#grants.tx(); // issue 25: grants and revocations, in the same order
         st.findings = checkStreams(tx, st.entries, h.timestamp, st.skewMs);
         tx.flush();
         // issue 30: the accounts move in the same transaction (docs/ACCOUNTING.md)
@@ -566,6 +575,8 @@ export class SqlStore
     this.#op("search the log", () => this.#streams.search(keys, after, limit));
   integration = (index: number): Promise<{ size: number; timestamp: number } | undefined> =>
     this.#op("read an entry's integration", () => this.#streams.integration(index));
+  grant = (id: Uint8Array): Promise<GrantRecord | undefined> =>
+    this.#op("read a grant", () => this.#grants.grant(id));
   streamsReach = (): Promise<number | "all"> =>
     this.#op("read the streams reach", () => this.#streams.reach());
   boundOutcomes = (activities: number[]): Promise<(number | undefined)[]> =>

@@ -236,8 +236,10 @@ function streamQueries(p: string, rows: number) {
     streams: `SELECT skey, length, last_seq, first_idx, last_idx FROM ${p}streams` +
       " WHERE steward = ? ORDER BY sid",
     findings: `SELECT * FROM ${p}stream_findings WHERE steward = ? AND id > ? ORDER BY id LIMIT ?`,
+    // a revocation is the other side of every allow after it (issue 25): those are listed at
+    // each allow and its steward, not here, so an entry's list stays bounded
     entryFindings: `SELECT * FROM ${p}stream_findings WHERE idx = ? UNION` +
-      ` SELECT * FROM ${p}stream_findings WHERE other = ? UNION` +
+      ` SELECT * FROM ${p}stream_findings WHERE other = ? AND code <> 'grant-revoked' UNION` +
       ` SELECT * FROM ${p}stream_findings WHERE cleared = ? ORDER BY id`,
     search: [search(0), search(1), search(2)],
     reach: `SELECT v FROM ${p}meta WHERE k = 'streams_upto'`,

@@ -12,6 +12,7 @@ import { checkStreams, type EntryFacts } from "../streams/mod.ts";
 import { StorageConflictError, type StreamBackfillStep } from "../storage.ts";
 import type { SqlExecutor } from "./executor.ts";
 import { SqlStreams, STREAM_INDEXES, STREAM_TABLES, streamTables } from "./streams.ts";
+import { SqlGrants } from "./grants.ts";
 
 /** The rebuilt tables' prefix, after the store's. */
 const SHADOW = "sbf_";
@@ -21,11 +22,15 @@ export class SqlStreamsBackfill {
   readonly #x: SqlExecutor;
   readonly #p: string;
   readonly #shadow: SqlStreams;
+  readonly #grants: SqlGrants;
 
   constructor(x: SqlExecutor, p: string, rows: number) {
     this.#x = x;
     this.#p = p;
     this.#shadow = new SqlStreams(x, p + SHADOW, rows);
+    // issue 25: the grant findings are stream findings, so the recomputation makes them too,
+    // against the grant state as it stood at each entry (the live tables, read "as of")
+    this.#grants = new SqlGrants(x, p);
   }
 
   #meta(k: string): string | undefined {
@@ -64,6 +69,8 @@ export class SqlStreamsBackfill {
       for (const sql of streamTables(p + SHADOW)) x.run(sql);
     }
     const tx = this.#shadow.tx();
+    let now = 0;
+    tx.grants = this.#grants.txAsOf(() => now);
     const head = { size: -1, ts: 0 };
     const check = (index: number, f: EntryFacts | undefined) => {
       if (!f) return;
@@ -76,6 +83,7 @@ export class SqlStreamsBackfill {
         head.size = Number(r?.size ?? Infinity);
         head.ts = Number(r?.ts ?? 0);
       }
+      now = index;
       checkStreams(tx, [{ index, facts: f }], head.ts, s.skewMs);
     };
     s.facts.forEach((f, k) => check(s.from + k, f));

@@ -11,6 +11,7 @@ import {
   type StreamFinding,
   ZERO_ID,
 } from "./facts.ts";
+import { checkGrantFacts, type GrantTx } from "./grants.ts";
 
 /** A stored link of a stream. */
 export interface StoredLink {
@@ -43,6 +44,8 @@ export interface StreamTx {
   clearGap(index: number, by: number): void;
   /** JCP §5.3: binds activity entry `activity` to outcome entry `outcome` (log/outcomes.ts). */
   bind(activity: number, outcome: number): void;
+  /** The grant state (issue 25; grants.ts), where the store keeps it. */
+  grants?: GrantTx;
 }
 
 /** An entry of the batch: its facts and its index. */
@@ -170,6 +173,7 @@ function checkOne(
     add("closed-after-integration");
   }
   if (f.chain && f.steward) chain(tx, f.steward, f.chain, index, f.cid, add);
+  if (tx.grants) checkGrantFacts(tx.grants, index, f, add); // issue 25: grants, revocations
 }
 
 /** JCP §8.1: `seq` from 0, `prev` the previous envelope's content id (64 zeros first). */

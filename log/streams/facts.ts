@@ -42,6 +42,30 @@ export interface EntryFacts {
   bound?: number[];
   /** What the receipt debited, held, settled or minted (issue 30; log/accounts/facts.ts). */
   account?: AccountFacts;
+  /** JCP §4 (issue 25): the entry is a grant: its id (BLAKE3 of its canonical bytes) and links. */
+  grant?: GrantFacts;
+  /** JCP §4.3: the entry is a revocation of the grant with this id (32 bytes). */
+  revokes?: Uint8Array;
+  /** JCP §8: the entry is an allow: the grant (and chain, root first) it was decided against. */
+  allow?: AllowFacts;
+}
+
+/** A logged grant's links (JCP §4): what the revocation checks walk. */
+export interface GrantFacts {
+  /** `grant_id`: BLAKE3 of the grant's canonical det-CBOR (JCP §3, §4), 32 bytes. */
+  id: Uint8Array;
+  /** The grant it was attenuated from (JCP §4.1), 32 bytes. */
+  parent?: Uint8Array;
+  issuer: string;
+  subject: string;
+}
+
+/** What an allow was decided against (JCP §8: `grant_id`, `chain_ids` root first, `issuer`). */
+export interface AllowFacts {
+  grant: Uint8Array;
+  chain: Uint8Array[];
+  /** The receipt's `issuer`: the grant's issuer. */
+  issuer: string;
 }
 
 /** A stable code of a stream finding (docs/STREAMS.md says what each proves). */
@@ -52,7 +76,9 @@ export type FindingCode =
   | "receipt-id-reused"
   | "settles-unknown"
   | "audit-sequence-regression"
-  | "closed-after-integration";
+  | "closed-after-integration"
+  | "grant-revoked"
+  | "revocation-unverifiable";
 
 /** Every finding code, in the order docs/STREAMS.md lists them. */
 export const FINDING_CODES: readonly FindingCode[] = [
@@ -63,6 +89,8 @@ export const FINDING_CODES: readonly FindingCode[] = [
   "settles-unknown",
   "audit-sequence-regression",
   "closed-after-integration",
+  "grant-revoked",
+  "revocation-unverifiable",
 ];
 
 /** One finding as stored and answered. */

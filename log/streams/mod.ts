@@ -3,9 +3,18 @@
 export * from "./facts.ts";
 export { checkStreams, cidKey, searchKey } from "./check.ts";
 export type { CheckedEntry, StoredLink, StreamTx } from "./check.ts";
+export { checkGrantFacts, MAX_GRANT_DEPTH } from "./grants.ts";
+export type { GrantRecord, GrantRow, GrantTx } from "./grants.ts";
 export type { StreamSummary } from "./summary.ts";
-export { entryFacts, factsOfCore, LINK_MALFORMED, malformedLink, SEQ_RANGE } from "./read_facts.ts";
+export {
+  entryFacts,
+  factsOfCore,
+  jcpObjectFacts,
+  LINK_MALFORMED,
+  malformedLink,
+  SEQ_RANGE,
+} from "./read_facts.ts";
 export type { CoreGet } from "./read_facts.ts";
 export { findContent, findContentEntry, LogStreams } from "./reads.ts";
 export { answerStreamQuery, queriedStreamReads } from "./query.ts";
-export type { Integration, SearchQuery, StreamQuery, StreamReads } from "./query.ts";
+export type { GrantAnswer, Integration, SearchQuery, StreamQuery, StreamReads } from "./query.ts";

@@ -19,6 +19,22 @@ export interface Integration {
   timestamp: number;
 }
 
+/** A logged grant as GET /v1/grants/{grant_id} answers it (issue 25; docs/GRANTS.md). */
+export interface GrantAnswer {
+  /** Its entry. */
+  index: number;
+  issuer: string;
+  subject: string;
+  /** Hops from its root (a root: 0). */
+  depth: number;
+  /** Its parent's id (lowercase hex), for a delegated grant. */
+  parent?: string;
+  /** The entry of its first revocation (JCP §4.3: its marker), when revoked. */
+  revocation?: number;
+  /** Its ancestors, root first (JCP §4.2), each with its entry and first revocation. */
+  chain: { grant_id: string; index: number; revocation?: number }[];
+}
+
 /** The stream reads a log offers (log/streams/reads.ts `LogStreams`, or over an RPC). */
 export interface StreamReads {
   streams(steward: string): Promise<StreamSummary[]>;
@@ -30,6 +46,8 @@ export interface StreamReads {
   search(q: SearchQuery, after: number, limit: number): Promise<number[]>;
   /** A steward's accounts over a window (issue 30; docs/ACCOUNTING.md). */
   accounts(q: AccountQuery): Promise<AccountPage>;
+  /** Issue 25: a logged grant (32-byte id), undefined when none is. */
+  grant(id: Uint8Array): Promise<GrantAnswer | undefined>;
 }
 
 /** One read, as data. */
@@ -41,7 +59,8 @@ export type StreamQuery =
   | { op: "reach" }
   | { op: "byContentId"; cid: Uint8Array }
   | { op: "search"; q: SearchQuery; after: number; limit: number }
-  | { op: "accounts"; q: AccountQuery };
+  | { op: "accounts"; q: AccountQuery }
+  | { op: "grant"; id: Uint8Array };
 
 /** Runs a query on `r`. */
 export function answerStreamQuery(r: StreamReads, q: StreamQuery): Promise<unknown> {
@@ -62,6 +81,8 @@ export function answerStreamQuery(r: StreamReads, q: StreamQuery): Promise<unkno
       return r.search(q.q, q.after, q.limit);
     case "accounts":
       return r.accounts(q.q);
+    case "grant":
+      return r.grant(q.id);
   }
 }
 
@@ -77,5 +98,6 @@ export function queriedStreamReads(ask: (q: StreamQuery) => Promise<unknown>): S
     byContentId: (cid) => ask({ op: "byContentId", cid }) as Promise<number | undefined>,
     search: (q, after, limit) => ask({ op: "search", q, after, limit }) as Promise<number[]>,
     accounts: (q) => ask({ op: "accounts", q }) as Promise<AccountPage>,
+    grant: (id) => ask({ op: "grant", id }) as Promise<GrantAnswer | undefined>,
   };
 }

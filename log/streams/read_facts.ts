@@ -2,8 +2,17 @@
 // sequencer's default when the append did not hand them over, and the recomputation the crash
 // tests check the stored state against. Never throws: bytes that are not a COSE_Sign1 envelope
 // with a map core have no facts.
-import { blake3, type CborValue, decodeCbor, fromHex, parseCoseSign1 } from "../../verify/mod.ts";
 import { accountFactsOf } from "../accounts/mod.ts";
+import {
+  blake3,
+  type CborMap,
+  type CborValue,
+  contentIdBytes,
+  decodeCbor,
+  fromHex,
+  jcpObjectKind,
+  parseCoseSign1,
+} from "../../verify/mod.ts";
 import type { EntryFacts } from "./facts.ts";
 
 /** A core member by name (a CBOR map's or a JSON projection's). */
@@ -51,6 +60,14 @@ export function factsOfCore(
     // issue 30: what it debited, held, settled or minted, for the accounts
     const account = accountFactsOf(get, kid);
     if (account) f.account = account;
+    // issue 25: an allow is checked for revocation against the grant (and chain) it names
+    const gid = get("grant_id"), ids = get("chain_ids"), issuer = get("issuer");
+    if (get("verdict") === "allow" && typeof gid === "string" && HEX64.test(gid)) {
+      const chain = Array.isArray(ids)
+        ? ids.filter((x) => typeof x === "string" && HEX64.test(x)).map((x) => fromHex(x))
+        : [];
+      f.allow = { grant: fromHex(gid), chain, issuer: typeof issuer === "string" ? issuer : "" };
+    }
     return f;
   }
   if (typeof jc !== "string") return f;
@@ -71,13 +88,42 @@ export function factsOfCore(
   return f;
 }
 
+/**
+ * The grant facts of a JCP object's core (issue 25): a grant's id (BLAKE3 of `payload`, its
+ * canonical bytes, JCP §3) and links, or the grant a revocation names; nothing for a key event
+ * or a map that is not a well-formed JCP object (never throws).
+ */
+export function jcpObjectFacts(
+  core: CborMap,
+  payload: Uint8Array,
+): Pick<EntryFacts, "grant" | "revokes"> {
+  let kind;
+  try {
+    kind = jcpObjectKind(core);
+  } catch {
+    return {};
+  }
+  if (kind === "grant") {
+    const issuer = core.get("issuer"), subject = core.get("subject");
+    if (typeof issuer !== "string" || typeof subject !== "string") return {};
+    const parent = core.has("parent") ? contentIdBytes(core.get("parent")) : undefined;
+    return { grant: { id: blake3(payload), issuer, subject, ...(parent ? { parent } : {}) } };
+  }
+  if (kind === "revocation") {
+    const id = contentIdBytes(core.get("grant_id"));
+    return id ? { revokes: id } : {};
+  }
+  return {};
+}
+
 /** The facts of an envelope's bytes, or undefined for bytes that are not an envelope. */
 export function entryFacts(entry: Uint8Array): (EntryFacts & { refused?: string }) | undefined {
   try {
     const env = parseCoseSign1(entry);
     const core = decodeCbor(env.payload);
     if (!(core instanceof Map)) return undefined;
-    return factsOfCore((k) => core.get(k), env.kid, blake3(entry));
+    const f = factsOfCore((k) => core.get(k), env.kid, blake3(entry));
+    return Object.assign(f, jcpObjectFacts(core as CborMap, env.payload));
   } catch {
     return undefined;
   }

@@ -1,13 +1,14 @@
 // The log's stream reads (issue 24; docs/STREAMS.md): a steward's streams and findings, an
 // entry's findings, the content-id lookup and the search, over the store's `StreamIndex` (and
 // its `ContentIndex`). Each is a bounded number of index seeks: O(log n) at any log size.
-import { blake3 } from "../crypto.ts";
+import { blake3, toHex } from "../crypto.ts";
 import type { ContentIndex, LogStorage, StreamIndex } from "../storage.ts";
 import { cidKey, searchKey } from "./check.ts";
 import type { StreamFinding } from "./facts.ts";
 import type { StreamSummary } from "./summary.ts";
-import type { SearchQuery, StreamReads } from "./query.ts";
 import type { AccountPage, AccountQuery } from "../accounts/mod.ts";
+import type { GrantAnswer, SearchQuery, StreamReads } from "./query.ts";
+import { MAX_GRANT_DEPTH } from "./grants.ts";
 
 function same(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
@@ -98,6 +99,42 @@ export class LogStreams implements StreamReads {
    */
   byContentId(cid: Uint8Array): Promise<number | undefined> {
     return findContent(this.#s, this.#x, this.#c, this.#size(), cid);
+  }
+
+  /**
+   * A logged grant (issue 25): its entry, its first revocation and its chain of ancestors, root
+   * first, each one read (a logged chain is at most MAX_GRANT_DEPTH deep). Nothing past the
+   * served size is answered.
+   */
+  async grant(id: Uint8Array): Promise<GrantAnswer | undefined> {
+    const size = this.#size();
+    const read = async (gid: Uint8Array) => {
+      const g = await this.#x.grant?.(gid);
+      if (!g || g.index >= size) return undefined;
+      if (g.revocation !== undefined && g.revocation >= size) delete g.revocation;
+      return g;
+    };
+    const g = await read(id);
+    if (!g) return undefined;
+    const a: GrantAnswer = {
+      index: g.index,
+      issuer: g.issuer,
+      subject: g.subject,
+      depth: g.depth,
+      chain: [],
+    };
+    if (g.parent) a.parent = toHex(g.parent);
+    if (g.revocation !== undefined) a.revocation = g.revocation;
+    let up = g.parent;
+    for (let hop = 0; up && hop <= MAX_GRANT_DEPTH; hop++) {
+      const p = await read(up);
+      if (!p) break;
+      const link: GrantAnswer["chain"][number] = { grant_id: toHex(up), index: p.index };
+      if (p.revocation !== undefined) link.revocation = p.revocation;
+      a.chain.unshift(link);
+      up = p.parent;
+    }
+    return a;
   }
 
   /** Indices matching every given member, after `after`, ascending, at most `limit`. */

@@ -200,6 +200,28 @@ export function handDocs(): Doc[] {
         cleared_by: "https://log.example/v1/log/entries/8",
       },
     },
+    {
+      // issue 25: a JCP §4 grant (delegated, with every optional axis) and a §4.3 revocation
+      name: "grant",
+      cls: "Grant",
+      json: {
+        issuer: DID,
+        subject: DID,
+        capability: { resource: H("a"), actions: ["read", "write"] },
+        budget_uj: 100000,
+        budget_funds: { currency: "EUR", minor: 500 },
+        caveats: [{ NotAfter: 1780000000 }],
+        expiry: 1780000000,
+        parent: H("b"),
+        delegate_depth: 1,
+        nonce: "0f".repeat(16),
+      },
+    },
+    {
+      name: "revocation",
+      cls: "Revocation",
+      json: { grant_id: H("c"), revoked_by: DID, nonce: "1e".repeat(16) },
+    },
   ];
 }
 

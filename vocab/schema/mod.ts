@@ -23,6 +23,7 @@ import { CONTRACT_CLASSES } from "./contracts.ts";
 import { RECORD_CLASSES } from "./records.ts";
 import { STREAM_CLASSES } from "./streams.ts";
 import { OUTCOME_CLASSES } from "./outcomes.ts";
+import { GRANT_CLASSES } from "./grants.ts";
 
 export {
   type ClassDef,
@@ -47,7 +48,9 @@ export const CLASSES: ClassDef[] = [
   ...RECORD_CLASSES,
   ...OUTCOME_CLASSES,
   ...STREAM_CLASSES,
+  ...GRANT_CLASSES,
 ];
+export { JCP_OBJECT_CLASS } from "./grants.ts";
 
 /** Properties the log adds to every entry's node (API.md, `GET /v1/log/export`). */
 export const LOG_PROPS = {

@@ -8,7 +8,7 @@ import type { ClassDef } from "./build.ts";
 /** docs/STREAMS.md "Findings": the stable codes (log/streams/facts.ts FINDING_CODES). */
 export const FINDING_CODE =
   "^(stream-gap|stream-fork|stream-prev-mismatch|receipt-id-reused|settles-unknown|" +
-  "audit-sequence-regression|closed-after-integration)$";
+  "audit-sequence-regression|closed-after-integration|grant-revoked|revocation-unverifiable)$";
 
 /** Part of the vocabulary's classes (vocab/schema/mod.ts `CLASSES`), in its order. */
 export const STREAM_CLASSES: ClassDef[] = [
@@ -16,8 +16,9 @@ export const STREAM_CLASSES: ClassDef[] = [
     name: "StreamFinding",
     clause: "issue 24; JCP §8.1, JCR-1 §2, SPEC §9-§10, JCP §11",
     comment: "A finding of the log's stream checks about an entry: a gap, a fork, a wrong prev, " +
-      "a reused receipt id, an unknown settle, an audit-sequence regression or a close after " +
-      "integration (docs/STREAMS.md). The log's statement, not the steward's; a gap clears.",
+      "a reused receipt id, an unknown settle, an audit-sequence regression, a close after " +
+      "integration (docs/STREAMS.md), or an allow against a revoked grant or one whose " +
+      "revocation the log cannot check (docs/GRANTS.md). The log's statement, not the steward's; a gap clears.",
     fields: [
       req("code", "findingCode", s(FINDING_CODE), "The finding's stable code (docs/STREAMS.md)."),
       req("steward", "steward", s(DID), "The steward whose entries it is about."),
@@ -29,7 +30,7 @@ export const STREAM_CLASSES: ClassDef[] = [
         "otherEntry",
         iri,
         "The entry on the other side: the fork's first envelope, the reused id's first receipt, " +
-          "the link whose id did not match (its URL).",
+          "the link whose id did not match, the revocation of a revoked grant (its URL).",
       ),
       opt(
         "cleared_by",

@@ -8,6 +8,7 @@ import {
   entryJsonLd,
   entryQuads,
   exportNQuads,
+  jcpEntryClass,
   toNQuads,
   toTurtle,
 } from "../../../vocab/mod.ts";
@@ -20,6 +21,7 @@ import { judgedTable } from "../judged_configs.ts";
 
 async function input(v: EntryView) {
   const under = await v.judgedUnder();
+  const { cls } = jcpEntryClass(v.envelope); // issue 25: a Grant, a Revocation
   return {
     index: v.index,
     leafHash: v.leafHash,
@@ -27,6 +29,7 @@ async function input(v: EntryView) {
     receipt: (await v.report()).receipt,
     url: v.url,
     verifierConfig: under?.url,
+    ...(cls ? { cls } : {}),
   };
 }
 
