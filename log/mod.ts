@@ -85,6 +85,7 @@ export {
   type StreamReads,
   type StreamSummary,
 } from "./streams/mod.ts";
+export * from "./keys/mod.ts";
 export { type Tile, TILE_HEIGHT, TILE_WIDTH } from "./tiles.ts";
 export {
   type AppendResult,

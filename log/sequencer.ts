@@ -48,6 +48,7 @@ import {
   SEQUENCER_DEFAULTS,
 } from "./log.ts";
 import { CLOSED_SKEW_MS, type EntryFacts, entryFacts } from "./streams/mod.ts";
+import { judgeKeys, type KeyOutcome, type KeyWrites } from "./keys/mod.ts";
 
 interface Waiter {
   resolve(r: AppendResult): void;
@@ -312,9 +313,36 @@ export class Sequencer implements Tip {
     try {
       if (this.#reload) await this.#recover();
       const reader0 = this.#nodes.reader(this.#edges[0]);
-      const found = await findStored(this.#s, this.#caps, this.#edges[0].size, batch, reader0);
-      const fresh = batch.filter((_, k) => found[k] === undefined);
+      let found = await findStored(this.#s, this.#caps, this.#edges[0].size, batch, reader0);
       const base = this.#edges[0].size;
+      // Issue 25 (log/keys/judge.ts): key events and receipts under identities are judged against
+      // the key state the previous batch committed, in log order, before anything is sequenced;
+      // a refused entry is answered now and never sequenced.
+      let keys: { writes: KeyWrites; by: Map<number, KeyOutcome> } | undefined;
+      const keyIx = this.#caps.keyIndex;
+      if (keyIx && batch.some((p, k) => found[k] === undefined && p.facts?.key)) {
+        const ks = batch.filter((_, k) => found[k] === undefined);
+        const { judged, writes } = await judgeKeys(keyIx, ks.map((p) => p.facts?.key), base);
+        const out = new Set<Pending>();
+        const by = new Map<number, KeyOutcome>();
+        let at = base;
+        ks.forEach((p, k) => {
+          const j = judged[k];
+          if ("refused" in j) {
+            out.add(p);
+            p.reject(j.refused);
+            if (p.more) { for (const w of p.more) w.reject(j.refused); }
+            this.#forgetOne(p);
+          } else if (j.outcome) by.set(at++, j.outcome);
+          else at++;
+        });
+        if (out.size) {
+          found = found.filter((_, k) => !out.has(batch[k]));
+          batch = batch.filter((p) => !out.has(p));
+        }
+        keys = { writes, by };
+      }
+      const fresh = batch.filter((_, k) => found[k] === undefined);
       let head = this.#head;
       let reader = reader0;
       let tree: BatchTree | undefined;
@@ -363,6 +391,7 @@ export class Sequencer implements Tip {
         };
         if (agents) b.agents = agents;
         if (streams) b.streams = streams;
+        if (keys && (keys.writes.events.length || keys.writes.forks.length)) b.keys = keys.writes;
         ({ durable } = await this.#commit(b));
         if (cpu) c0 = this.#tick("commit", c0);
         this.#edges = this.#edges.map((e, k) => grown[k]?.edge ?? e);
@@ -379,7 +408,17 @@ export class Sequencer implements Tip {
           this.#served = { head, json: treeHead, checkpoints };
         }
         const a0 = cpu?.() ?? 0;
-        await this.#answer(batch, found, base, head, treeHead, tree, reader, streams?.findings);
+        await this.#answer(
+          batch,
+          found,
+          base,
+          head,
+          treeHead,
+          tree,
+          reader,
+          streams?.findings,
+          keys?.by,
+        );
         if (cpu) this.#tick("answer", a0);
       };
       const done: Promise<void> = before.then(answer, (e) => {
@@ -468,6 +507,7 @@ export class Sequencer implements Tip {
     tree: BatchTree | undefined,
     reader: TileNodeReader,
     findings: StreamBatch["findings"] | undefined,
+    keyed?: Map<number, KeyOutcome>,
   ): Promise<void> {
     const memo = new Map<string, Uint8Array>();
     let next = base;
@@ -490,6 +530,8 @@ export class Sequencer implements Tip {
       };
       const fs = created ? findings?.get(index) : undefined;
       if (fs) r.findings = fs; // issue 24: the findings this append caused
+      const ko = created ? keyed?.get(index) : undefined;
+      if (ko) r.key_event = ko; // issue 25: the key event it was judged under
       p.resolve(r);
       // the same bytes sent again while pending: the same answer, not created by them
       if (p.more) { for (const w of p.more) w.resolve({ ...r, created: false }); }

@@ -9,6 +9,7 @@ import type { Tile } from "./tiles.ts";
 import type { CheckedEntry } from "./streams/check.ts";
 import type { StreamFinding } from "./streams/facts.ts";
 import type { StreamSummary } from "./streams/summary.ts";
+import type { IdentityRecord, KeyStateReads, KeyWrites } from "./keys/mod.ts";
 
 /**
  * The two Merkle views of the one entry sequence (PUBLICATION.md Decision P1): `blake3` is the
@@ -103,6 +104,11 @@ export interface Batch {
    * `findings` (an out-list: emptied and refilled by each commit attempt).
    */
   streams?: StreamBatch;
+  /**
+   * Issue 25 (docs/KEYS.md): the key state the batch's accepted key events move, judged by the
+   * sequencer before it sequenced them; written in the same transaction (a store with `keyIndex`).
+   */
+  keys?: KeyWrites;
 }
 
 /** A batch's stream checks (`Batch.streams`). */
@@ -204,6 +210,16 @@ export interface StorageCapabilities {
   viewMigration?: ViewMigration;
   /** Stream state, findings and search keys, written with the batches (issue 24). */
   streamIndex?: StreamIndex;
+  /** Key-event chains' state, written with the batches (issue 25; docs/KEYS.md). */
+  keyIndex?: KeyIndex;
+}
+
+/**
+ * Extension: identities' key-event chains (issue 25; docs/KEYS.md): the reads the sequencer's
+ * checks make (log/keys/judge.ts) and the record GET /v1/keys/{identity} answers.
+ */
+export interface KeyIndex extends KeyStateReads {
+  identityRecord(identity: string): Promise<IdentityRecord | undefined>;
 }
 
 /** Extension: streams, findings and lookups (issue 24; docs/STREAMS.md). */

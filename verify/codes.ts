@@ -127,6 +127,8 @@ export const REASON_CODES = {
     "[signature] the kid is not a did:key and the key directory has no key for it (JCR-1 §4)",
   "kid-steward-mismatch":
     "[signature] the COSE kid differs from the core's steward (SPEC §10, §16.7; JCP §8)",
+  "key-rotated-out":
+    "[signature] the steward is a key-event identity and the kid is not its current key (JCP §2.1; docs/KEYS.md)",
   "context-in-core":
     "[structural] the signed core carries @context (SPEC §13: the canonical signed core MUST NOT include it)",
   "alg-not-for-profile":

@@ -46,6 +46,15 @@ export const HTTP_CODES = {
   "too-many-envelopes": { status: 413, title: "Too many envelopes" },
   "unsupported-media-type": { status: 415, title: "Unsupported media type" },
   "invalid-receipt": { status: 422, title: "Invalid receipt" },
+  // issue 25 (docs/KEYS.md): the log refuses a key event or a receipt under an identity
+  "key-event-seq-gap": { status: 422, title: "Key event sequence gap" },
+  "key-event-parent-mismatch": { status: 422, title: "Key event parent mismatch" },
+  "key-event-next-mismatch": { status: 422, title: "Key event next-key mismatch" },
+  "key-event-bad-signature": { status: 422, title: "Key event signature" },
+  "key-event-fork": { status: 422, title: "Identity frozen by a key-event fork" },
+  "key-rotated-out": { status: 422, title: "Key rotated out" },
+  "jcp-object-fields": { status: 422, title: "JCP object fields" },
+  "not-a-key-event": { status: 422, title: "Not a key event" },
   "readings-route-only": { status: 422, title: "Meter readings are appended by /v1/readings" },
   // Issue 23: a verifier-config/1 envelope is logged only by the service itself, at start.
   "verifier-config-not-appendable": {
@@ -200,8 +209,12 @@ export function problemOf(err: unknown): Problem {
   if (!(err instanceof CodedError)) return internal();
   switch (err.kind) {
     // A typed input error (verify's, the log's) that escaped a route still gets its code, as a 400.
-    case "input":
-      return err.code.length > 0 ? p(400, err.code, err.message) : internal();
+    case "input": {
+      if (err.code.length === 0) return internal();
+      // a listed code keeps its status (issue 25: the log's key refusals are 422)
+      const listed = (HTTP_CODES as Record<string, { status: number }>)[err.code]?.status;
+      return p(listed !== undefined && listed < 500 ? listed : 400, err.code, err.message);
+    }
     case "busy":
       return p(503, "sequencer-busy", "Cannot append now: the sequencer is full", {
         "retry-after": retryAfterSeconds(err.retryAfterMs ?? 1000),

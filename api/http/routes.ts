@@ -15,6 +15,7 @@ import { rdfRoutes } from "./routes/rdf.ts";
 import { shardRoutes } from "./routes/shards.ts";
 import { sparqlRoutes } from "./routes/sparql.ts";
 import { streamRoutes } from "./routes/streams.ts";
+import { keyRoutes } from "./routes/keys.ts";
 import { vocabRoutes } from "./routes/vocab.ts";
 import { verifyRoutes } from "./routes/verify.ts";
 import { verifierConfigRoutes } from "./routes/verifier_config.ts";
@@ -29,6 +30,7 @@ export const ROUTE_GROUPS: RouteGroup[] = [
   logAppendRoutes,
   logReadRoutes,
   streamRoutes,
+  keyRoutes,
   logProofRoutes,
   logPolicyRoutes,
   publicationRoutes,

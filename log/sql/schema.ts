@@ -8,6 +8,7 @@ import { leafPrefix } from "../storage.ts";
 import type { SqlExecutor, SqlRow } from "./executor.ts";
 import { LEVEL1, viewTables, ViewTiles } from "./tiles.ts";
 import { streamSchema } from "./streams.ts";
+import { keySchema } from "./keys.ts";
 
 /** Schema version written to `meta`; another version is refused, never guessed at. */
 export const SQL_SCHEMA_VERSION = "4";
@@ -87,6 +88,8 @@ export function openSchema(x: SqlExecutor, p: string, lineage: SchemaLineage, na
       );
       // Streams (issue 24): additive tables, and from which index on entries were checked.
       for (const s of streamSchema(p)) x.run(s);
+      // Key-event chains (issue 25): additive tables.
+      for (const s of keySchema(p)) x.run(s);
     });
   } catch (err) {
     if (err instanceof LogStorageError) throw err;

@@ -17,6 +17,7 @@ import {
   type Batch,
   checkBatchExtends,
   type ContentIndex,
+  type KeyIndex,
   type LeafLookupMany,
   leafPrefix,
   type LogStorage,
@@ -37,6 +38,8 @@ import { LEVEL1, viewTables, ViewTiles } from "./tiles.ts";
 import { LeafTail } from "./leaf_tail.ts";
 import { SqlStreams } from "./streams.ts";
 import { checkStreams, type StreamFinding, type StreamSummary } from "../streams/mod.ts";
+import { SqlKeys } from "./keys.ts";
+import type { IdentityRecord, KeyChainEvent, KeyHead } from "../keys/mod.ts";
 
 /** Default of `leafIndexLag`: entries held in memory before the leaf index is flushed. */
 export const LEAF_INDEX_LAG = 65_536;
@@ -118,7 +121,8 @@ export class SqlStore
     ContentIndex,
     AgentHeads,
     ViewMigration,
-    StreamIndex {
+    StreamIndex,
+    KeyIndex {
   protected readonly x: SqlExecutor;
   protected readonly q: Queries;
   protected readonly prefix: string;
@@ -128,6 +132,7 @@ export class SqlStore
   protected readonly views: [ViewTiles, ViewTiles];
   readonly #tail = new LeafTail(0);
   readonly #streams: SqlStreams;
+  readonly #keys: SqlKeys;
   #closed = false;
 
   constructor(x: SqlExecutor, o: SqlStoreOptions = {}) {
@@ -152,6 +157,7 @@ export class SqlStore
     const t = viewTables(p);
     this.views = [new ViewTiles(x, t.blake3), new ViewTiles(x, t.sha256)];
     this.#streams = new SqlStreams(x, p, o.rowsPerInsert ?? 64);
+    this.#keys = new SqlKeys(x, p);
     this.#syncTail();
   }
 
@@ -168,6 +174,7 @@ export class SqlStore
       agentHeads: this,
       viewMigration: this,
       streamIndex: this,
+      keyIndex: this,
       stagedCommit: sync && {
         commitBatchStaged: async (batch: Batch) => {
           this.#writable();
@@ -387,6 +394,7 @@ export class SqlStore
         st.findings = checkStreams(tx, st.entries, h.timestamp, st.skewMs);
         tx.flush();
       }
+      if (batch.keys) this.#keys.put(batch.keys); // issue 25: the key state moves with its entries
       // Lagging leaf index: once the tail would exceed the lag, the tail and this batch go to
       // `leaves` in key order (each index page written once), in this same transaction.
       const tail = this.#tail;
@@ -512,6 +520,12 @@ export class SqlStore
     this.#op("read an entry's integration", () => this.#streams.integration(index));
   streamsReach = (): Promise<number | "all"> =>
     this.#op("read the streams reach", () => this.#streams.reach());
+  keyHeads = (identities: string[]): Promise<Map<string, KeyHead>> =>
+    this.#op("read key heads", () => this.#keys.heads(identities));
+  keyEvent = (identity: string, seq: number): Promise<KeyChainEvent | undefined> =>
+    this.#op("read a key event", () => this.#keys.event(identity, seq));
+  identityRecord = (identity: string): Promise<IdentityRecord | undefined> =>
+    this.#op("read an identity", () => this.#keys.record(identity));
   capabilities = (): StorageCapabilities => this.storeCapabilities();
   close = (): Promise<void> => {
     if (this.#closed) return Promise.resolve();

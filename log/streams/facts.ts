@@ -1,6 +1,7 @@
 // What the log reads from an entry to answer for streams (issue 24; docs/STREAMS.md): the facts
 // of one envelope that relate it to other entries. Pure data; verify/stream_facts.ts reads them
 // from an envelope, the append route may hand them over already read.
+import type { KeyFact } from "../keys/mod.ts";
 
 /** A hash-chained stream's link (JCP §8.1: `seq` from 0, `prev` the previous envelope's id). */
 export interface ChainLink {
@@ -32,6 +33,11 @@ export interface EntryFacts {
   audit?: { engine: string; seq: number };
   /** When the receipt says its work closed (JCR-1 `closed_at`, a reading's `end`), ms. */
   closedAtMs?: number;
+  /**
+   * Issue 25 (docs/KEYS.md): a key event's facts, or a receipt's steward and kid, judged by the
+   * sequencer against the identity's key-event chain before the entry is sequenced.
+   */
+  key?: KeyFact;
 }
 
 /** A stable code of a stream finding (docs/STREAMS.md says what each proves). */

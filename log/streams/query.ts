@@ -4,6 +4,7 @@
 // caller with only that RPC gets. Platform-neutral.
 import type { StreamFinding } from "./facts.ts";
 import type { StreamSummary } from "./summary.ts";
+import type { IdentityRecord } from "../keys/mod.ts";
 
 /** What GET /v1/log/search narrows by (any combination, at least one). */
 export interface SearchQuery {
@@ -27,6 +28,8 @@ export interface StreamReads {
   reach(): Promise<number | "all">;
   byContentId(cid: Uint8Array): Promise<number | undefined>;
   search(q: SearchQuery, after: number, limit: number): Promise<number[]>;
+  /** Issue 25: an identity's key-event chain (docs/KEYS.md), undefined when none is logged. */
+  identity(identity: string): Promise<IdentityRecord | undefined>;
 }
 
 /** One read, as data. */
@@ -37,7 +40,8 @@ export type StreamQuery =
   | { op: "integratedIn"; index: number }
   | { op: "reach" }
   | { op: "byContentId"; cid: Uint8Array }
-  | { op: "search"; q: SearchQuery; after: number; limit: number };
+  | { op: "search"; q: SearchQuery; after: number; limit: number }
+  | { op: "identity"; identity: string };
 
 /** Runs a query on `r`. */
 export function answerStreamQuery(r: StreamReads, q: StreamQuery): Promise<unknown> {
@@ -56,6 +60,8 @@ export function answerStreamQuery(r: StreamReads, q: StreamQuery): Promise<unkno
       return r.byContentId(q.cid);
     case "search":
       return r.search(q.q, q.after, q.limit);
+    case "identity":
+      return r.identity(q.identity);
   }
 }
 
@@ -70,5 +76,7 @@ export function queriedStreamReads(ask: (q: StreamQuery) => Promise<unknown>): S
     reach: () => ask({ op: "reach" }) as Promise<number | "all">,
     byContentId: (cid) => ask({ op: "byContentId", cid }) as Promise<number | undefined>,
     search: (q, after, limit) => ask({ op: "search", q, after, limit }) as Promise<number[]>,
+    identity: (identity) =>
+      ask({ op: "identity", identity }) as Promise<IdentityRecord | undefined>,
   };
 }
