@@ -15,7 +15,7 @@ import type { RouteGroup } from "../route.ts";
 function identityParam(raw: string | undefined): string {
   let did = raw ?? "";
   try {
-    did = decodeURIComponent(raw);
+    did = decodeURIComponent(did);
     if (resolveDidKey(did).alg === -8) return did;
   } catch { /* refused below */ }
   throw new ApiError(
