@@ -13,11 +13,13 @@ import { outcomeCode } from "./routes/verify.ts";
 
 /**
  * Verifies `envelope` and checks it may be appended here; throws the refusal's ApiError, else
- * answers the report (its verdict: valid, joule-unverified or alert).
+ * answers the report (its verdict: valid, joule-unverified or alert). `signer.kid` is set when
+ * the kid is not the steward (the current key of a rotated identity, issue 25).
  */
 export async function admitEnvelope(
   deps: AppDeps,
   envelope: Uint8Array,
+  signer?: { kid?: string },
 ): Promise<VerificationReport> {
   // issue 23: a verifier-config/1 document is logged by the service only, never through a route
   refuseConfigEnvelope(envelope);
@@ -35,6 +37,7 @@ export async function admitEnvelope(
         identities: { [steward]: rec.head.current },
       });
       outcome = outcomeCode(report);
+      if (report.valid && signer) signer.kid = rec.head.current;
     }
   }
   deps.metrics.verification(outcome);
