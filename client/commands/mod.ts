@@ -5,6 +5,7 @@ import type { Command } from "./common.ts";
 import { LOG_COMMANDS } from "./log.ts";
 import { WATCH_COMMANDS } from "./watch.ts";
 import { RECEIPT_COMMANDS } from "./receipts.ts";
+import { KEY_COMMANDS } from "./keys.ts";
 
 export {
   type ClientEnv,
@@ -21,4 +22,5 @@ export const COMMANDS: Record<string, Command> = {
   ...LOG_COMMANDS,
   ...WATCH_COMMANDS,
   ...RECEIPT_COMMANDS,
+  ...KEY_COMMANDS,
 };

@@ -3,13 +3,7 @@
 // evidence. Written inside a batch's commit transaction from the writes the sequencer's checks
 // made (log/keys/judge.ts), so the state moves exactly with the log: a crash leaves both or
 // neither. One schema for node:sqlite and the Durable Object (the store's table prefix), additive.
-import type {
-  IdentityRecord,
-  KeyChainEvent,
-  KeyFork,
-  KeyHead,
-  KeyWrites,
-} from "../keys/mod.ts";
+import type { IdentityRecord, KeyChainEvent, KeyFork, KeyHead, KeyWrites } from "../keys/mod.ts";
 import type { SqlExecutor, SqlRow } from "./executor.ts";
 
 /** The tables (CREATE ... IF NOT EXISTS, like the stream tables). */

@@ -1,6 +1,7 @@
 // Shared by the key-event tests over real HTTP (issue 25): the independent Python key-event
 // builder and resolver (conformance/python/jckeys, written from JCP §2.1's text), a POST of an
 // envelope to a route, and the log's entries read back.
+import assert from "node:assert/strict";
 import { fromHex, toHex } from "../../verify/mod.ts";
 import { ROOT } from "../../fixtures/service.ts";
 
@@ -49,4 +50,27 @@ export async function logEntries(url: string): Promise<string[]> {
     out.push(toHex(new Uint8Array(await r.arrayBuffer())));
   }
   return out;
+}
+
+/**
+ * The log's entries replayed by the Python resolver: it finds no entry the log should have
+ * refused, and its state of each identity is what GET /v1/keys/{identity} answers.
+ */
+export async function replayMatches(url: string, identities: string[]): Promise<void> {
+  const entries = await logEntries(url);
+  const r = await pyKeys(["replay"], { entries }) as {
+    states: Record<string, { seq: number; current: string; next_hash: string; events: number[] }>;
+    wrong: unknown[];
+  };
+  assert.deepEqual(r.wrong, [], "the log admitted an entry the Python resolver refuses");
+  for (const id of identities) {
+    const got = await (await fetch(`${url}/v1/keys/${id}`)).json();
+    const want = r.states[id];
+    assert.ok(want, `the Python resolver has no chain for ${id}`);
+    assert.deepEqual(
+      { seq: got.seq, current: got.current, next_hash: got.next_hash, events: got.events },
+      want &&
+        { seq: want.seq, current: want.current, next_hash: want.next_hash, events: want.events },
+    );
+  }
 }

@@ -6,7 +6,7 @@
 // log's entries replayed by the Python resolver re-derive the state GET /v1/keys answers.
 import assert from "node:assert/strict";
 import { startService } from "../../fixtures/service.ts";
-import { logEntries, postTo, pyKeys } from "./_keys_http.ts";
+import { postTo, pyKeys, replayMatches } from "./_keys_http.ts";
 
 const N_IDS = Number(Deno.env.get("JC_KEYS_IDS") ?? 1000);
 
@@ -14,24 +14,6 @@ interface Step {
   name: string;
   hex: string;
   expect: string;
-}
-
-async function replayMatches(url: string, identities: string[]): Promise<void> {
-  const entries = await logEntries(url);
-  const r = await pyKeys(["replay"], { entries }) as {
-    states: Record<string, { seq: number; current: string; next_hash: string; events: number[] }>;
-    wrong: unknown[];
-  };
-  assert.deepEqual(r.wrong, [], "the log admitted an entry the Python resolver refuses");
-  for (const id of identities) {
-    const got = await (await fetch(`${url}/v1/keys/${id}`)).json();
-    const want = r.states[id];
-    assert.ok(want, `the Python resolver has no chain for ${id}`);
-    assert.deepEqual(
-      { seq: got.seq, current: got.current, next_hash: got.next_hash, events: got.events },
-      want && { seq: want.seq, current: want.current, next_hash: want.next_hash, events: want.events },
-    );
-  }
 }
 
 Deno.test({
@@ -85,7 +67,10 @@ Deno.test({
       const rr = await (await fetch(`${u}/v1/log/entries/${at["receipt-by-new-current"]}`)).json();
       assert.ok(rr, r4.name);
       // bad input: a malformed DID 400, an unknown identity 404, a receipt is no key event 422
-      assert.equal((await (await fetch(`${u}/v1/keys/did:key:zNOPE`)).json()).code, "bad-parameter");
+      assert.equal(
+        (await (await fetch(`${u}/v1/keys/did:key:zNOPE`)).json()).code,
+        "bad-parameter",
+      );
       const unknown = await fetch(`${u}/v1/keys/${doc.keys[5]}`);
       assert.equal(unknown.status, 404);
       await unknown.body?.cancel();
@@ -162,7 +147,9 @@ Deno.test({
           assert.equal(r.body.code, "key-rotated-out");
         }
       }
-      console.log(`rotation at ${R}: ${oldLogged} old-key and ${newLogged} new-key receipts logged`);
+      console.log(
+        `rotation at ${R}: ${oldLogged} old-key and ${newLogged} new-key receipts logged`,
+      );
       assert.ok(oldLogged > 0 && newLogged > 0, "the rotation landed at an edge of the load");
       await replayMatches(u, [d.identity]);
     } finally {
