@@ -50,6 +50,7 @@ export {
   checkBatchExtends,
   type ContentIndex,
   type EntryWrite,
+  type KeyIndex,
   type LeafLookupMany,
   leafPrefix,
   type LogStorage,

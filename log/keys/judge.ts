@@ -24,11 +24,13 @@ export interface KeyStateReads {
   keyEvent(identity: string, seq: number): Promise<KeyChainEvent | undefined>;
 }
 
-/** A key refusal: the entry is not logged (the HTTP layer answers 422 with the code). */
+/**
+ * A key refusal: the entry is not logged (the HTTP layer answers 422 with the code). Its name
+ * stays "LogInputError": the edge's RPC rebuilds it by name with its code (edge/worker/wire.ts).
+ */
 export class KeyRefusal extends LogInputError {
   constructor(code: KeyRefusalCode, message: string) {
     super(code, message);
-    this.name = "KeyRefusal";
   }
 }
 

@@ -16,6 +16,10 @@ import {
   type Batch,
   blake3Hasher,
   type ContentIndex,
+  type IdentityRecord,
+  type KeyChainEvent,
+  type KeyHead,
+  type KeyIndex,
   type LeafLookupMany,
   LogIntegrityError,
   type LogStorage,
@@ -106,7 +110,14 @@ export interface R2StorageStats {
  * object's chain heads and view migration, forwarded.
  */
 export class R2PublishedStorage
-  implements LogStorage, LeafLookupMany, ContentIndex, AgentHeads, ViewMigration, StreamIndex {
+  implements
+    LogStorage,
+    LeafLookupMany,
+    ContentIndex,
+    AgentHeads,
+    ViewMigration,
+    StreamIndex,
+    KeyIndex {
   readonly #hot: DurableLogStorage;
   readonly #r2: R2BucketLike;
   readonly #o: R2StorageOptions;
@@ -535,6 +546,16 @@ export class R2PublishedStorage
   integration(index: number): Promise<{ size: number; timestamp: number } | undefined> {
     return this.#hot.integration(index);
   }
+  // Key-event chains (issue 25; docs/KEYS.md) stay in SQLite, written with the round's rows.
+  keyHeads(identities: string[]): Promise<Map<string, KeyHead>> {
+    return this.#hot.keyHeads(identities);
+  }
+  keyEvent(identity: string, seq: number): Promise<KeyChainEvent | undefined> {
+    return this.#hot.keyEvent(identity, seq);
+  }
+  identityRecord(identity: string): Promise<IdentityRecord | undefined> {
+    return this.#hot.identityRecord(identity);
+  }
   logName(): Promise<string | undefined> {
     return this.#hot.logName();
   }
@@ -552,6 +573,7 @@ export class R2PublishedStorage
       agentHeads: this,
       viewMigration: this,
       streamIndex: this,
+      keyIndex: this,
     };
   }
   close(): Promise<void> {
