@@ -242,6 +242,8 @@ export const NOT_VERIFICATION_OUTCOMES: Partial<Record<ReasonCode, string>> = {
   "verifier-config-bad-signature":
     "the log's configuration entries (issue 23), never a receipt's outcome",
   "agent-not-registered": "service-side (POST /v1/readings), decided after verification",
+  "key-rotated-out":
+    "needs the log's key-event chain (issue 25; docs/KEYS.md): a vector carries no log state",
   "reading-wrong-schema": "service-side (POST /v1/readings), decided after verification",
   "reading-seq-replay": "service-side (POST /v1/readings), decided after verification",
   "reading-seq-gap": "service-side (POST /v1/readings), decided after verification",
