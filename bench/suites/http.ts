@@ -24,6 +24,7 @@ import { SigningPool } from "./_pool.ts";
 import { Conn } from "./_conn.ts";
 import { appendSplit, cpuMeter, selfCpu } from "./_server_cpu.ts";
 import { bulkLoop } from "./_bulk_http.ts";
+import { rotatedIdentityLoop } from "./_keys_http.ts";
 
 export { Conn };
 const utf8 = new TextEncoder();
@@ -42,6 +43,8 @@ const UNCACHED_PROOF_MS = ms(2_000);
 const BULK_MS = ms(6_000);
 const BULK_SIZE = Number(Deno.env.get("JC_BENCH_BULK_SIZE") ?? 256);
 const BULK_CONNS = Number(Deno.env.get("JC_BENCH_BULK_CONNS") ?? 8);
+/** Issue 25: receipts under a rotated identity (bench/suites/_keys_http.ts), beside the plain ones. */
+const KEYS_MS = ms(4_000);
 
 function pct(xs: number[], p: number): number {
   if (xs.length === 0) return NaN;
@@ -332,6 +335,14 @@ export default async () => {
     }
     const appendsPerS = Math.round(verified / elapsed);
 
+    // Issue 25: the same closed loop, receipts under a rotated identity (key resolution)
+    const keys = await rotatedIdentityLoop({
+      url: svc.url,
+      conns,
+      ms: KEYS_MS,
+      n: Math.ceil(1.5 * appendsPerS * KEYS_MS / 1000) + 256,
+    });
+
     // bulk appends (issue 29), in the same run, over their own few connections
     const bulk = await bulkLoop({
       url: svc.url,
@@ -458,6 +469,14 @@ export default async () => {
           server_cpu_us_per_append: Math.round((closedCpu.server_cpu_s * 1e6) / verified),
           client_cpu_s: closedCpu.client_cpu_s,
         }, verified),
+      },
+      // issue 25 (docs/KEYS.md): appends/s of receipts under a rotated identity (the chain read
+      // and the receipt re-verified under its current key) beside the closed loop's, whose
+      // stewards have no chain (the sequencer's head read finds none)
+      key_resolution: {
+        rotated_identity: keys,
+        without_chain_appends_per_s: appendsPerS,
+        ratio: Math.round(((keys.appends_per_s as number) / appendsPerS) * 1000) / 1000,
       },
       bulk: { ...bulk, cpu_bound_ratio: cpuBound(bulk, bulk.appends) },
       open_loop: {
