@@ -112,8 +112,21 @@ export function toTurtle(quads: Quad[]): Promise<string> {
   return new Promise((resolve, reject) => w.end((err, text) => err ? reject(err) : resolve(text)));
 }
 
+/**
+ * Issue 25: a JCP key event carries no schema tag (docs/DECISIONS.md "JCP objects on the wire"):
+ * its class is read from its fields, as the log reads its kind (verify/jcp_object.ts).
+ */
+function keyEventClass(r: unknown): string | undefined {
+  if (typeof r !== "object" || r === null || Array.isArray(r)) return undefined;
+  const o = r as Record<string, unknown>;
+  return "next_hash" in o && "identity" in o && !("jc_receipt" in o) && !("jcp_receipt" in o)
+    ? "KeyEvent"
+    : undefined;
+}
+
 function logOpts(e: EntryInput) {
   return {
+    cls: keyEventClass(e.receipt),
     id: e.url,
     logIndex: e.index,
     leafHash: e.leafHash,

@@ -199,6 +199,30 @@ export function handDocs(): Doc[] {
         cleared_by: "https://log.example/v1/log/entries/8",
       },
     },
+    {
+      // issue 25: a key event (JCP §2.1) and an identity as the log resolves it (docs/KEYS.md)
+      name: "key-event",
+      cls: "KeyEvent",
+      json: {
+        identity: DID,
+        seq: 1,
+        current: DID,
+        next_hash: H("3"),
+        parent: H("4"),
+        nonce: "ab".repeat(16),
+      },
+    },
+    {
+      name: "identity",
+      cls: "Identity",
+      json: {
+        identity: DID,
+        seq: 1,
+        current: DID,
+        next_hash: H("3"),
+        forked_at: "https://log.example/v1/log/entries/9",
+      },
+    },
   ];
 }
 

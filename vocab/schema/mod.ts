@@ -11,7 +11,7 @@
 // meter reading (`meter-reading/1`, docs/METER-READING.md) and the log's signed tree head (§22.2).
 //
 // The table is written across this folder (build.ts: namespace, shapes and builders; enums.ts;
-// receipts.ts, policy.ts, contracts.ts, records.ts, streams.ts: the classes, in this order); this file is its
+// receipts.ts, policy.ts, contracts.ts, records.ts, streams.ts, keys.ts: the classes, in this order); this file is its
 // face. It imports nothing outside the folder, so the page bundle (web/app/fields.ts) takes the
 // table without jsonld, n3 or the SHACL validator.
 import type { ClassDef, EnumDef } from "./build.ts";
@@ -21,6 +21,7 @@ import { POLICY_CLASSES } from "./policy.ts";
 import { CONTRACT_CLASSES } from "./contracts.ts";
 import { RECORD_CLASSES } from "./records.ts";
 import { STREAM_CLASSES } from "./streams.ts";
+import { KEY_CLASSES } from "./keys.ts";
 
 export {
   type ClassDef,
@@ -44,6 +45,7 @@ export const CLASSES: ClassDef[] = [
   ...CONTRACT_CLASSES,
   ...RECORD_CLASSES,
   ...STREAM_CLASSES,
+  ...KEY_CLASSES,
 ];
 
 /** Properties the log adds to every entry's node (API.md, `GET /v1/log/export`). */
