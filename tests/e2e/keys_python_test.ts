@@ -5,11 +5,59 @@
 // a rotation under load (no receipt by the old key is logged after it), 10^3 identities; the
 // log's entries replayed by the Python resolver re-derive the state GET /v1/keys answers.
 import assert from "node:assert/strict";
-import { startService } from "../../fixtures/service.ts";
-import { postTo, pyKeys, replayMatches } from "./_keys_http.ts";
+import { ROOT, startService } from "../../fixtures/service.ts";
+import { logEntries, postTo, pyKeys, replayMatches } from "./_keys_http.ts";
 import { exerciseKeyLifecycle, exerciseRotationUnderLoad } from "./_keys_scenarios.ts";
 
 const N_IDS = Number(Deno.env.get("JC_KEYS_IDS") ?? 1000);
+
+/** `python3 -m jcverify FILE --key-events EVENTS --compact`: its exit code and report. */
+async function jcverify(file: string, events: string) {
+  const out = await new Deno.Command("/usr/bin/python3", {
+    args: ["-m", "jcverify", file, "--key-events", events, "--compact"],
+    cwd: `${ROOT}conformance/python`,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  return { code: out.code, report: text ? JSON.parse(text) : new TextDecoder().decode(out.stderr) };
+}
+
+/**
+ * The offline re-derivation of a receipt's verdict: the independent verifier, given the log's key
+ * events before each logged receipt under the identity, finds it valid; given all of them, the
+ * receipt the log refused by its rotated-out key is key-rotated-out there too.
+ */
+async function jcverifyAgrees(u: string, dir: string): Promise<void> {
+  const doc = await pyKeys(["lifecycle", "3"]) as {
+    identity: string;
+    steps: { name: string; hex: string }[];
+  };
+  const entries = await logEntries(u);
+  const isEvent = (h: string) =>
+    doc.steps.some((s) => s.hex === h && !s.name.startsWith("receipt"));
+  let checked = 0;
+  for (let i = 0; i < entries.length; i++) {
+    const step = doc.steps.find((s) => s.hex === entries[i] && s.name.startsWith("receipt"));
+    if (!step) continue;
+    const events = `${dir}/events-${i}.json`, file = `${dir}/receipt-${i}.hex`;
+    await Deno.writeTextFile(events, JSON.stringify(entries.slice(0, i).filter(isEvent)));
+    await Deno.writeTextFile(file, entries[i]);
+    const r = await jcverify(file, events);
+    assert.equal(r.code, 0, `${step.name}: ${JSON.stringify(r.report)}`);
+    checked++;
+  }
+  assert.ok(checked >= 3, `${checked} receipts re-derived`);
+  const all = `${dir}/events-all.json`, out = `${dir}/rotated-out.hex`;
+  await Deno.writeTextFile(all, JSON.stringify(entries.filter(isEvent)));
+  await Deno.writeTextFile(
+    out,
+    doc.steps.find((s) => s.name === "receipt-by-rotated-out-key")!.hex,
+  );
+  const r = await jcverify(out, all);
+  assert.equal(r.code, 1, JSON.stringify(r.report));
+  assert.deepEqual(r.report.codes, ["key-rotated-out"]);
+}
 
 Deno.test({
   name: "e2e keys: a Python-built lifecycle, every refusal, a fork, the thief of §2.1",
@@ -21,6 +69,7 @@ Deno.test({
     const u = svc.url;
     try {
       await exerciseKeyLifecycle(u);
+      await jcverifyAgrees(u, dir);
     } finally {
       await svc.stop();
       await Deno.remove(dir, { recursive: true });
