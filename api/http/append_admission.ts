@@ -5,10 +5,10 @@
 // invalid is admitted (JCR-1 §6, SPEC §6; verify/verdict_class.ts): valid, joule-unverified, and
 // alert — drift beyond the band is "a non-conformance signal, not a hard failure", so the log holds
 // the evidence and the answer names the verdict and the DriftAlert. Platform-neutral.
-import { failureCodes, type VerificationReport, verifyEnvelope } from "../../verify/mod.ts";
+import { failureCodes, type VerificationReport } from "../../verify/mod.ts";
 import { ApiError } from "./errors.ts";
 import type { AppDeps } from "./route.ts";
-import { refuseConfigEnvelope, verifyWith } from "./verifier_options.ts";
+import { refuseConfigEnvelope, verifyUnderIdentities } from "./verifier_options.ts";
 import { outcomeCode } from "./routes/verify.ts";
 
 /**
@@ -23,23 +23,10 @@ export async function admitEnvelope(
 ): Promise<VerificationReport> {
   // issue 23: a verifier-config/1 document is logged by the service only, never through a route
   refuseConfigEnvelope(envelope);
-  let report = await verifyWith(deps, envelope);
-  let outcome = outcomeCode(report);
-  const steward = report.steward;
-  if (outcome === "kid-steward-mismatch" && steward?.startsWith("did:key:")) {
-    // Issue 25 (JCP §2.1; docs/KEYS.md): a steward with a logged key-event chain is controlled by
-    // its chain's current key. Judged again here under it (rare: only a rotated identity's
-    // receipts get here); the sequencer checks it once more, atomically with the append.
-    const rec = await deps.log.streamReads?.identity(steward);
-    if (rec) {
-      report = await verifyEnvelope(envelope, {
-        ...deps.verifier,
-        identities: { [steward]: rec.head.current },
-      });
-      outcome = outcomeCode(report);
-      if (report.valid && signer) signer.kid = rec.head.current;
-    }
-  }
+  // issue 25: a steward with a key-event chain is bound to its current key (docs/KEYS.md)
+  const { report, kid } = await verifyUnderIdentities(deps, envelope);
+  if (kid && signer) signer.kid = kid;
+  const outcome = outcomeCode(report);
   deps.metrics.verification(outcome);
   deps.metrics.verdict(report.verdict);
   if (!report.valid) {

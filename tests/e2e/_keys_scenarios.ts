@@ -71,6 +71,16 @@ export async function exerciseKeyLifecycle(u: string): Promise<void> {
   });
   assert.equal(wrongType.status, 415);
   await wrongType.body?.cancel();
+  // POST /v1/verify judges a receipt under the identity's current key too
+  const verdict = async (name: string) => {
+    const hex = doc.steps.find((s) => s.name === name)!.hex;
+    const r = await postTo(u, "/v1/verify", hex);
+    assert.equal(r.status, 200);
+    return [r.body.valid, (r.body.steps as { code?: string }[])[2].code];
+  };
+  assert.deepEqual(await verdict("receipt-under-forked-identity"), [true, undefined]);
+  assert.deepEqual(await verdict("receipt-by-rotated-out-key"), [false, "key-rotated-out"]);
+  assert.deepEqual(await verdict("receipt-by-next-key-too-early"), [false, "key-rotated-out"]);
   await replayMatches(u, [id]);
 }
 
