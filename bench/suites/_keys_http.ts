@@ -16,7 +16,6 @@ import {
   fromJson,
 } from "../../verify/mod.ts";
 import type { Conn } from "./_conn.ts";
-import { appendRequest } from "./http.ts";
 
 interface WebKey {
   pair: CryptoKeyPair;
@@ -59,7 +58,14 @@ function pct(xs: number[], p: number): number {
 
 /** A closed loop of receipts under a rotated identity for `ms` (or until `n` are spent). */
 export async function rotatedIdentityLoop(
-  o: { url: string; conns: Conn[]; ms: number; n: number },
+  o: {
+    url: string;
+    conns: Conn[];
+    ms: number;
+    n: number;
+    /** The bytes of a POST of an envelope (http.ts appendRequest). */
+    request: (envelope: Uint8Array) => Uint8Array;
+  },
 ): Promise<Record<string, unknown>> {
   const [k0, k1, k2] = [await webKey(), await webKey(), await webKey()];
   const nonce = new Uint8Array(16);
@@ -86,7 +92,7 @@ export async function rotatedIdentityLoop(
     reqs.push(
       ...await Promise.all(Array.from({ length: Math.min(256, o.n - i) }, async (_, j) => {
         const core = fromJson(receiptCore(k0.did, 1_000_000 + i + j)) as CborMap;
-        return appendRequest(await seal(k1, encodeCbor(core)));
+        return o.request(await seal(k1, encodeCbor(core)));
       })),
     );
   }

@@ -341,6 +341,7 @@ export default async () => {
       conns,
       ms: KEYS_MS,
       n: Math.ceil(1.5 * appendsPerS * KEYS_MS / 1000) + 256,
+      request: appendRequest,
     });
     // and right after it, plain receipts for as long (the same machine's moment: a fair pair)
     let plainDone = 0;
