@@ -48,7 +48,7 @@ import {
   SEQUENCER_DEFAULTS,
 } from "./log.ts";
 import { CLOSED_SKEW_MS, type EntryFacts, entryFacts } from "./streams/mod.ts";
-import { judgeKeys, type KeyOutcome, type KeyWrites } from "./keys/mod.ts";
+import { judgeBatch, type KeyOutcome } from "./keys/mod.ts";
 
 interface Waiter {
   resolve(r: AppendResult): void;
@@ -318,29 +318,17 @@ export class Sequencer implements Tip {
       // Issue 25 (log/keys/judge.ts): key events and receipts under identities are judged against
       // the key state the previous batch committed, in log order, before anything is sequenced;
       // a refused entry is answered now and never sequenced.
-      let keys: { writes: KeyWrites; by: Map<number, KeyOutcome> } | undefined;
       const keyIx = this.#caps.keyIndex;
-      if (keyIx && batch.some((p, k) => found[k] === undefined && p.facts?.key)) {
-        const ks = batch.filter((_, k) => found[k] === undefined);
-        const { judged, writes } = await judgeKeys(keyIx, ks.map((p) => p.facts?.key), base);
-        const out = new Set<Pending>();
-        const by = new Map<number, KeyOutcome>();
-        let at = base;
-        ks.forEach((p, k) => {
-          const j = judged[k];
-          if ("refused" in j) {
-            out.add(p);
-            p.reject(j.refused);
-            if (p.more) { for (const w of p.more) w.reject(j.refused); }
-            this.#forgetOne(p);
-          } else if (j.outcome) by.set(at++, j.outcome);
-          else at++;
-        });
-        if (out.size) {
-          found = found.filter((_, k) => !out.has(batch[k]));
-          batch = batch.filter((p) => !out.has(p));
+      const keys = keyIx &&
+        await judgeBatch(keyIx, batch.filter((_, k) => found[k] === undefined), base);
+      if (keys?.refused.size) {
+        for (const [p, e] of keys.refused) {
+          p.reject(e);
+          if (p.more) { for (const w of p.more) w.reject(e); }
+          this.#forgetOne(p);
         }
-        keys = { writes, by };
+        found = found.filter((_, k) => !keys.refused.has(batch[k]));
+        batch = batch.filter((p) => !keys.refused.has(p));
       }
       const fresh = batch.filter((_, k) => found[k] === undefined);
       let head = this.#head;

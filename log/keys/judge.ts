@@ -174,3 +174,29 @@ async function event(
   heads.set(f.identity, head);
   return { outcome: under(head) };
 }
+
+/**
+ * The sequencer's use of `judgeKeys`: its new entries (those with key facts among them), judged in
+ * order; the refused ones by entry, the outcomes of the accepted ones by index, the writes.
+ * Undefined when no entry has key facts (no store read).
+ */
+export async function judgeBatch<P extends { facts?: { key?: KeyFact } }>(
+  state: KeyStateReads,
+  fresh: P[],
+  base: number,
+): Promise<
+  { refused: Map<P, KeyRefusal>; by: Map<number, KeyOutcome>; writes: KeyWrites } | undefined
+> {
+  if (!fresh.some((p) => p.facts?.key)) return undefined;
+  const { judged, writes } = await judgeKeys(state, fresh.map((p) => p.facts?.key), base);
+  const refused = new Map<P, KeyRefusal>();
+  const by = new Map<number, KeyOutcome>();
+  let at = base;
+  fresh.forEach((p, k) => {
+    const j = judged[k];
+    if ("refused" in j) refused.set(p, j.refused);
+    else if (j.outcome) by.set(at++, j.outcome);
+    else at++;
+  });
+  return { refused, by, writes };
+}
