@@ -36,7 +36,13 @@ export class EmbeddedLog extends LogReader implements Log {
     this.#agents = new AgentHeadReader(s, caps.agentHeads, () => seq.served.head.size);
     this.#release = release;
     const x = caps.streamIndex;
-    this.streamReads = x && new LogStreams(s, x, caps.contentIndex, () => seq.served.head.size);
+    this.streamReads = x && new LogStreams(
+      s,
+      x,
+      caps.contentIndex,
+      () => seq.served.head.size,
+      caps.keyIndex,
+    );
   }
 
   append(entry: Uint8Array, link?: AgentLink, facts?: EntryFacts): Promise<AppendResult> {

@@ -9,6 +9,7 @@ import type { HeadPin } from "./pin.ts";
 import type { AgentHead, AgentLink } from "./storage.ts";
 import type { LogReads } from "./reader.ts";
 import type { EntryFacts, StreamFinding, StreamReads } from "./streams/mod.ts";
+import type { KeyOutcome } from "./keys/mod.ts";
 import { sha256 } from "@noble/hashes/sha2.js";
 
 /** Largest entry, bytes (ARCHITECTURE Decision 5). */
@@ -27,6 +28,11 @@ export interface AppendResult {
   created: boolean;
   /** The stream findings this append caused (issue 24; docs/STREAMS.md), when it caused any. */
   findings?: StreamFinding[];
+  /**
+   * Issue 25 (docs/KEYS.md): the key event an entry under an identity was judged under (a key
+   * event: itself; a receipt: its identity's head at its append), and a fork's evidence.
+   */
+  key_event?: KeyOutcome;
 }
 
 /**

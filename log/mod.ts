@@ -50,6 +50,7 @@ export {
   checkBatchExtends,
   type ContentIndex,
   type EntryWrite,
+  type KeyIndex,
   type LeafLookupMany,
   leafPrefix,
   type LogStorage,
@@ -101,6 +102,7 @@ export {
   type AccountRow,
   COUNTERS,
 } from "./accounts/mod.ts";
+export * from "./keys/mod.ts";
 export { type Tile, TILE_HEIGHT, TILE_WIDTH } from "./tiles.ts";
 export {
   type AppendResult,

@@ -49,6 +49,7 @@ import {
 } from "./log.ts";
 import { CLOSED_SKEW_MS, type EntryFacts, entryFacts } from "./streams/mod.ts";
 import { refuseOutcomes } from "./outcomes.ts";
+import { judgeBatch, type KeyOutcome } from "./keys/mod.ts";
 
 interface Waiter {
   resolve(r: AppendResult): void;
@@ -324,8 +325,23 @@ export class Sequencer implements Tip {
         { batch, found },
         (p, e) => this.#reject([p], e),
       ));
-      const fresh = batch.filter((_, k) => found[k] === undefined);
       const base = this.#edges[0].size;
+      // Issue 25 (log/keys/judge.ts): key events and receipts under identities are judged against
+      // the key state the previous batch committed, in log order, before anything is sequenced;
+      // a refused entry is answered now and never sequenced.
+      const keyIx = this.#caps.keyIndex;
+      const keys = keyIx &&
+        await judgeBatch(keyIx, batch.filter((_, k) => found[k] === undefined), base);
+      if (keys?.refused.size) {
+        for (const [p, e] of keys.refused) {
+          p.reject(e);
+          if (p.more) { for (const w of p.more) w.reject(e); }
+          this.#forgetOne(p);
+        }
+        found = found.filter((_, k) => !keys.refused.has(batch[k]));
+        batch = batch.filter((p) => !keys.refused.has(p));
+      }
+      const fresh = batch.filter((_, k) => found[k] === undefined);
       let head = this.#head;
       let reader = reader0;
       let tree: BatchTree | undefined;
@@ -375,6 +391,7 @@ export class Sequencer implements Tip {
         if (agents) b.agents = agents;
         if (streams) b.streams = streams;
         else if (!this.#facts && this.#caps.streamIndex) b.unchecked = true; // checks off
+        if (keys && (keys.writes.events.length || keys.writes.forks.length)) b.keys = keys.writes;
         ({ durable } = await this.#commit(b));
         if (cpu) c0 = this.#tick("commit", c0);
         this.#edges = this.#edges.map((e, k) => grown[k]?.edge ?? e);
@@ -391,7 +408,17 @@ export class Sequencer implements Tip {
           this.#served = { head, json: treeHead, checkpoints };
         }
         const a0 = cpu?.() ?? 0;
-        await this.#answer(batch, found, base, head, treeHead, tree, reader, streams?.findings);
+        await this.#answer(
+          batch,
+          found,
+          base,
+          head,
+          treeHead,
+          tree,
+          reader,
+          streams?.findings,
+          keys?.by,
+        );
         if (cpu) this.#tick("answer", a0);
       };
       const done: Promise<void> = before.then(answer, (e) => {
@@ -480,6 +507,7 @@ export class Sequencer implements Tip {
     tree: BatchTree | undefined,
     reader: TileNodeReader,
     findings: StreamBatch["findings"] | undefined,
+    keyed?: Map<number, KeyOutcome>,
   ): Promise<void> {
     const memo = new Map<string, Uint8Array>();
     let next = base;
@@ -502,6 +530,8 @@ export class Sequencer implements Tip {
       };
       const fs = created ? findings?.get(index) : undefined;
       if (fs) r.findings = fs; // issue 24: the findings this append caused
+      const ko = created ? keyed?.get(index) : undefined;
+      if (ko) r.key_event = ko; // issue 25: the key event it was judged under
       p.resolve(r);
       // the same bytes sent again while pending: the same answer, not created by them
       if (p.more) { for (const w of p.more) w.resolve({ ...r, created: false }); }

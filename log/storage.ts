@@ -11,6 +11,7 @@ import type { EntryFacts, StreamFinding } from "./streams/facts.ts";
 import type { StreamSummary } from "./streams/summary.ts";
 import type { AccountPage, AccountQuery } from "./accounts/mod.ts";
 import type { GrantRecord } from "./streams/grants.ts";
+import type { IdentityRecord, KeyStateReads, KeyWrites } from "./keys/mod.ts";
 
 /**
  * The two Merkle views of the one entry sequence (PUBLICATION.md Decision P1): `blake3` is the
@@ -110,6 +111,11 @@ export interface Batch {
    * the store moves its reach past them, so the backfill (log/streams_backfill.ts) checks them.
    */
   unchecked?: boolean;
+  /**
+   * Issue 25 (docs/KEYS.md): the key state the batch's accepted key events move, judged by the
+   * sequencer before it sequenced them; written in the same transaction (a store with `keyIndex`).
+   */
+  keys?: KeyWrites;
 }
 
 /** A batch's stream checks (`Batch.streams`). */
@@ -211,6 +217,16 @@ export interface StorageCapabilities {
   viewMigration?: ViewMigration;
   /** Stream state, findings and search keys, written with the batches (issue 24). */
   streamIndex?: StreamIndex;
+  /** Key-event chains' state, written with the batches (issue 25; docs/KEYS.md). */
+  keyIndex?: KeyIndex;
+}
+
+/**
+ * Extension: identities' key-event chains (issue 25; docs/KEYS.md): the reads the sequencer's
+ * checks make (log/keys/judge.ts) and the record GET /v1/keys/{identity} answers.
+ */
+export interface KeyIndex extends KeyStateReads {
+  identityRecord(identity: string): Promise<IdentityRecord | undefined>;
 }
 
 /** Extension: streams, findings and lookups (issue 24; docs/STREAMS.md). */

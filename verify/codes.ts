@@ -127,6 +127,18 @@ export const REASON_CODES = {
     "[signature] the kid is not a did:key and the key directory has no key for it (JCR-1 §4)",
   "kid-steward-mismatch":
     "[signature] the COSE kid differs from the core's steward (SPEC §10, §16.7; JCP §8)",
+  "jcp-object-fields":
+    '[structural] a JCP key event, grant or revocation lacks a required field, has one outside its closed set, or mixes two kinds\' fields (JCP §2.1, §4, §4.3; docs/DECISIONS.md "JCP objects on the wire")',
+  "jcp-object-not-canonical":
+    "[structural] a JCP object's payload is not canonical det-CBOR (JCP §3: no floats, bools or nulls)",
+  "jcp-object-alg":
+    "[signature] a JCP object is not sealed with EdDSA (-8): JCP §2 actors are Ed25519 keys",
+  "jcp-object-signer":
+    "[signature] a JCP object's kid is not its signer field (current, issuer, revoked_by) or not an Ed25519 did:key (JCP §2.1, §4, §4.3)",
+  "jcp-object-bad-signature":
+    "[signature] a JCP object's signature over Sig_structure does not verify (strict Ed25519, RFC 8032 §5.1.7)",
+  "key-rotated-out":
+    "[signature] the steward is a key-event identity and the kid is not its current key (JCP §2.1; docs/KEYS.md)",
   "context-in-core":
     "[structural] the signed core carries @context (SPEC §13: the canonical signed core MUST NOT include it)",
   "alg-not-for-profile":
@@ -263,6 +275,18 @@ export const NOT_VERIFICATION_OUTCOMES: Partial<Record<ReasonCode, string>> = {
   "verifier-config-bad-signature":
     "the log's configuration entries (issue 23), never a receipt's outcome",
   "agent-not-registered": "service-side (POST /v1/readings), decided after verification",
+  "jcp-object-fields":
+    "JCP objects (issue 25) are judged by their own routes, never a receipt's outcome",
+  "jcp-object-not-canonical":
+    "JCP objects (issue 25) are judged by their own routes, never a receipt's outcome",
+  "jcp-object-alg":
+    "JCP objects (issue 25) are judged by their own routes, never a receipt's outcome",
+  "jcp-object-signer":
+    "JCP objects (issue 25) are judged by their own routes, never a receipt's outcome",
+  "jcp-object-bad-signature":
+    "JCP objects (issue 25) are judged by their own routes, never a receipt's outcome",
+  "key-rotated-out":
+    "needs the log's key-event chain (issue 25; docs/KEYS.md): a vector carries no log state",
   "reading-wrong-schema": "service-side (POST /v1/readings), decided after verification",
   "reading-seq-replay": "service-side (POST /v1/readings), decided after verification",
   "reading-seq-gap": "service-side (POST /v1/readings), decided after verification",

@@ -39,6 +39,12 @@ export interface VerifierOptions {
   referenceVectors?: Record<string, { joules_uj: number | bigint }>;
   /** SPEC §10.1: policies the caller vouches for (indexed by their recomputed digest). */
   policies?: Record<string, unknown>;
+  /**
+   * Issue 25 (JCP §2.1; docs/KEYS.md): identity → its current key, for stewards with a logged
+   * key-event chain: such a receipt's kid must be the identity's current key (not the identity's
+   * own, once rotated). The log gives it from its chain at the append.
+   */
+  identities?: Readonly<Record<string, string>>;
   /** Force the pure-JS Ed25519 path (same answers as the WebCrypto path, by Decision 3). */
   pureEd25519?: boolean;
   /** Force the pure-JS ES256 path (same answers as the WebCrypto path, docs/DECISIONS.md). */
@@ -161,7 +167,20 @@ async function signatureStep(
   // meter reading's signer is its agent (docs/METER-READING.md), bound the same way.
   const binding = profile?.signer ?? { field: "steward", code: "kid-steward-mismatch" };
   const steward = core?.get(binding.field);
-  if (typeof steward === "string" && steward !== env.kid) {
+  // JCP §2.1: an identity's controlling key is its chain's current key, not the identity itself
+  const ids = opts.identities;
+  const current = typeof steward === "string" && !profile?.signer && ids &&
+      Object.hasOwn(ids, steward)
+    ? ids[steward]
+    : undefined;
+  if (current !== undefined && current !== env.kid) {
+    return {
+      status: "fail",
+      code: "key-rotated-out",
+      detail: `kid ${env.kid} is not ${steward}'s current key ${current} (JCP §2.1)`,
+    };
+  }
+  if (current === undefined && typeof steward === "string" && steward !== env.kid) {
     return {
       status: "fail",
       code: binding.code,

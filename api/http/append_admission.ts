@@ -9,22 +9,26 @@ import { failureCodes, type VerificationReport } from "../../verify/mod.ts";
 import { LINK_MALFORMED, malformedLink } from "../../log/mod.ts";
 import { ApiError } from "./errors.ts";
 import type { AppDeps } from "./route.ts";
-import { refuseConfigEnvelope, verifyWith } from "./verifier_options.ts";
+import { refuseConfigEnvelope, verifyUnderIdentities } from "./verifier_options.ts";
 import { outcomeCode } from "./routes/verify.ts";
 import { refuseJcpObject } from "./jcp_admission.ts";
 
 /**
  * Verifies `envelope` and checks it may be appended here; throws the refusal's ApiError, else
- * answers the report (its verdict: valid, joule-unverified or alert).
+ * answers the report (its verdict: valid, joule-unverified or alert). `signer.kid` is set when
+ * the kid is not the steward (the current key of a rotated identity, issue 25).
  */
 export async function admitEnvelope(
   deps: AppDeps,
   envelope: Uint8Array,
+  signer?: { kid?: string },
 ): Promise<VerificationReport> {
   // issue 23: a verifier-config/1 document is logged by the service only, never through a route
   refuseConfigEnvelope(envelope);
   refuseJcpObject(envelope); // issue 25: key events, grants, revocations have their own routes
-  const report = await verifyWith(deps, envelope);
+  // issue 25: a steward with a key-event chain is bound to its current key (docs/KEYS.md)
+  const { report, kid } = await verifyUnderIdentities(deps, envelope);
+  if (kid && signer) signer.kid = kid;
   const outcome = outcomeCode(report);
   deps.metrics.verification(outcome);
   deps.metrics.verdict(report.verdict);

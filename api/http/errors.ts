@@ -50,6 +50,15 @@ export const HTTP_CODES = {
   "too-many-envelopes": { status: 413, title: "Too many envelopes" },
   "unsupported-media-type": { status: 415, title: "Unsupported media type" },
   "invalid-receipt": { status: 422, title: "Invalid receipt" },
+  // issue 25 (docs/KEYS.md): the log refuses a key event or a receipt under an identity
+  "key-event-seq-gap": { status: 422, title: "Key event sequence gap" },
+  "key-event-parent-mismatch": { status: 422, title: "Key event parent mismatch" },
+  "key-event-next-mismatch": { status: 422, title: "Key event next-key mismatch" },
+  "key-event-bad-signature": { status: 422, title: "Key event signature" },
+  "key-event-fork": { status: 422, title: "Identity frozen by a key-event fork" },
+  "key-rotated-out": { status: 422, title: "Key rotated out" },
+  "jcp-object-fields": { status: 422, title: "JCP object fields" },
+  "not-a-key-event": { status: 422, title: "Not a key event" },
   "readings-route-only": { status: 422, title: "Meter readings are appended by /v1/readings" },
   // Issue 25 (docs/GRANTS.md): JCP objects have their own routes, and what they are checked by.
   "grants-route-only": { status: 422, title: "Grants are logged by /v1/grants" },
@@ -217,10 +226,14 @@ export function problemOf(err: unknown): Problem {
   if (!(err instanceof CodedError)) return internal();
   switch (err.kind) {
     // A typed input error (verify's, the log's) that escaped a route still gets its code, as a 400.
-    case "input":
+    case "input": {
+      if (err.code.length === 0) return internal();
       // JCP §5.3: an outcome the log refused at append does not trace: 422, as a failed verification
       if (OUTCOME_REFUSALS.has(err.code)) return p(422, err.code, err.message);
-      return err.code.length > 0 ? p(400, err.code, err.message) : internal();
+      // a listed code keeps its status (issue 25: the log's key refusals are 422)
+      const listed = (HTTP_CODES as Record<string, { status: number }>)[err.code]?.status;
+      return p(listed !== undefined && listed < 500 ? listed : 400, err.code, err.message);
+    }
     case "busy":
       return p(503, "sequencer-busy", "Cannot append now: the sequencer is full", {
         "retry-after": retryAfterSeconds(err.retryAfterMs ?? 1000),

@@ -17,6 +17,7 @@ import { shardRoutes } from "./routes/shards.ts";
 import { sparqlRoutes } from "./routes/sparql.ts";
 import { streamRoutes } from "./routes/streams.ts";
 import { grantRoutes } from "./routes/grants.ts";
+import { keyRoutes } from "./routes/keys.ts";
 import { vocabRoutes } from "./routes/vocab.ts";
 import { verifyRoutes } from "./routes/verify.ts";
 import { verifierConfigRoutes } from "./routes/verifier_config.ts";
@@ -33,6 +34,7 @@ export const ROUTE_GROUPS: RouteGroup[] = [
   streamRoutes,
   accountRoutes,
   grantRoutes,
+  keyRoutes,
   logProofRoutes,
   logPolicyRoutes,
   publicationRoutes,

@@ -51,6 +51,37 @@ export function verifyWith(
 }
 
 /**
+ * Issue 25 (JCP §2.1; docs/KEYS.md): verifyWith, then, for a did:key steward with a logged
+ * key-event chain, verifyEnvelope again with the chain's current key as the steward's (the
+ * verifier's `identities`): a rotated identity's receipt (kid = its current key, not the
+ * steward) verifies, and one by another key is `key-rotated-out`. Read only when the first report
+ * failed the kid = steward binding, or (`always`: POST /v1/verify) for every did:key steward; the
+ * append's sequencer judges it once more, atomically with the append. `kid` is the current key
+ * when the receipt verified under it.
+ */
+export async function verifyUnderIdentities(
+  deps: Pick<AppDeps, "verify" | "verifier" | "log">,
+  envelope: Uint8Array,
+  always = false,
+): Promise<{ report: VerificationReport; kid?: string }> {
+  const report = await verifyWith(deps, envelope);
+  const steward = report.steward;
+  const first = report.steps.find((s) => s.status === "fail")?.code;
+  const rotated = first === "kid-steward-mismatch" || (always && report.valid);
+  if (!rotated || !steward?.startsWith("did:key:")) return { report };
+  const rec = await deps.log.streamReads?.identity(steward);
+  if (!rec || (first !== "kid-steward-mismatch" && rec.head.current === steward)) {
+    return { report };
+  }
+  const current = rec.head.current;
+  const again = await verifyEnvelope(envelope, {
+    ...deps.verifier,
+    identities: { [steward]: current },
+  });
+  return again.valid ? { report: again, kid: current } : { report: again };
+}
+
+/**
  * `{digest, index}` of the configuration in force (issue 23), with `shard` when it was logged in
  * a shard other than s0; both null while none is logged (the embedded defaults); undefined on a
  * deployment that keeps no configuration.

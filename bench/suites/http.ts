@@ -25,6 +25,7 @@ import { Conn } from "./_conn.ts";
 import { appendSplit, cpuMeter, selfCpu } from "./_server_cpu.ts";
 import { bulkLoop } from "./_bulk_http.ts";
 import { streamChecksLoop } from "./_stream_checks_http.ts";
+import { rotatedIdentityLoop } from "./_keys_http.ts";
 
 export { Conn };
 const utf8 = new TextEncoder();
@@ -49,6 +50,8 @@ const UNCACHED_PROOF_MS = ms(2_000);
 const BULK_MS = ms(6_000);
 const BULK_SIZE = Number(Deno.env.get("JC_BENCH_BULK_SIZE") ?? 256);
 const BULK_CONNS = Number(Deno.env.get("JC_BENCH_BULK_CONNS") ?? 8);
+/** Issue 25: receipts under a rotated identity (bench/suites/_keys_http.ts), beside the plain ones. */
+const KEYS_MS = ms(4_000);
 
 function pct(xs: number[], p: number): number {
   if (xs.length === 0) return NaN;
@@ -277,7 +280,7 @@ export default async () => {
   const planned = Number(
     Deno.env.get("JC_BENCH_HTTP_POOL") ??
       Math.ceil(
-        1.25 * (0.6 * raw * (CLOSED_MS + 2 * STREAM_ROUNDS * STREAM_MS) / 1000 +
+        1.25 * (0.6 * raw * (CLOSED_MS + KEYS_MS + 2 * STREAM_ROUNDS * STREAM_MS) / 1000 +
               OPEN_RATE * OPEN_MS / 1000) + raw * BULK_MS / 1000 + 150,
       ),
   );
@@ -338,6 +341,25 @@ export default async () => {
       verified++;
     }
     const appendsPerS = Math.round(verified / elapsed);
+
+    // Issue 25: the same closed loop, receipts under a rotated identity (key resolution)
+    const keys = await rotatedIdentityLoop({
+      url: svc.url,
+      conns,
+      ms: KEYS_MS,
+      n: Math.ceil(1.5 * appendsPerS * KEYS_MS / 1000) + 256,
+      request: appendRequest,
+    });
+    // and right after it, plain receipts for as long (the same machine's moment: a fair pair)
+    let plainDone = 0;
+    const k0 = performance.now();
+    await Promise.all(conns.map(async (conn) => {
+      while (performance.now() < k0 + KEYS_MS) {
+        await post(conn, await request());
+        plainDone++;
+      }
+    }));
+    const plainAfter = Math.round(plainDone / ((performance.now() - k0) / 1000));
 
     // bulk appends (issue 29), in the same run, over their own few connections
     const bulk = await bulkLoop({
@@ -476,6 +498,14 @@ export default async () => {
           server_cpu_us_per_append: Math.round((closedCpu.server_cpu_s * 1e6) / verified),
           client_cpu_s: closedCpu.client_cpu_s,
         }, verified),
+      },
+      // issue 25 (docs/KEYS.md): appends/s of receipts under a rotated identity (the chain read
+      // and the receipt re-verified under its current key) beside the closed loop's, whose
+      // stewards have no chain (the sequencer's head read finds none)
+      key_resolution: {
+        rotated_identity: keys,
+        without_chain_appends_per_s: plainAfter,
+        ratio: Math.round(((keys.appends_per_s as number) / plainAfter) * 1000) / 1000,
       },
       bulk: { ...bulk, cpu_bound_ratio: cpuBound(bulk, bulk.appends) },
       stream_checks: streamChecks,

@@ -6,6 +6,7 @@ import { LOG_COMMANDS } from "./log.ts";
 import { WATCH_COMMANDS } from "./watch.ts";
 import { RECEIPT_COMMANDS } from "./receipts.ts";
 import { GRANT_COMMANDS } from "./grants.ts";
+import { KEY_COMMANDS } from "./keys.ts";
 
 export {
   type ClientEnv,
@@ -23,4 +24,5 @@ export const COMMANDS: Record<string, Command> = {
   ...WATCH_COMMANDS,
   ...RECEIPT_COMMANDS,
   ...GRANT_COMMANDS,
+  ...KEY_COMMANDS,
 };

@@ -1,11 +1,12 @@
 // The receipt commands of `deno task client` (client/main.ts): check a tlog-proof of a receipt
 // offline, make a steward key, seal a core into a COSE_Sign1 receipt.
 import { verifyEnvelope } from "../../verify/mod.ts";
-import { num, str, UsageError } from "../../cli/mod.ts";
+import { flag, num, str, UsageError } from "../../cli/mod.ts";
 import { verifyProofCommand } from "../tile_commands.ts";
 import { directoryFromFile, logKeyForProof, serviceDirectory } from "../shard_commands.ts";
 import { keyFileText, keyScheme, parseKeyFile, sealCore } from "../seal.ts";
 import { verifyProofPolicyCommand } from "../policy.ts";
+import { keygenRotation } from "../key_rotation.ts";
 import {
   type Command,
   EXIT,
@@ -94,12 +95,27 @@ export const RECEIPT_COMMANDS: Record<string, Command> = {
       options: [
         { name: "out", value: "FILE", help: "where to write the key (required)" },
         { name: "alg", value: "ALG", help: "EdDSA (default) or ES256" },
+        {
+          name: "rotation",
+          help: "an identity that rotates (JCP §2.1; docs/KEYS.md): a new FILE gets FILE.next, " +
+            "the pre-committed next key, and the inception event FILE.event-0.cose; an existing " +
+            "one rotates: FILE.next signs event N (FILE.event-N.cose) and becomes FILE, a fresh " +
+            "FILE.next is pre-committed, the old key is kept as FILE.retired-(N-1). Send the " +
+            "event with `client key-event`. Prints {identity, seq, current, event, next_key}.",
+        },
       ],
       footer: "Exit status: 0 ok, 1 the file exists or cannot be written, 2 usage.",
     },
     async run(p, e) {
       const file = str(p, "out");
       if (!file) throw new UsageError("--out FILE is required");
+      if (flag(p, "rotation")) {
+        if (str(p, "alg") && str(p, "alg") !== "EdDSA") {
+          throw new UsageError("--rotation keys are EdDSA (JCP §2: every actor is Ed25519)");
+        }
+        out(await keygenRotation(path(file, e)));
+        return EXIT.ok;
+      }
       const alg = str(p, "alg") ?? "EdDSA";
       if (alg !== "EdDSA" && alg !== "ES256") {
         throw new UsageError(`--alg must be EdDSA or ES256, got ${JSON.stringify(alg)}`);

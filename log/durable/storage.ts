@@ -10,6 +10,7 @@ import type {
   AgentHeads,
   Batch,
   ContentIndex,
+  KeyIndex,
   LeafLookupMany,
   LogStorage,
   StreamIndex,
@@ -49,7 +50,8 @@ export interface DurableLogStorage
     ContentIndex,
     AgentHeads,
     ViewMigration,
-    StreamIndex {
+    StreamIndex,
+    KeyIndex {
   /** The size up to which every object is in R2 (-1 for a store never published). */
   publishedSize(): Promise<number>;
   /**

@@ -20,6 +20,10 @@ import {
   blake3Hasher,
   type ContentIndex,
   type GrantRecord,
+  type IdentityRecord,
+  type KeyChainEvent,
+  type KeyHead,
+  type KeyIndex,
   type LeafLookupMany,
   LogIntegrityError,
   type LogStorage,
@@ -115,7 +119,14 @@ export interface R2StorageStats {
  * object's chain heads and view migration, forwarded.
  */
 export class R2PublishedStorage
-  implements LogStorage, LeafLookupMany, ContentIndex, AgentHeads, ViewMigration, StreamIndex {
+  implements
+    LogStorage,
+    LeafLookupMany,
+    ContentIndex,
+    AgentHeads,
+    ViewMigration,
+    StreamIndex,
+    KeyIndex {
   readonly #hot: DurableLogStorage;
   readonly #r2: R2BucketLike;
   readonly #o: R2StorageOptions;
@@ -593,6 +604,16 @@ export class R2PublishedStorage
   integration(index: number): Promise<{ size: number; timestamp: number } | undefined> {
     return this.#hot.integration(index);
   }
+  // Key-event chains (issue 25; docs/KEYS.md) stay in SQLite, written with the round's rows.
+  keyHeads(identities: string[]): Promise<Map<string, KeyHead>> {
+    return this.#hot.keyHeads(identities);
+  }
+  keyEvent(identity: string, seq: number): Promise<KeyChainEvent | undefined> {
+    return this.#hot.keyEvent(identity, seq);
+  }
+  identityRecord(identity: string): Promise<IdentityRecord | undefined> {
+    return this.#hot.identityRecord(identity);
+  }
   logName(): Promise<string | undefined> {
     return this.#hot.logName();
   }
@@ -610,6 +631,7 @@ export class R2PublishedStorage
       agentHeads: this,
       viewMigration: this,
       streamIndex: this,
+      keyIndex: this,
     };
   }
   close(): Promise<void> {

@@ -17,6 +17,7 @@ import {
   type Batch,
   checkBatchExtends,
   type ContentIndex,
+  type KeyIndex,
   type LeafLookupMany,
   leafPrefix,
   type LogStorage,
@@ -48,6 +49,8 @@ import {
   type StreamFinding,
   type StreamSummary,
 } from "../streams/mod.ts";
+import { SqlKeys } from "./keys.ts";
+import type { IdentityRecord, KeyChainEvent, KeyHead } from "../keys/mod.ts";
 
 /** Default of `leafIndexLag`: entries held in memory before the leaf index is flushed. */
 export const LEAF_INDEX_LAG = 65_536;
@@ -135,7 +138,8 @@ export class SqlStore
     ContentIndex,
     AgentHeads,
     ViewMigration,
-    StreamIndex {
+    StreamIndex,
+    KeyIndex {
   protected readonly x: SqlExecutor;
   protected readonly q: Queries;
   protected readonly prefix: string;
@@ -150,6 +154,7 @@ export class SqlStore
   /** With `roundRows`: the batches' rows. */
   protected readonly rounds: EntryRounds | undefined;
   readonly #grants: SqlGrants;
+  readonly #keys: SqlKeys;
   #closed = false;
 
   constructor(x: SqlExecutor, o: SqlStoreOptions = {}) {
@@ -178,6 +183,7 @@ export class SqlStore
     this.#accounts = new SqlAccounts(x, p);
     this.rounds = o.roundRows ? new EntryRounds(x, p) : undefined;
     this.#grants = new SqlGrants(x, p);
+    this.#keys = new SqlKeys(x, p);
     this.#syncTail();
   }
 
@@ -194,6 +200,7 @@ export class SqlStore
       agentHeads: this,
       viewMigration: this,
       streamIndex: this,
+      keyIndex: this,
       stagedCommit: sync && {
         commitBatchStaged: async (batch: Batch) => {
           this.#writable();
@@ -451,6 +458,7 @@ export class SqlStore
         this.#backfill.unchecked(h.size);
         this.x.run(this.q.putMeta, "accounts_upto", String(h.size));
       }
+      if (batch.keys) this.#keys.put(batch.keys); // issue 25: the key state moves with its entries
       // Lagging leaf index: once the tail would exceed the lag, the tail and this batch go to
       // `leaves` in key order (each index page written once), in this same transaction.
       const tail = this.#tail;
@@ -593,6 +601,12 @@ export class SqlStore
       ...this.#accounts.page(q),
       counted_from: this.#accounts.reach(),
     }));
+  keyHeads = (identities: string[]): Promise<Map<string, KeyHead>> =>
+    this.#op("read key heads", () => this.#keys.heads(identities));
+  keyEvent = (identity: string, seq: number): Promise<KeyChainEvent | undefined> =>
+    this.#op("read a key event", () => this.#keys.event(identity, seq));
+  identityRecord = (identity: string): Promise<IdentityRecord | undefined> =>
+    this.#op("read an identity", () => this.#keys.record(identity));
   capabilities = (): StorageCapabilities => this.storeCapabilities();
   close = (): Promise<void> => {
     if (this.#closed) return Promise.resolve();

@@ -2,6 +2,7 @@
 // of one envelope that relate it to other entries. Pure data; verify/stream_facts.ts reads them
 // from an envelope, the append route may hand them over already read.
 import type { AccountFacts } from "../accounts/mod.ts";
+import type { KeyFact } from "../keys/mod.ts";
 
 /** A hash-chained stream's link (JCP §8.1: `seq` from 0, `prev` the previous envelope's id). */
 export interface ChainLink {
@@ -48,6 +49,11 @@ export interface EntryFacts {
   revokes?: Uint8Array;
   /** JCP §8: the entry is an allow: the grant (and chain, root first) it was decided against. */
   allow?: AllowFacts;
+  /**
+   * Issue 25 (docs/KEYS.md): a key event's facts, or a receipt's steward and kid, judged by the
+   * sequencer against the identity's key-event chain before the entry is sequenced.
+   */
+  key?: KeyFact;
 }
 
 /** A logged grant's links (JCP §4): what the revocation checks walk. */

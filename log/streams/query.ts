@@ -5,6 +5,7 @@
 import type { StreamFinding } from "./facts.ts";
 import type { StreamSummary } from "./summary.ts";
 import type { AccountPage, AccountQuery } from "../accounts/mod.ts";
+import type { IdentityRecord } from "../keys/mod.ts";
 
 /** What GET /v1/log/search narrows by (any combination, at least one). */
 export interface SearchQuery {
@@ -48,6 +49,8 @@ export interface StreamReads {
   accounts(q: AccountQuery): Promise<AccountPage>;
   /** Issue 25: a logged grant (32-byte id), undefined when none is. */
   grant(id: Uint8Array): Promise<GrantAnswer | undefined>;
+  /** Issue 25: an identity's key-event chain (docs/KEYS.md), undefined when none is logged. */
+  identity(identity: string): Promise<IdentityRecord | undefined>;
 }
 
 /** One read, as data. */
@@ -60,7 +63,8 @@ export type StreamQuery =
   | { op: "byContentId"; cid: Uint8Array }
   | { op: "search"; q: SearchQuery; after: number; limit: number }
   | { op: "accounts"; q: AccountQuery }
-  | { op: "grant"; id: Uint8Array };
+  | { op: "grant"; id: Uint8Array }
+  | { op: "identity"; identity: string };
 
 /** Runs a query on `r`. */
 export function answerStreamQuery(r: StreamReads, q: StreamQuery): Promise<unknown> {
@@ -83,6 +87,8 @@ export function answerStreamQuery(r: StreamReads, q: StreamQuery): Promise<unkno
       return r.accounts(q.q);
     case "grant":
       return r.grant(q.id);
+    case "identity":
+      return r.identity(q.identity);
   }
 }
 
@@ -99,5 +105,7 @@ export function queriedStreamReads(ask: (q: StreamQuery) => Promise<unknown>): S
     search: (q, after, limit) => ask({ op: "search", q, after, limit }) as Promise<number[]>,
     accounts: (q) => ask({ op: "accounts", q }) as Promise<AccountPage>,
     grant: (id) => ask({ op: "grant", id }) as Promise<GrantAnswer | undefined>,
+    identity: (identity) =>
+      ask({ op: "identity", identity }) as Promise<IdentityRecord | undefined>,
   };
 }

@@ -14,6 +14,7 @@ import {
   parseCoseSign1,
 } from "../../verify/mod.ts";
 import type { EntryFacts } from "./facts.ts";
+import { keyEventFactOf, signedFact } from "../keys/mod.ts";
 
 /** A core member by name (a CBOR map's or a JSON projection's). */
 export type CoreGet = (name: string) => CborValue | unknown;
@@ -42,6 +43,11 @@ export function factsOfCore(
 ): EntryFacts & { refused?: string } {
   const f: EntryFacts & { refused?: string } = { cid, steward: kid };
   const jcp = get("jcp_receipt"), jc = get("jc_receipt");
+  if (typeof jcp === "string" || (typeof jc === "string" && jc !== "meter-reading/1")) {
+    // issue 25: a receipt under an identity is judged against its key-event chain
+    const key = signedFact(get("steward"), kid);
+    if (key) f.key = key;
+  }
   if (typeof jcp === "string") {
     const seq = get("seq"), prev = get("prev");
     if (seq !== undefined && typeof prev === "string" && HEX64.test(prev)) {
@@ -123,7 +129,13 @@ export function entryFacts(entry: Uint8Array): (EntryFacts & { refused?: string 
     const core = decodeCbor(env.payload);
     if (!(core instanceof Map)) return undefined;
     const f = factsOfCore((k) => core.get(k), env.kid, blake3(entry));
-    return Object.assign(f, jcpObjectFacts(core as CborMap, env.payload));
+    Object.assign(f, jcpObjectFacts(core as CborMap, env.payload)); // issue 25: grants
+    if (core.has("next_hash")) {
+      // issue 25: a key event (JCP §2.1; its signature was checked by the route that took it)
+      const key = keyEventFactOf(entry);
+      if (key) f.key = key;
+    }
+    return f;
   } catch {
     return undefined;
   }

@@ -2,7 +2,8 @@
 // entry's findings, the content-id lookup and the search, over the store's `StreamIndex` (and
 // its `ContentIndex`). Each is a bounded number of index seeks: O(log n) at any log size.
 import { blake3, toHex } from "../crypto.ts";
-import type { ContentIndex, LogStorage, StreamIndex } from "../storage.ts";
+import type { ContentIndex, KeyIndex, LogStorage, StreamIndex } from "../storage.ts";
+import type { IdentityRecord } from "../keys/mod.ts";
 import { cidKey, searchKey } from "./check.ts";
 import type { StreamFinding } from "./facts.ts";
 import type { StreamSummary } from "./summary.ts";
@@ -54,12 +55,41 @@ export class LogStreams implements StreamReads {
   readonly #c: ContentIndex | undefined;
   /** The log's served size: nothing past it is answered. */
   readonly #size: () => number;
+  readonly #k: KeyIndex | undefined;
 
-  constructor(s: LogStorage, x: StreamIndex, c: ContentIndex | undefined, size: () => number) {
+  constructor(
+    s: LogStorage,
+    x: StreamIndex,
+    c: ContentIndex | undefined,
+    size: () => number,
+    k?: KeyIndex,
+  ) {
     this.#s = s;
     this.#x = x;
     this.#c = c;
     this.#size = size;
+    this.#k = k;
+  }
+
+  /**
+   * Issue 25: an identity's chain as served: events and forks past the served size (committed,
+   * not yet durable) are left out, and the head is the last served event.
+   */
+  async identity(identity: string): Promise<IdentityRecord | undefined> {
+    const r = await this.#k?.identityRecord(identity);
+    if (!r) return undefined;
+    const size = this.#size();
+    const events = r.events.filter((i) => i < size);
+    if (events.length === 0) return undefined;
+    let head = r.head;
+    if (head.index >= size) {
+      const e = await this.#k!.keyEvent(identity, events.length - 1);
+      if (!e) return undefined;
+      head = { identity, ...e };
+    }
+    const forks = r.forks.filter((f) => f.index < size);
+    if (head.forkedAt !== undefined && head.forkedAt >= size) delete head.forkedAt;
+    return { head, events, forks };
   }
 
   streams(steward: string): Promise<StreamSummary[]> {

@@ -222,6 +222,30 @@ export function handDocs(): Doc[] {
       cls: "Revocation",
       json: { grant_id: H("c"), revoked_by: DID, nonce: "1e".repeat(16) },
     },
+    {
+      // issue 25: a key event (JCP §2.1) and an identity as the log resolves it (docs/KEYS.md)
+      name: "key-event",
+      cls: "KeyEvent",
+      json: {
+        identity: DID,
+        seq: 1,
+        current: DID,
+        next_hash: H("3"),
+        parent: H("4"),
+        nonce: "ab".repeat(16),
+      },
+    },
+    {
+      name: "identity",
+      cls: "Identity",
+      json: {
+        identity: DID,
+        seq: 1,
+        current: DID,
+        next_hash: H("3"),
+        forked_at: "https://log.example/v1/log/entries/9",
+      },
+    },
   ];
 }
 

@@ -54,4 +54,5 @@ export const GRANT_CLASSES: ClassDef[] = [
 export const JCP_OBJECT_CLASS: Readonly<Record<string, string>> = {
   grant: "Grant",
   revocation: "Revocation",
+  "key-event": "KeyEvent", // issue 25: JCP §2.1
 };

@@ -13,6 +13,7 @@
 //
 // The table is written across this folder (build.ts: namespace, shapes and builders; enums.ts;
 // receipts.ts, policy.ts, contracts.ts, records.ts, outcomes.ts, streams.ts: the classes, in this order); this file is its
+// receipts.ts, policy.ts, contracts.ts, records.ts, streams.ts, keys.ts: the classes, in this order); this file is its
 // face. It imports nothing outside the folder, so the page bundle (web/app/fields.ts) takes the
 // table without jsonld, n3 or the SHACL validator.
 import type { ClassDef, EnumDef } from "./build.ts";
@@ -24,6 +25,7 @@ import { RECORD_CLASSES } from "./records.ts";
 import { STREAM_CLASSES } from "./streams.ts";
 import { OUTCOME_CLASSES } from "./outcomes.ts";
 import { GRANT_CLASSES } from "./grants.ts";
+import { KEY_CLASSES } from "./keys.ts";
 
 export {
   type ClassDef,
@@ -49,6 +51,7 @@ export const CLASSES: ClassDef[] = [
   ...OUTCOME_CLASSES,
   ...STREAM_CLASSES,
   ...GRANT_CLASSES,
+  ...KEY_CLASSES,
 ];
 export { JCP_OBJECT_CLASS } from "./grants.ts";
 

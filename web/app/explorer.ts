@@ -294,6 +294,7 @@ export async function showEntryViews(
   );
   section.setAttribute("aria-labelledby", "views-h");
   await showFindings(section, url);
+  await showIdentity(section, url, q);
   const view = rdf ? RDF_VIEWS[rdf] : undefined;
   if (!view) return;
   try {
@@ -351,5 +352,72 @@ async function showFindings(section: HTMLElement, entryUrl: string): Promise<voi
         )
       ),
     ),
+  );
+}
+
+/** GET /v1/keys/{identity} (issue 25; docs/KEYS.md). */
+interface IdentityAnswer {
+  identity: string;
+  seq: number;
+  current: string;
+  next_hash: string;
+  events: number[];
+  forks: { seq: number; index: number; first: number }[];
+  forked_at?: number;
+}
+
+/**
+ * The identity behind the entry (issue 25; docs/KEYS.md): a receipt's steward, or a key event's
+ * identity, when the log holds its key-event chain: its current key and its key history, each
+ * event a link to its entry; its forks. Nothing for a steward without a chain.
+ */
+async function showIdentity(section: HTMLElement, entryUrl: string, q: string): Promise<void> {
+  let who: string | undefined;
+  try {
+    const e = await getJson<{ steward?: string | null; receipt?: Record<string, unknown> }>(
+      entryUrl,
+    );
+    const r = e.receipt ?? {};
+    who = typeof r.identity === "string" && "next_hash" in r ? r.identity : e.steward ?? undefined;
+  } catch {
+    return;
+  }
+  if (!who || !who.startsWith("did:key:")) return;
+  let id: IdentityAnswer;
+  try {
+    id = await getJson(`/v1/keys/${who}`); // the service's (docs/KEYS.md "Shards")
+  } catch {
+    return; // no chain: the steward is its own key
+  }
+  section.append(
+    el("h3", {}, "Identity and key history"),
+    el(
+      "p",
+      { "data-field": "identity" },
+      `Identity ${id.identity}: current key ${id.current} (event ${id.seq})` +
+        (id.forked_at !== undefined ? `; frozen by the fork at entry ${id.forked_at}` : "") +
+        ".",
+    ),
+    el(
+      "ol",
+      { "data-field": "key-history", start: "0" },
+      ...id.events.map((i, seq) =>
+        el(
+          "li",
+          { "data-seq": String(seq) },
+          el("a", { href: `/?index=${i}${q}` }, `entry ${i}`),
+          seq === 0 ? " (inception)" : ` (rotation ${seq})`,
+        )
+      ),
+    ),
+    ...(id.forks.length
+      ? [el(
+        "ul",
+        { "data-field": "key-forks" },
+        ...id.forks.map((f) =>
+          el("li", {}, `fork at seq ${f.seq}: entry ${f.index} (the chain's: entry ${f.first})`)
+        ),
+      )]
+      : []),
   );
 }

@@ -34,7 +34,7 @@ export const logAppendRoutes: RouteGroup = {
         "valid, joule-unverified and alert (joules outside the drift band, SPEC §6 DriftAlert) " +
         "receipts are appended. Answered after the entry is durable and covered by a signed tree " +
         "head, with {index, leaf_hash, verdict, drift_alert (alert only), tree_head, " +
-        "inclusion_proof, verifier_config: {digest, index}} and the stream findings it caused (findings; docs/STREAMS.md). Bulk (issue 29): an application/cbor-seq body (RFC 8742, the " +
+        "inclusion_proof, verifier_config: {digest, index}} and the stream findings it caused (findings; docs/STREAMS.md); a receipt whose steward has a key-event chain also key_event: {identity, seq, index}, the event whose current key it was judged under (docs/KEYS.md). Bulk (issue 29): an application/cbor-seq body (RFC 8742, the " +
         "envelopes one after another, at most bulk_max_envelopes and bulk_body_limit bytes) is " +
         "answered 200 with {tree_head, results}: one result per envelope, in order, either a " +
         "single append's answer (status 201 or 200, index, leaf_hash, verdict, drift_alert, " +
@@ -84,7 +84,8 @@ export const logAppendRoutes: RouteGroup = {
             "The envelope's verdict is invalid: one of JCR-1 §6 steps 1-5 fails (the report says " +
             "why; never an out-of-band figure, which is an alert), or it is a meter reading, which " +
             "only POST /v1/readings appends (readings-route-only), or a verifier-config/1 " +
-            "document, which only the service logs (verifier-config-not-appendable); or an " +
+            "document, which only the service logs (verifier-config-not-appendable); its steward " +
+            "has a key-event chain whose current key is not its kid (key-rotated-out); or an " +
             "efficiency/1 outcome that does not trace (JCP §5.3: activity-unresolved, " +
             "activity-not-activity, activities-sum-mismatch, provenance-above-floor, " +
             "coverage-above-floor, activity-bound-twice; outcomes-unchecked on a log without " +
@@ -104,11 +105,12 @@ export const logAppendRoutes: RouteGroup = {
       const envelope = await readEnvelope(c.req.raw, deps.config.bodyLimit);
       // issue 23: the configuration it is judged under, logged before it (waits for the start's)
       const cfg = await verifierConfigRef(deps);
-      const report = await admitEnvelope(deps, envelope);
+      const signer: { kid?: string } = {};
+      const report = await admitEnvelope(deps, envelope, signer);
       // issue 24: the stream facts from the report's core (read once, here), for the log's checks
       const core = report.receipt as Record<string, unknown>;
       const facts = deps.log.streamReads &&
-        factsOfCore((k) => core[k], report.steward ?? "", blake3(envelope));
+        factsOfCore((k) => core[k], signer.kid ?? report.steward ?? "", blake3(envelope));
       if (facts?.refused === SEQ_RANGE) {
         throw new ApiError(
           SEQ_RANGE,
@@ -136,6 +138,8 @@ export const logAppendRoutes: RouteGroup = {
         inclusion_proof: res.inclusion_proof,
         // issue 24: the stream findings this append caused (never a refusal: the entry is logged)
         ...(res.findings ? { findings: res.findings } : {}),
+        // issue 25: the key event a receipt under an identity was judged under (docs/KEYS.md)
+        ...(res.key_event ? { key_event: res.key_event } : {}),
         // issue 23: the configuration this envelope was judged under
         ...(cfg ? { verifier_config: cfg } : {}),
       };

@@ -115,6 +115,7 @@ export async function appendBulk(c: Context<AppEnv>): Promise<Response> {
       ...(report.drift_alert ? { drift_alert: report.drift_alert } : {}),
       inclusion_proof: proof,
       created: r.created,
+      ...(r.key_event ? { key_event: r.key_event } : {}), // issue 25
     };
   }
   if (head) deps.metrics.set("jc_tree_size", head.size);

@@ -1,6 +1,6 @@
 """python3 -m jcverify — the independent Python verifier's command line (run from conformance/python/).
 
-  python3 -m jcverify RECEIPT [--config OPERATOR-CONFIG.json] [--compact]
+  python3 -m jcverify RECEIPT [--config OPERATOR-CONFIG.json] [--key-events EVENTS.json] [--compact]
       verifies one receipt (JCR-1 §6): a COSE_Sign1 file as raw bytes, hex, or {"envelope": hex}
       ("-" reads stdin), the three forms `deno task verify` reads; prints a JSON report.
       The report carries the verdict class (valid, joule-unverified, alert, invalid: JCR-1 §6,
@@ -47,6 +47,10 @@ def _parser():
     p.add_argument("--config", metavar="FILE",
                    help="operator configuration for a receipt (verify/'s operator-config.json "
                         "format: gateway_keys, keys, reference_vectors, policies)")
+    p.add_argument("--key-events", metavar="FILE",
+                   help='the log\'s key events before the receipt, in log order (JSON: a list of '
+                        'hex envelopes, or {"entries": [hex...]}): a steward with a chain is '
+                        "bound to its current key (JCP §2.1, docs/KEYS.md; resolved by jckeys)")
     p.add_argument("--compact", action="store_true", help="one-line JSON report")
     return p
 
@@ -82,7 +86,22 @@ def _from_hex(text: str) -> bytes:
         raise Unusable("Cannot read envelope: the hex is not whole bytes")
 
 
-def verify_receipt(path: str, config_path, compact: bool) -> int:
+def identities_from(path: str) -> dict:
+    """identity -> current key, resolved from a log's key events in log order (jckeys)."""
+    from jckeys.resolve import Log
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        entries = doc["entries"] if isinstance(doc, dict) else doc
+        log = Log()
+        for h in entries:
+            log.offer(bytes.fromhex(h))
+    except (OSError, ValueError, TypeError, KeyError) as e:
+        raise Unusable(f"Cannot read the key events {path}: {e}")
+    return {d: log.state(d)["current"] for d in log.chains}
+
+
+def verify_receipt(path: str, config_path, compact: bool, key_events=None) -> int:
     from . import receipts
     from .config import Config
 
@@ -102,6 +121,8 @@ def verify_receipt(path: str, config_path, compact: bool) -> int:
                 cfg = Config(json.load(f))
         except (OSError, ValueError, TypeError, AttributeError) as e:
             raise Unusable(f"Cannot read the operator config {config_path}: {e}")
+    if key_events:
+        cfg.identities = identities_from(key_events)
     valid, codes, verdict = receipts.verify(envelope, cfg)
     report = {"valid": valid, "verdict": verdict, "codes": codes, "verifier": "jcverify (Python)"}
     schema = _schema(envelope)
@@ -171,13 +192,13 @@ def main(argv):
     dirs = [p for p in args.paths if p != "-" and os.path.isdir(p)]
     try:
         if len(dirs) == len(args.paths):
-            if args.config or args.compact:
+            if args.config or args.compact or args.key_events:
                 raise Unusable("--config and --compact are for one receipt (vector folders carry "
                                "their own operator-config.json)")
             return verify_vectors(dirs)
         if len(args.paths) != 1:
             raise Unusable("give one receipt file, or only folders of vectors")
-        return verify_receipt(args.paths[0], args.config, args.compact)
+        return verify_receipt(args.paths[0], args.config, args.compact, args.key_events)
     except Unusable as e:
         print(f"python3 -m jcverify: {e}", file=sys.stderr)
         return EXIT_UNUSABLE

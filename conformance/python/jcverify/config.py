@@ -16,6 +16,8 @@ class Config:
         self.reference_vectors = {h: int(v["joules_uj"]) for h, v in doc.get("reference_vectors", {}).items()}
         pol = doc.get("policies", [])
         self.policies = list(pol.values()) if isinstance(pol, dict) else list(pol)
+        # identity -> its current key, from a log's key events (--key-events; docs/KEYS.md)
+        self.identities = {}
 
     @staticmethod
     def load(directory):

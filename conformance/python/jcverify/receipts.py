@@ -32,6 +32,7 @@ IMPLEMENTED = {
     "deny-reason-misplaced", "bad-coverage", "chain-length-mismatch", "out-of-band",
     "did-key-p256-uncompressed", "p256-key-encoding", "p256-key-not-on-curve", "kid-alg-mismatch",
     "es256-r-range", "es256-s-range", "context-in-core", "alg-not-for-profile", "reading-agent-kid",
+    "key-rotated-out",
     # meter-reading/1 (meter_reading.py)
     "reading-bad-span", "reading-bad-genesis", "reading-provenance-counter", "reading-domain-counter",
     "reading-coverage", "reading-resolution", "reading-declined-order", "reading-not-live",
@@ -110,7 +111,15 @@ def verify(envelope: bytes, cfg):
             # the kid is the steward (SPEC §10, §16.7, JCP §8); a meter reading's, its agent
             signer, code = (("agent", "reading-agent-kid") if tag == "meter-reading/1"
                             else ("steward", "kid-steward-mismatch"))
-            if isinstance(core, dict) and isinstance(core.get(signer), str) and core[signer] != kid:
+            # JCP §2.1 (docs/KEYS.md): a steward with a key-event chain (--key-events: the log's
+            # events, resolved by jckeys) is controlled by its chain's current key
+            current = (cfg.identities.get(core.get(signer))
+                       if signer == "steward" and isinstance(core, dict)
+                       and isinstance(core.get(signer), str) else None)
+            if current is not None:
+                if current != kid:
+                    raise Refusal("key-rotated-out")
+            elif isinstance(core, dict) and isinstance(core.get(signer), str) and core[signer] != kid:
                 raise Refusal(code)
             if key_alg != alg:
                 raise Refusal("kid-alg-mismatch")
