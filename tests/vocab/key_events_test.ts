@@ -37,6 +37,6 @@ Deno.test("vocab: a key event entry is a jc:KeyEvent node with its chain's field
   assert.deepEqual(about(RDF_TYPE), [JC + "KeyEvent"]);
   assert.deepEqual(about(JC + "identity"), [did]);
   assert.deepEqual(about(JC + "currentKey"), [next]);
-  assert.equal(about(JC + "parentEvent").length, 1);
+  assert.equal(about(JC + "parent").length, 1);
   assert.deepEqual(about(JC + "logIndex"), ["7"]);
 });

@@ -23,7 +23,12 @@ export const GRANT_CLASSES: ClassDef[] = [
       opt("budget_funds", "budgetFunds", { t: "json" }, "A money ceiling (JCP §4.8)."),
       opt("caveats", "caveats", { t: "json" }, "Embedded conditions (JCP §4.9)."),
       req("expiry", "expiry", u64, "Unix seconds; 0: no expiry."),
-      opt("parent", "parentGrant", s(HEX64), "Content id of the grant this one narrows (§4.1)."),
+      opt(
+        "parent",
+        "parent",
+        s(HEX64),
+        "The content id of what this follows: the grant it narrows (JCP §4.1), or the previous key event (JCP §2.1; absent at inception).",
+      ),
       opt("delegate_depth", "delegateDepth", u64, "Further hops permitted; 0: leaf-only (§4.4)."),
       req("nonce", "nonce", s(NONCE), "16 random bytes, lowercase hex."),
     ],

@@ -24,9 +24,9 @@ export const KEY_CLASSES: ClassDef[] = [
       ),
       opt(
         "parent",
-        "parentEvent",
+        "parent",
         s(HEX64),
-        "The previous event's content id (BLAKE3 of its canonical bytes); absent at inception.",
+        "The content id of what this follows: the grant it narrows (JCP §4.1), or the previous key event (JCP §2.1; absent at inception).",
       ),
       req("nonce", "nonce", s("^[0-9a-f]{32}$"), "16 random bytes."),
     ],
