@@ -162,9 +162,7 @@ export async function startEdge(opts: EdgeOptions): Promise<EdgeRuntime> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const outcome = await Promise.race([
     readyP,
-    child.status.then((s) =>
-      new Error(`runtime exited with code ${s.code} before it was ready`)
-    ),
+    child.status.then((s) => new Error(`runtime exited with code ${s.code} before it was ready`)),
     new Promise<Error>((r) =>
       timer = setTimeout(
         () => r(new Error(`no answer in ${timeoutMs} ms`)),
@@ -176,9 +174,7 @@ export async function startEdge(opts: EdgeOptions): Promise<EdgeRuntime> {
   if (outcome instanceof Error) {
     await stop();
     throw new Error(
-      `Cannot start the local Worker runtime: ${outcome.message}\n${
-        tail.slice(-4000)
-      }`,
+      `Cannot start the local Worker runtime: ${outcome.message}\n${tail.slice(-4000)}`,
     );
   }
   return { url: outcome, logTail: () => tail, stop };
