@@ -32,6 +32,8 @@ export const SERIAL: Readonly<Record<string, string>> = {
   // waits its turn (seen: a first answer past 10 s, where it takes 0.1 s alone).
   "tests/api/worker_messages_test.ts": "a fresh Worker's first answer within 10 s",
   "tests/api/verify_pool_test.ts": "a 3 s stall detector on freshly started verifier Workers",
+  "tests/edge/shards_edge_test.ts":
+    "zero Durable Object calls over a read-only run; failed once in the parallel pass at load 14",
   "tests/meter/e2e_test.ts":
     "the agent's 0.2 s reading loop against the service; failed once in the parallel pass at load 12",
   "tests/edge/task_test.ts":
