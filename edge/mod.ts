@@ -9,7 +9,14 @@ export {
   WORKER_BUNDLE,
   WORKER_ENTRY,
 } from "./main.ts";
-export { type EdgeOptions, type EdgeRuntime, freeLocalPort, startEdge } from "./runtime.ts";
+export {
+  type EdgeOptions,
+  type EdgeRuntime,
+  freeLocalPort,
+  readWorkerOptions,
+  startEdge,
+  type WorkerOptions,
+} from "./runtime.ts";
 export {
   type BundleInfo,
   bundleWorker,

@@ -21,7 +21,12 @@ export interface EdgeOptions {
   verbose?: boolean;
   /** Longest wait for workerd to answer, ms (default 60 s). */
   startTimeoutMs?: number;
+  /** `readWorkerOptions(config)`'s answer: `config` is then not read again (saves loading wrangler). */
+  workerOptions?: WorkerOptions;
 }
+
+/** Miniflare's options for a wrangler config, as wrangler's reader maps them (plain JSON). */
+export type WorkerOptions = Record<string, unknown>;
 
 /** A running local Worker. */
 export interface EdgeRuntime {
@@ -47,6 +52,37 @@ export function freeLocalPort(): number {
 }
 
 /**
+ * Reads a wrangler config once into Miniflare's options (edge/serve.mjs `printWorkerOptions`), for
+ * callers that start workerd over the same config many times (fixtures/worker.ts).
+ */
+export async function readWorkerOptions(
+  config: string,
+): Promise<WorkerOptions> {
+  await ensureEdgeTooling();
+  const out = await new Deno.Command("node", {
+    args: [
+      repoPath("edge/serve.mjs"),
+      JSON.stringify({
+        script: "",
+        config: repoPath(config),
+        printWorkerOptions: true,
+      }),
+    ],
+    cwd: repoPath("."),
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const dec = new TextDecoder();
+  if (!out.success) {
+    throw new Error(
+      `Cannot read ${config}: ${dec.decode(out.stderr).slice(-4000)}`,
+    );
+  }
+  return JSON.parse(dec.decode(out.stdout));
+}
+
+/**
  * Starts `opts.script` under local workerd and resolves once it answers HTTP. Installs the pinned
  * tooling first when missing. Throws "Cannot start the local Worker runtime: ..." with the
  * runtime's own output when it does not come up.
@@ -61,6 +97,7 @@ export async function startEdge(opts: EdgeOptions): Promise<EdgeRuntime> {
   const serveOpts = {
     script: repoPath(opts.script),
     config: opts.config ? repoPath(opts.config) : undefined,
+    workerOptions: opts.workerOptions,
     durableObjects: opts.durableObjects,
     host: "127.0.0.1",
     port: opts.port ?? 0,
