@@ -102,6 +102,17 @@ function verifyProtocol(
   };
 }
 
+/**
+ * Most envelopes per message to a worker (issue 29). A worker answers a message once it has
+ * verified all of it: the 2,048 envelopes of eight bulks arriving together went as one message
+ * and came back together (~0.1 s of one core later), so the sequencer then had all of them at once
+ * and the worker nothing to do while the main thread sequenced them, and the next bulks arrived
+ * together again (docs/PERFORMANCE.md "Bulk appends"). In messages of 64 the first bulk comes
+ * back after its own envelopes and is sequenced while the worker verifies the next; 64 keeps the
+ * per-message cost on the event loop (~1 ms over 64 envelopes, under 1 µs each) negligible.
+ */
+export const VERIFY_BATCH_MAX = 64;
+
 /** Options of `VerifierPool.start`. */
 export interface VerifierPoolOptions {
   /**
@@ -141,6 +152,7 @@ export class VerifierPool {
       size,
       concurrency: Infinity,
       batch: true,
+      batchMax: VERIFY_BATCH_MAX,
       retry: true,
       stallMs: o.stallMs ?? 10_000,
       onReplaced: o.onReplaced,
