@@ -4,8 +4,8 @@
 // Deno 2.9.6 WebCrypto Ed25519 verify runs synchronously on the calling thread, so in-thread
 // verification (~200 µs CPU per receipt) stalls every other request; a pool moves that work to
 // other threads. The envelopes of one event-loop turn go to a worker in one message, and come
-// back in one: one message per envelope cost the event loop as much as verifying in place
-// (~50 µs), one per turn ~20 µs per envelope (docs/DECISIONS.md §3). Deno-only (Worker with module type): api/deno/main.ts injects it as
+// back in one (at most VERIFY_BATCH_MAX each): one message per envelope cost the event loop as
+// much as verifying in place (~50 µs), one per turn ~20 µs per envelope (docs/DECISIONS.md §3). Deno-only (Worker with module type): api/deno/main.ts injects it as
 // AppDeps.verify; createApp and the Workers entry (edge/worker/worker.ts) keep the in-thread verifier.
 // The reports are those of the in-thread verifier, value for value (tests/api/verify_pool_test.ts
 // checks every conformance vector).
@@ -108,8 +108,9 @@ function verifyProtocol(
  * and came back together (~0.1 s of one core later), so the sequencer then had all of them at once
  * and the worker nothing to do while the main thread sequenced them, and the next bulks arrived
  * together again (docs/PERFORMANCE.md "Bulk appends"). In messages of 64 the first bulk comes
- * back after its own envelopes and is sequenced while the worker verifies the next; 64 keeps the
- * per-message cost on the event loop (~1 ms over 64 envelopes, under 1 µs each) negligible.
+ * back after its own envelopes and is sequenced while the worker verifies the next. 64, not 1:
+ * the per-message cost on the event loop is spread over 64 envelopes (docs/DECISIONS.md "The
+ * verifier's messages").
  */
 export const VERIFY_BATCH_MAX = 64;
 
