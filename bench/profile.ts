@@ -6,12 +6,15 @@
 //   http:   the real service (api/deno/main.ts, SQLite) under `--cpu-prof`, N verified durable appends
 //           (default 30,000) from this process over CONCURRENCY keep-alive connections (default
 //           64); prints the server's CPU µs per append (all threads, main thread, from /proc).
+//   bulk:   the same with N envelopes in bulks of 256 (issue 29) over CONCURRENCY connections
+//           (default 8); its figures are per bulk (µs per envelope: divide by 256).
 //   tiles:  the real service over a log of N entries (default 10^6, filled first through the log),
 //           100,000 random full tiles of both views from this process over CONCURRENCY keep-alive
 //           connections (default 64); prints the server's CPU µs per tile.
 // Prints the profile files (main thread first) and the top entries of the main thread's.
 import { appendRequest, Conn, fillTileLog, randomTileGets } from "./suites/http.ts";
 import { presign } from "./suites/_pool.ts";
+import { bulkRequest } from "./suites/_bulk_http.ts";
 import { positives } from "./suites/verify.ts";
 import { verifyEnvelope } from "../verify/mod.ts";
 import { type CpuProfile, perFunction } from "./cpuprof.ts";
@@ -150,12 +153,20 @@ if (mode === "verify-child") {
   const n = Number(nArg ?? 30_000), c = Number(cArg ?? 64);
   const reqs = (await presign(n + 200)).map(appendRequest);
   await profileService(c, reqs, 200, 201, "append");
+} else if (mode === "bulk") {
+  // issue 29: N envelopes in bulks of 256 (application/cbor-seq) over CONCURRENCY connections
+  // (default 8); the figures and the profile are per bulk: divide by 256 for an envelope
+  const n = Number(nArg ?? 30_000), c = Number(cArg ?? 8);
+  const envs = await presign(n + 2 * 256);
+  const reqs: Uint8Array[] = [];
+  for (let k = 0; k + 256 <= envs.length; k += 256) reqs.push(bulkRequest(envs.slice(k, k + 256)));
+  await profileService(c, reqs, 2, 200, "bulk");
 } else if (mode === "tiles") {
   const n = Number(nArg ?? 1_000_000), c = Number(cArg ?? 64);
   const data = await Deno.makeTempDir({ prefix: "jc-prof-data-" });
   await fillTileLog(data, n);
   await profileService(c, randomTileGets(n, 100_000 + 2_000), 2_000, 200, "tile", data);
 } else {
-  console.error("usage: bench/profile.ts verify|http|tiles [N] [CONCURRENCY]");
+  console.error("usage: bench/profile.ts verify|http|bulk|tiles [N] [CONCURRENCY]");
   Deno.exit(2);
 }

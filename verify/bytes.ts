@@ -86,6 +86,23 @@ export function concatBytes(...parts: Uint8Array[]): Uint8Array {
  * Bytewise lexicographic order (shorter prefix first): negative, zero or positive.
  * This is the RFC 8949 §4.2.1 order when applied to encoded map keys.
  */
+/**
+ * Whether `text`'s ASCII bytes occur anywhere in `b`. A cheap negative test before a decode: a
+ * det-CBOR map key is its text bytes verbatim (definite length only), inside the envelope's
+ * payload verbatim, so bytes without them cannot hold that key (issue 29: the bulk append's
+ * admission skips two decodes per envelope).
+ *
+ * @example includesAscii(new TextEncoder().encode("a jc_config b"), "jc_config") // true
+ */
+export function includesAscii(b: Uint8Array, text: string): boolean {
+  const n = text.length, first = text.charCodeAt(0), last = b.length - n;
+  outer: for (let i = b.indexOf(first); i !== -1 && i <= last; i = b.indexOf(first, i + 1)) {
+    for (let k = 1; k < n; k++) if (b[i + k] !== text.charCodeAt(k)) continue outer;
+    return true;
+  }
+  return false;
+}
+
 export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i];

@@ -5,7 +5,7 @@
 // content ids (a grant's `grant_id`, a key event's `parent`) are BLAKE3 of exactly those bytes, so
 // nothing is added to them: the kind is read from the object's field names (jcpObjectKind), which
 // no two kinds share and no receipt has (a receipt carries `jc_receipt` or `jcp_receipt`).
-import { blake3 } from "./bytes.ts";
+import { blake3, includesAscii } from "./bytes.ts";
 import { type CborMap, decodeCbor, encodeCbor } from "./cbor.ts";
 import { coseSign1, coseSigStructure, parseCoseSign1 } from "./cose.ts";
 import { didKeyFromPublicKey, publicKeyFromDidKey } from "./did_key.ts";
@@ -34,6 +34,16 @@ const MARK: Readonly<Record<JcpObjectKind, string>> = {
   grant: "capability",
   revocation: "revoked_by",
 };
+
+/**
+ * False when `envelope` cannot be a JCP object: no kind's marker field occurs in its bytes (a
+ * det-CBOR key is its text bytes verbatim), so readJcpObject would answer undefined or refuse
+ * it as unreadable. A cheap test before the decode (issue 29: every append asks it).
+ */
+export function mayBeJcpObject(envelope: Uint8Array): boolean {
+  for (const m of Object.values(MARK)) if (includesAscii(envelope, m)) return true;
+  return false;
+}
 
 /** Who signs each kind (the COSE kid): the field whose did:key MUST equal the kid. */
 export const SIGNER_FIELD: Readonly<Record<JcpObjectKind, string>> = {

@@ -7,6 +7,7 @@ export {
   constantTimeEqual,
   entryLeafHash,
   fromHex,
+  includesAscii,
   toHex,
 } from "./bytes.ts";
 export {
@@ -143,6 +144,7 @@ export type { VerifierConfigDoc, VerifierConfigRules } from "./verifier_config.t
 export {
   jcpObjectKind,
   jcpObjectSignatureProblem,
+  mayBeJcpObject,
   readJcpObject,
   sealJcpObject,
   SIGNER_FIELD,

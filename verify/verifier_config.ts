@@ -7,7 +7,7 @@
 // did:key). Each document names the previous one ({digest, index}: BLAKE3 of its envelope bytes,
 // its log index), so the configurations logged form one hash chain a third party can walk.
 // Pure: web-standard APIs only.
-import { blake3, bytesEqual, fromHex, toHex } from "./bytes.ts";
+import { blake3, bytesEqual, fromHex, includesAscii, toHex } from "./bytes.ts";
 import { type CborMap, type CborValue, decodeCbor, encodeCbor, toJson } from "./cbor.ts";
 import { coseSign1, coseSigStructure, parseCoseSign1 } from "./cose.ts";
 import { resolveDidKey } from "./did_key.ts";
@@ -134,6 +134,8 @@ export function sameRules(a: VerifierConfigRules, b: VerifierConfigRules): boole
 
 /** The decoded core if `envelope` is a COSE_Sign1 whose core carries `jc_config`, else undefined. */
 export function verifierConfigCoreOf(envelope: Uint8Array): CborMap | undefined {
+  // no "jc_config" bytes, no such key: not decoded (every append asks this; issue 29)
+  if (!(envelope instanceof Uint8Array) || !includesAscii(envelope, "jc_config")) return undefined;
   try {
     const core = decodeCbor(parseCoseSign1(envelope).payload);
     return core instanceof Map && core.has("jc_config") ? core : undefined;

@@ -177,6 +177,7 @@ export async function startService(
     config,
     verifier,
     verify: pool?.verify,
+    verifyForAppend: pool?.verifyForAppend,
     validate: validator?.validate,
     metrics,
     services,

@@ -6,7 +6,7 @@
 // alert — drift beyond the band is "a non-conformance signal, not a hard failure", so the log holds
 // the evidence and the answer names the verdict and the DriftAlert. Platform-neutral.
 import { failureCodes, type VerificationReport } from "../../verify/mod.ts";
-import { LINK_MALFORMED, malformedLink } from "../../log/mod.ts";
+import { type EntryFacts, LINK_MALFORMED, malformedLink } from "../../log/mod.ts";
 import { ApiError } from "./errors.ts";
 import type { AppDeps } from "./route.ts";
 import { refuseConfigEnvelope, verifyUnderIdentities } from "./verifier_options.ts";
@@ -22,12 +22,14 @@ export async function admitEnvelope(
   deps: AppDeps,
   envelope: Uint8Array,
   signer?: { kid?: string },
+  facts?: { facts?: EntryFacts },
 ): Promise<VerificationReport> {
   // issue 23: a verifier-config/1 document is logged by the service only, never through a route
   refuseConfigEnvelope(envelope);
   refuseJcpObject(envelope); // issue 25: key events, grants, revocations have their own routes
   // issue 25: a steward with a key-event chain is bound to its current key (docs/KEYS.md)
-  const { report, kid } = await verifyUnderIdentities(deps, envelope);
+  // `facts` (a bulk append, issue 29): the stream facts read by the verifier worker, if any
+  const { report, kid } = await verifyUnderIdentities(deps, envelope, false, facts);
   if (kid && signer) signer.kid = kid;
   const outcome = outcomeCode(report);
   deps.metrics.verification(outcome);

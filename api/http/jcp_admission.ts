@@ -13,6 +13,7 @@ import {
   type JcpObject,
   type JcpObjectKind,
   jcpObjectSignatureProblem,
+  mayBeJcpObject,
   readJcpObject,
   revocationFieldProblem,
   toHex,
@@ -51,6 +52,7 @@ const refuse = (code: string, detail: string, extra?: Record<string, unknown>) =
  * object (or no envelope at all) pass on to the verifier, which reports them.
  */
 export function refuseJcpObject(envelope: Uint8Array): void {
+  if (!mayBeJcpObject(envelope)) return; // no marker field: not decoded (issue 29)
   let o;
   try {
     o = readJcpObject(envelope);

@@ -4,7 +4,7 @@
 // existing. Platform-neutral: no Deno.* or node:* here.
 import type { AppServices } from "../services/services.ts";
 import type { Context } from "hono";
-import type { Log } from "../../log/mod.ts";
+import type { EntryFacts, Log } from "../../log/mod.ts";
 import type { VerificationReport, VerifierOptions } from "../../verify/mod.ts";
 import type { ServiceConfig } from "../services/config.ts";
 import type { ValidateAnswer } from "../../vocab/mod.ts";
@@ -60,6 +60,13 @@ export interface AppDeps {
    * Workers, api/services/verify_pool.ts); the same report as the in-thread verifier, used when absent.
    */
   verify?: (envelope: Uint8Array) => Promise<VerificationReport>;
+  /**
+   * As `verify`, with the stream facts of a verified envelope (log/'s entryFacts) computed where
+   * it ran: a bulk append hands them to the log (issue 29); when absent the sequencer reads them.
+   */
+  verifyForAppend?: (
+    envelope: Uint8Array,
+  ) => Promise<{ report: VerificationReport; facts?: EntryFacts }>;
   /**
    * Validates a document (vocab/validate.ts) somewhere else under a time limit (api/deno/main.ts: a
    * Worker, api/services/validate_pool.ts); in-thread, with the node limit only, when absent.

@@ -12,6 +12,7 @@ import type { VerificationReport, VerifierOptions } from "../../verify/mod.ts";
 import type { ServiceConfig } from "../services/config.ts";
 import { VerifierConfigError } from "../services/verifier_config_log.ts";
 import type { AppDeps } from "./route.ts";
+import type { EntryFacts } from "../../log/mod.ts";
 import { ApiError } from "./errors.ts";
 
 /**
@@ -60,11 +61,16 @@ export function verifyWith(
  * when the receipt verified under it.
  */
 export async function verifyUnderIdentities(
-  deps: Pick<AppDeps, "verify" | "verifier" | "log">,
+  deps: Pick<AppDeps, "verify" | "verifier" | "log" | "verifyForAppend">,
   envelope: Uint8Array,
   always = false,
+  out?: { facts?: EntryFacts },
 ): Promise<{ report: VerificationReport; kid?: string }> {
-  const report = await verifyWith(deps, envelope);
+  let report: VerificationReport;
+  if (out && deps.verifyForAppend) {
+    // issue 29: an append's stream facts read where it is verified (entryFacts: the same bytes)
+    ({ report, facts: out.facts } = await deps.verifyForAppend(envelope));
+  } else report = await verifyWith(deps, envelope);
   const steward = report.steward;
   const first = report.steps.find((s) => s.status === "fail")?.code;
   const rotated = first === "kid-steward-mismatch" || (always && report.valid);

@@ -4,14 +4,15 @@
 // Deno 2.9.6 WebCrypto Ed25519 verify runs synchronously on the calling thread, so in-thread
 // verification (~200 µs CPU per receipt) stalls every other request; a pool moves that work to
 // other threads. The envelopes of one event-loop turn go to a worker in one message, and come
-// back in one: one message per envelope cost the event loop as much as verifying in place
-// (~50 µs), one per turn ~20 µs per envelope (docs/DECISIONS.md §3). Deno-only (Worker with module type): api/deno/main.ts injects it as
+// back in one (at most VERIFY_BATCH_MAX each): one message per envelope cost the event loop as
+// much as verifying in place (~50 µs), one per turn ~20 µs per envelope (docs/DECISIONS.md §3). Deno-only (Worker with module type): api/deno/main.ts injects it as
 // AppDeps.verify; createApp and the Workers entry (edge/worker/worker.ts) keep the in-thread verifier.
 // The reports are those of the in-thread verifier, value for value (tests/api/verify_pool_test.ts
 // checks every conformance vector).
 import { receiptOf, type VerificationReport } from "../../verify/mod.ts";
 import type { ServiceConfig } from "./config.ts";
 import type { UnexpectedAnswer } from "./worker_message.ts";
+import type { EntryFacts } from "../../log/mod.ts";
 import { WorkerPool, type WorkerProtocol, WorkerStartError } from "./pool/mod.ts";
 
 /**
@@ -25,6 +26,8 @@ export interface PoolRequest {
   ids: number[];
   bytes: Uint8Array;
   ends: number[];
+  /** The positions of the envelopes whose stream facts are wanted too (an append's, issue 29). */
+  facts?: number[];
 }
 
 /** The envelopes of a request, as views into its buffer. */
@@ -39,7 +42,7 @@ export function requestEnvelopes(m: PoolRequest): Uint8Array[] {
  * verifyEnvelope threw.
  */
 export type PoolOutcome =
-  | { report: Omit<VerificationReport, "receipt"> }
+  | { report: Omit<VerificationReport, "receipt">; facts?: EntryFacts }
   | { error: { name: string; message: string } };
 
 /** `r` with its `receipt` computed from `envelope` when first read (receiptOf: the same value). */
@@ -64,24 +67,38 @@ export type PoolAnswer =
   | UnexpectedAnswer;
 
 /** The verifier's side of the pool's protocol (api/services/pool/worker_pool.ts). */
+/** A job: an envelope, and whether its stream facts are wanted. */
+interface VerifyJob {
+  envelope: Uint8Array;
+  facts: boolean;
+}
+
+/** A job's answer: the report without its receipt, and the facts when they were asked for. */
+interface Verified {
+  report: Omit<VerificationReport, "receipt">;
+  facts?: EntryFacts;
+}
+
 function verifyProtocol(
   config: ServiceConfig,
-): WorkerProtocol<Uint8Array, Omit<VerificationReport, "receipt">> {
+): WorkerProtocol<VerifyJob, Verified> {
   return {
     url: new URL("./verify_pool_worker.ts", import.meta.url),
     init: { config },
-    request(ids, envelopes) {
+    request(ids, jobs) {
       // A copy: the callers keep their bytes (they append them next); the copy's buffer is moved.
       let n = 0;
-      for (const e of envelopes) n += e.length;
+      for (const j of jobs) n += j.envelope.length;
       const bytes = new Uint8Array(n);
       const ends: number[] = [];
+      let facts: number[] | undefined;
       let o = 0;
-      for (const e of envelopes) {
-        bytes.set(e, o);
-        ends.push(o += e.length);
+      for (let i = 0; i < jobs.length; i++) {
+        bytes.set(jobs[i].envelope, o);
+        ends.push(o += jobs[i].envelope.length);
+        if (jobs[i].facts) (facts ??= []).push(i);
       }
-      const msg: PoolRequest = { ids, bytes, ends };
+      const msg: PoolRequest = facts ? { ids, bytes, ends, facts } : { ids, bytes, ends };
       return { msg, transfer: [bytes.buffer] };
     },
     read(data) {
@@ -92,7 +109,7 @@ function verifyProtocol(
       return {
         ids: m.ids,
         results: m.outcomes.map((o) => {
-          if ("report" in o) return { value: o.report };
+          if ("report" in o) return { value: o };
           const e = new Error(o.error.message);
           e.name = o.error.name;
           return { error: e };
@@ -101,6 +118,18 @@ function verifyProtocol(
     },
   };
 }
+
+/**
+ * Most envelopes per message to a worker (issue 29). A worker answers a message once it has
+ * verified all of it: the 2,048 envelopes of eight bulks arriving together went as one message
+ * and came back together (~0.1 s of one core later), so the sequencer then had all of them at once
+ * and the worker nothing to do while the main thread sequenced them, and the next bulks arrived
+ * together again (docs/PERFORMANCE.md "Bulk appends"). In messages of 64 the first bulk comes
+ * back after its own envelopes and is sequenced while the worker verifies the next. 64, not 1:
+ * the per-message cost on the event loop is spread over 64 envelopes (docs/DECISIONS.md "The
+ * verifier's messages").
+ */
+export const VERIFY_BATCH_MAX = 64;
 
 /** Options of `VerifierPool.start`. */
 export interface VerifierPoolOptions {
@@ -129,7 +158,7 @@ export interface VerifierPoolOptions {
  * ```
  */
 export class VerifierPool {
-  readonly #pool: WorkerPool<Uint8Array, Omit<VerificationReport, "receipt">>;
+  readonly #pool: WorkerPool<VerifyJob, Verified>;
   #closed = false;
 
   private constructor(
@@ -141,6 +170,7 @@ export class VerifierPool {
       size,
       concurrency: Infinity,
       batch: true,
+      batchMax: VERIFY_BATCH_MAX,
       retry: true,
       stallMs: o.stallMs ?? 10_000,
       onReplaced: o.onReplaced,
@@ -195,7 +225,24 @@ export class VerifierPool {
     if (this.#closed) {
       return Promise.reject(new Error("Cannot verify: the verifier pool is closed"));
     }
-    return this.#pool.run(envelope).then((r) => withReceipt(r, envelope));
+    return this.#pool.run({ envelope, facts: false }).then((r) => withReceipt(r.report, envelope));
+  };
+
+  /**
+   * As `verify`, with the envelope's stream facts (log/'s entryFacts of the same bytes) when it
+   * verifies: a bulk append hands them to the sequencer, which then does not decode the envelope
+   * again on the event loop (issue 29; docs/PERFORMANCE.md "Where a bulk's wall time went").
+   */
+  verifyForAppend = (
+    envelope: Uint8Array,
+  ): Promise<{ report: VerificationReport; facts?: EntryFacts }> => {
+    if (this.#closed) {
+      return Promise.reject(new Error("Cannot verify: the verifier pool is closed"));
+    }
+    return this.#pool.run({ envelope, facts: true }).then((r) => ({
+      report: withReceipt(r.report, envelope),
+      ...(r.facts ? { facts: r.facts } : {}),
+    }));
   };
 
   /** Stops every worker; requests still in flight are failed. */

@@ -10,6 +10,7 @@ import { resolveConfig } from "../../api/services/config.ts";
 import { verifierOptions } from "../../api/http/verifier_options.ts";
 import { VerifierPool } from "../../api/services/verify_pool.ts";
 import { verifyWorkerCount } from "../../api/deno/main.ts";
+import { entryFacts } from "../../log/mod.ts";
 
 const VECTORS = new URL("../../conformance/vectors/", import.meta.url);
 
@@ -27,6 +28,38 @@ async function vectorEnvelopes(): Promise<{ name: string; bytes: Uint8Array }[]>
 
 const json = (r: VerificationReport) =>
   JSON.stringify(r, (_k, v) => typeof v === "bigint" ? `${v}n` : v);
+
+Deno.test("VerifierPool.verifyForAppend: the same report, and entryFacts of the same bytes when it verifies (issue 29)", async () => {
+  const config = resolveConfig({}, {
+    operator_config: "conformance/vectors/operator-config.json",
+  });
+  config.operatorConfig = JSON.parse(
+    await Deno.readTextFile(new URL("operator-config.json", VECTORS)),
+  );
+  const options = verifierOptions(config);
+  const vectors = await vectorEnvelopes();
+  const pool = await VerifierPool.start(config, 1);
+  try {
+    // mixed in one turn with plain verifies: only the appends' envelopes carry facts
+    const [forAppend, plain] = await Promise.all([
+      Promise.all(vectors.map((v) => pool.verifyForAppend(v.bytes))),
+      Promise.all(vectors.map((v) => pool.verify(v.bytes))),
+    ]);
+    let withFacts = 0;
+    for (let i = 0; i < vectors.length; i++) {
+      const local = await verifyEnvelope(vectors[i].bytes, options);
+      assert.deepEqual(forAppend[i].report, local, vectors[i].name);
+      assert.deepEqual(plain[i], local, vectors[i].name);
+      if (local.valid) {
+        assert.deepEqual(forAppend[i].facts, entryFacts(vectors[i].bytes), vectors[i].name);
+        withFacts++;
+      } else assert.equal(forAppend[i].facts, undefined, vectors[i].name);
+    }
+    assert.ok(withFacts >= 10, `with facts: ${withFacts}`);
+  } finally {
+    pool.close();
+  }
+});
 
 Deno.test("VerifierPool: every conformance vector's report equals the in-thread verifier's", async () => {
   const config = resolveConfig({}, {

@@ -169,6 +169,17 @@ Deno.test("WorkerPool: batching sends one turn's jobs in one message; dispatch g
   });
 });
 
+Deno.test("WorkerPool: batchMax caps the jobs of one message; the rest go in the next ones", async () => {
+  // issue 29: one turn's 10 jobs to one Worker in messages of at most 4 (4, 4, 2), all answered
+  await withPool({ size: 1, concurrency: Infinity, batch: true, batchMax: 4 }, async (pool) => {
+    await pool.ready();
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => pool.run({ echo: i })));
+    assert.deepEqual(answers.map((a) => a.echo), Array.from({ length: 10 }, (_, i) => i));
+    assert.deepEqual(answers.map((a) => a.batch), [4, 4, 4, 4, 4, 4, 4, 4, 2, 2]);
+    assert.equal(pool.inFlight, 0);
+  });
+});
+
 Deno.test("WorkerPool: a closed pool refuses; close fails what was queued", async () => {
   const pool = new WorkerPool(protocol(), {});
   await pool.ready();

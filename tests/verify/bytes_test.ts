@@ -10,6 +10,7 @@ import {
   constantTimeEqual,
   entryLeafHash,
   fromHex,
+  includesAscii,
   toHex,
 } from "../../verify/mod.ts";
 import { codeOf } from "./_arb.ts";
@@ -78,5 +79,20 @@ Deno.test("byte comparisons: bytewise order, equality, constant-time equality", 
       assert.equal(bytesEqual(a, b), ref === 0);
       assert.equal(constantTimeEqual(a, b), ref === 0);
     }),
+  );
+});
+
+Deno.test("includesAscii: whether the text's bytes occur, as Buffer.includes says (issue 29)", () => {
+  const enc = new TextEncoder();
+  assert.ok(includesAscii(enc.encode("xxjc_configyy"), "jc_config"));
+  assert.ok(includesAscii(enc.encode("jc_config"), "jc_config"));
+  assert.ok(!includesAscii(enc.encode("jc_confi"), "jc_config"));
+  assert.ok(!includesAscii(enc.encode("jc_conjc_confiG"), "jc_config"));
+  fc.assert(
+    fc.property(
+      fc.array(fc.constantFrom(97, 98, 99), { maxLength: 24 }),
+      fc.stringMatching(/^[abc]{1,4}$/),
+      (b, t) => assert.equal(includesAscii(new Uint8Array(b), t), Buffer.from(b).includes(t)),
+    ),
   );
 });

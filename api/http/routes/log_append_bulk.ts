@@ -12,7 +12,7 @@
 // covered by, so the answer comes only once every logged envelope is durable and covered by a
 // signed head (Log.append's contract); `tree_head` is null when nothing was logged. A refused
 // envelope never holds back the others (docs/DECISIONS.md "Bulk appends").
-import type { AppendResult, TreeHead } from "../../../log/mod.ts";
+import type { AppendResult, EntryFacts, TreeHead } from "../../../log/mod.ts";
 import { PushbackError } from "../../../log/mod.ts";
 import { toHex, type VerificationReport } from "../../../verify/mod.ts";
 import { admitEnvelope } from "../append_admission.ts";
@@ -41,11 +41,14 @@ function refusal(p: Problem): BulkResult {
   return { ...extra, status: p.status, code: p.code, detail: p.detail };
 }
 
-/** Appends `entries`: one settled outcome each, in order. */
-function appendAll(deps: AppDeps, entries: Uint8Array[]) {
+/**
+ * Appends `entries`: one settled outcome each, in order; each with its stream facts when the
+ * verifier worker read them (else the sequencer reads them from the bytes).
+ */
+function appendAll(deps: AppDeps, entries: { envelope: Uint8Array; facts?: EntryFacts }[]) {
   if (entries.length === 0) return Promise.resolve([]);
-  if (deps.log.appendMany) return deps.log.appendMany(entries);
-  return Promise.allSettled(entries.map((e) => deps.log.append(e)));
+  if (deps.log.appendMany) return deps.log.appendMany(entries.map((e) => e.envelope));
+  return Promise.allSettled(entries.map((e) => deps.log.append(e.envelope, undefined, e.facts)));
 }
 
 /** The bulk append handler (log_append.ts hands it every `application/cbor-seq` request). */
@@ -62,10 +65,13 @@ export async function appendBulk(c: Context<AppEnv>): Promise<Response> {
   // Judge every item at once: the verifier pool takes the envelopes of one turn in one message.
   const admitted: number[] = [];
   const reports = new Map<number, VerificationReport>();
+  const facts = new Map<number, EntryFacts>();
   await Promise.all(items.map(async (it, k) => {
     if ("refused" in it) return fail(k, it.refused, c.req.path);
     try {
-      reports.set(k, await admitEnvelope(deps, it.envelope));
+      const read: { facts?: EntryFacts } = {};
+      reports.set(k, await admitEnvelope(deps, it.envelope, undefined, read));
+      if (read.facts) facts.set(k, read.facts);
       admitted.push(k);
     } catch (e) {
       fail(k, e, c.req.path);
@@ -74,7 +80,10 @@ export async function appendBulk(c: Context<AppEnv>): Promise<Response> {
   admitted.sort((a, b) => a - b); // log order follows the body's order
   const settled = await appendAll(
     deps,
-    admitted.map((k) => (items[k] as { envelope: Uint8Array }).envelope),
+    admitted.map((k) => ({
+      envelope: (items[k] as { envelope: Uint8Array }).envelope,
+      facts: facts.get(k),
+    })),
   );
   const logged: [number, AppendResult][] = [];
   let head: TreeHead | undefined;

@@ -56,6 +56,11 @@ export interface WorkerPoolOptions {
   concurrency?: number;
   /** Send the jobs of one event-loop turn to a Worker in one message. Default false. */
   batch?: boolean;
+  /**
+   * With `batch`: most jobs per message (more go in the next ones, sent at once). A Worker answers
+   * a message when all its jobs are done, so smaller messages come back sooner. Default unbounded.
+   */
+  batchMax?: number;
   /** Most jobs queued or in flight per Worker; more are refused. Default unbounded. */
   maxQueued?: number;
   /** A Worker with jobs in flight that answers nothing this long is replaced. Default never. */
@@ -114,6 +119,7 @@ export class WorkerPool<J, R> {
   readonly #slots: Slot<J, R>[] = [];
   readonly #concurrency: number;
   readonly #batch: boolean;
+  readonly #batchMax: number;
   readonly #maxQueued: number;
   readonly #stallMs: number;
   readonly #retry: boolean;
@@ -135,6 +141,7 @@ export class WorkerPool<J, R> {
     this.#protocol = protocol;
     this.#concurrency = o.concurrency ?? 1;
     this.#batch = o.batch ?? false;
+    this.#batchMax = o.batchMax ?? Infinity;
     this.#maxQueued = o.maxQueued ?? Infinity;
     this.#stallMs = o.stallMs ?? Infinity;
     this.#retry = o.retry ?? false;
@@ -222,7 +229,7 @@ export class WorkerPool<J, R> {
   #pump(slot: Slot<J, R>): void {
     if (!slot.ready || this.#closed) return;
     while (slot.queue.length > 0 && slot.inFlight.size < this.#concurrency) {
-      const n = this.#batch ? this.#concurrency - slot.inFlight.size : 1;
+      const n = this.#batch ? Math.min(this.#batchMax, this.#concurrency - slot.inFlight.size) : 1;
       const sent = slot.queue.length <= n ? slot.queue.splice(0) : slot.queue.splice(0, n);
       const ids = sent.map((j) => j.id);
       for (const j of sent) slot.inFlight.set(j.id, j);
