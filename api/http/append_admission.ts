@@ -5,8 +5,14 @@
 // invalid is admitted (JCR-1 §6, SPEC §6; verify/verdict_class.ts): valid, joule-unverified, and
 // alert — drift beyond the band is "a non-conformance signal, not a hard failure", so the log holds
 // the evidence and the answer names the verdict and the DriftAlert. Platform-neutral.
-import { failureCodes, type VerificationReport } from "../../verify/mod.ts";
-import { type EntryFacts, LINK_MALFORMED, malformedLink } from "../../log/mod.ts";
+import { blake3, failureCodes, type VerificationReport } from "../../verify/mod.ts";
+import {
+  type EntryFacts,
+  factsOfCore,
+  LINK_MALFORMED,
+  malformedLink,
+  SEQ_RANGE,
+} from "../../log/mod.ts";
 import { ApiError } from "./errors.ts";
 import type { AppDeps } from "./route.ts";
 import { refuseConfigEnvelope, verifyUnderIdentities } from "./verifier_options.ts";
@@ -80,4 +86,30 @@ export async function admitEnvelope(
     );
   }
   return report;
+}
+
+/**
+ * Issue 24: an admitted envelope's stream facts — those the verifier worker read (`read`), else
+ * read from its report's core (once) — for the log's checks; undefined for a log that keeps no
+ * streams. Throws 400 `stream-seq-range` for a `seq` past 2^53 - 1, which the log cannot keep
+ * exactly (single and bulk appends alike).
+ */
+export function reportFacts(
+  deps: AppDeps,
+  envelope: Uint8Array,
+  report: VerificationReport,
+  kid: string | undefined,
+  read?: EntryFacts & { refused?: string },
+): EntryFacts | undefined {
+  const core = report.receipt as Record<string, unknown>;
+  const facts = read ??
+    (deps.log.streamReads &&
+      factsOfCore((k) => core[k], kid ?? report.steward ?? "", blake3(envelope)));
+  if (facts?.refused === SEQ_RANGE) {
+    throw new ApiError(
+      SEQ_RANGE,
+      "Cannot append the envelope: its seq is past 2^53 - 1, which the log cannot keep exactly",
+    );
+  }
+  return facts;
 }

@@ -6,6 +6,9 @@
 import assert from "node:assert/strict";
 import { concatBytes } from "../../verify/mod.ts";
 import { testApp } from "../../fixtures/app.ts";
+import { openLog } from "../../log/mod.ts";
+import { openSqliteStorage } from "../../log/sqlite/mod.ts";
+import { createApp, Metrics, resolveConfig, verifierOptions } from "../../api/mod.ts";
 import { cidOf, jcpEnvelope, ZEROS } from "../_streams.ts";
 
 const COSE = { "content-type": "application/cose" };
@@ -75,5 +78,48 @@ Deno.test("stream links: in a bulk, each malformed link is that envelope's 400 r
     assert.equal(await size(base, app), before + 2, "only the two well-formed links were written");
   } finally {
     await log.close();
+  }
+});
+
+Deno.test("stream links: a seq past 2^53 - 1 is 400 stream-seq-range, single and in a bulk", async () => {
+  // a log that keeps streams (SQLite): the memory log of testApp keeps none
+  const dir = await Deno.makeTempDir();
+  const log = await openLog(openSqliteStorage(`${dir}/log.sqlite`), {
+    secretKey: new Uint8Array(32).fill(3),
+    batchAgeMs: 1,
+  });
+  const config = resolveConfig({
+    JC_PUBLIC_URL: "http://localhost",
+    JC_RATE_READ: "0",
+    JC_RATE_WRITE: "0",
+  });
+  const app = createApp({ log, config, verifier: verifierOptions(config), metrics: new Metrics() });
+  const base = "http://localhost";
+  try {
+    const before = await size(base, app);
+    const big = jcpEnvelope(30, { seq: 2n ** 53n, prev: ZEROS });
+    const r = await app.request(`${base}/v1/log/entries`, {
+      method: "POST",
+      headers: COSE,
+      body: big,
+    });
+    const p = await r.json();
+    assert.equal(r.status, 400, JSON.stringify(p));
+    assert.equal(p.code, "stream-seq-range");
+    const ok = jcpEnvelope(31, { seq: 0, prev: ZEROS });
+    const b = await app.request(`${base}/v1/log/entries`, {
+      method: "POST",
+      headers: { "content-type": "application/cbor-seq" },
+      body: concatBytes(jcpEnvelope(32, { seq: 2n ** 60n, prev: ZEROS }), ok).slice(),
+    });
+    const bulk = await b.json();
+    assert.equal(b.status, 200, JSON.stringify(bulk));
+    assert.equal(bulk.results[0].status, 400, JSON.stringify(bulk.results[0]));
+    assert.equal(bulk.results[0].code, "stream-seq-range");
+    assert.equal(bulk.results[1].status, 201);
+    assert.equal(await size(base, app), before + 1, "only the well-formed link was written");
+  } finally {
+    await log.close();
+    await Deno.remove(dir, { recursive: true });
   }
 });

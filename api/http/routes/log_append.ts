@@ -7,10 +7,8 @@
 // answer (JCR-1 §6, SPEC §6; verify/verdict_class.ts): valid, joule-unverified, and alert — drift
 // beyond the band is "a non-conformance signal, not a hard failure", so the log holds the evidence
 // and the answer carries the DriftAlert (`drift_alert`: the band, the reference and the figure).
-import { factsOfCore, PushbackError, SEQ_RANGE } from "../../../log/mod.ts";
-import { blake3 } from "../../../verify/mod.ts";
-import { ApiError } from "../errors.ts";
-import { admitEnvelope } from "../append_admission.ts";
+import { PushbackError } from "../../../log/mod.ts";
+import { admitEnvelope, reportFacts } from "../append_admission.ts";
 import { mediaTypeOf, readEnvelope } from "../envelope_input.ts";
 import type { RouteGroup } from "../route.ts";
 import { appendBulk } from "./log_append_bulk.ts";
@@ -108,15 +106,7 @@ export const logAppendRoutes: RouteGroup = {
       const signer: { kid?: string } = {};
       const report = await admitEnvelope(deps, envelope, signer);
       // issue 24: the stream facts from the report's core (read once, here), for the log's checks
-      const core = report.receipt as Record<string, unknown>;
-      const facts = deps.log.streamReads &&
-        factsOfCore((k) => core[k], signer.kid ?? report.steward ?? "", blake3(envelope));
-      if (facts?.refused === SEQ_RANGE) {
-        throw new ApiError(
-          SEQ_RANGE,
-          "Cannot append the envelope: its seq is past 2^53 - 1, which the log cannot keep exactly",
-        );
-      }
+      const facts = reportFacts(deps, envelope, report, signer.kid);
       let res;
       try {
         res = await deps.log.append(envelope, undefined, facts);

@@ -15,7 +15,7 @@
 import type { AppendResult, EntryFacts, TreeHead } from "../../../log/mod.ts";
 import { PushbackError } from "../../../log/mod.ts";
 import { toHex, type VerificationReport } from "../../../verify/mod.ts";
-import { admitEnvelope } from "../append_admission.ts";
+import { admitEnvelope, reportFacts } from "../append_admission.ts";
 import { readBulk } from "../bulk_input.ts";
 import { type Problem, problemOf } from "../errors.ts";
 import type { AppDeps, AppEnv } from "../route.ts";
@@ -70,8 +70,11 @@ export async function appendBulk(c: Context<AppEnv>): Promise<Response> {
     if ("refused" in it) return fail(k, it.refused, c.req.path);
     try {
       const read: { facts?: EntryFacts } = {};
-      reports.set(k, await admitEnvelope(deps, it.envelope, undefined, read));
-      if (read.facts) facts.set(k, read.facts);
+      const signer: { kid?: string } = {};
+      const report = await admitEnvelope(deps, it.envelope, signer, read);
+      const f = reportFacts(deps, it.envelope, report, signer.kid, read.facts);
+      reports.set(k, report);
+      if (f) facts.set(k, f);
       admitted.push(k);
     } catch (e) {
       fail(k, e, c.req.path);
