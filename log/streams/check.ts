@@ -29,8 +29,6 @@ export interface StreamTx {
   putLink(stream: number, seq: number, link: StoredLink): void;
   /** Indices under a search key, ascending, at most `limit`. */
   keyed(key: Uint8Array, limit: number): number[];
-  /** Whether `index` is under a search key. */
-  hasKey(key: Uint8Array, index: number): boolean;
   /**
    * Writes `index` under `keys` (a later check of the batch may look them up) and `plain` (keys
    * no check looks up: content ids, input hashes; only the reads do).
@@ -57,7 +55,7 @@ export interface CheckedEntry {
 const enc = new TextEncoder();
 
 /** Each kind's first byte: keys of two kinds never collide. */
-const KIND = { s: 1, i: 2, n: 3, c: 4, h: 5 } as const;
+const KIND = { s: 1, i: 2, n: 3, c: 4, h: 5, r: 6 } as const;
 
 /** Stewards recur: their keys are kept (bounded; cleared when full). */
 const stewardKeys = new Map<string, Uint8Array>();
@@ -91,6 +89,28 @@ export function searchKey(kind: "s" | "i" | "n", value: string): Uint8Array {
     if (stewardKeys.size >= 4096) stewardKeys.clear();
     stewardKeys.set(value, b);
   }
+  return b;
+}
+
+/**
+ * The search key of one steward's receipt id (`r`; JCR-1 §2: `id` is unique per steward): the
+ * kind's byte, then the first 16 bytes of BLAKE3("r" || 0x00 || u32be(len(steward)) || steward ||
+ * id) (the steward's length first: no two (steward, id) pairs share the hashed bytes). Only the
+ * `receipt-id-reused` check looks it up (the search answers `receipt_id` by its `i` key): one point
+ * read answers it at any log size, however many other stewards used the id. 16 bytes, as the
+ * `i` and `s` keys it replaces in that check were together: a false finding costs a collision of
+ * a 128-bit hash.
+ */
+export function receiptIdKey(steward: string, id: string): Uint8Array {
+  const s = enc.encode(steward), v = enc.encode(id);
+  const pre = new Uint8Array(6 + s.length + v.length);
+  pre[0] = 0x72; // "r"
+  new DataView(pre.buffer).setUint32(2, s.length);
+  pre.set(s, 6);
+  pre.set(v, 6 + s.length);
+  const b = new Uint8Array(17);
+  b[0] = KIND.r;
+  b.set(blake3(pre).subarray(0, 16), 1);
   return b;
 }
 
@@ -142,15 +162,16 @@ function checkOne(
   };
   const keys: Uint8Array[] = [];
   const plain = [cidKey("c", f.cid)]; // looked up by the reads only, never by a check
-  if (f.steward) keys.push(searchKey("s", f.steward));
+  if (f.steward) plain.push(searchKey("s", f.steward));
   if (f.inputHash) plain.push(searchKey("n", f.inputHash));
   if (f.receiptId !== undefined && f.steward) {
     // JCR-1 §2: `id` is unique per steward. A resubmitted same content never gets here (the
     // content index answers it), so an earlier entry under (steward, id) is another content.
-    const ik = searchKey("i", f.receiptId), sk = searchKey("s", f.steward);
-    const first = tx.keyed(ik, 64).find((i) => tx.hasKey(sk, i));
+    const rk = receiptIdKey(f.steward, f.receiptId);
+    const [first] = tx.keyed(rk, 1);
     if (first !== undefined) add("receipt-id-reused", { other: first });
-    keys.push(ik);
+    keys.push(rk);
+    plain.push(searchKey("i", f.receiptId)); // GET /v1/log/search?receipt_id=
   }
   if (f.settles && tx.keyed(cidKey("h", f.settles), 1).length === 0) {
     // JCP §8.1: a settle names the hold it accounts for by its envelope's content id.

@@ -191,6 +191,37 @@ Deno.test("stream backfill: a store written before the stream tables existed", a
   });
 });
 
+Deno.test("stream backfill: a store checked before the (steward, id) keys is rechecked", async () => {
+  await withDir(async (path) => {
+    let log = await open(path, true);
+    await appendAll(log, oldEntries());
+    await appendAll(log, [receiptWithId("r-old", 7, B)]);
+    await appendFiller(log, 600);
+    await log.close();
+    // the older version's store: its search keys had no (steward, id) kind (6), and no mark
+    const db = new DatabaseSync(path);
+    db.exec("DELETE FROM search_keys WHERE substr(k, 1, 1) = x'06'");
+    db.exec("DELETE FROM meta WHERE k = 'stream_keys'");
+    db.close();
+    log = await open(path, true);
+    try {
+      assert.notEqual(await log.streamReads!.reach(), "all", "its checks are recomputed");
+      await log.streamBackfill!.done;
+      assert.equal(log.streamBackfill!.error, undefined);
+      const r = await log.append(receiptWithId("r-old", 8, B));
+      assert.deepEqual(r.findings?.map((f) => f.code), ["receipt-id-reused"]);
+    } finally {
+      await log.close();
+    }
+    const s = openSqliteStorage(path);
+    try {
+      await assertRecomputed(s, s.capabilities().streamIndex!);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
 Deno.test("stream backfill: interrupted, it continues from its progress", async () => {
   await withDir(async (path) => {
     let log = await open(path, false);
