@@ -416,7 +416,7 @@ export class Sequencer implements Tip {
           treeHead,
           tree,
           reader,
-          streams?.findings,
+          streams,
           keys?.by,
         );
         if (cpu) this.#tick("answer", a0);
@@ -506,7 +506,7 @@ export class Sequencer implements Tip {
     treeHead: TreeHead,
     tree: BatchTree | undefined,
     reader: TileNodeReader,
-    findings: StreamBatch["findings"] | undefined,
+    streams: StreamBatch | undefined,
     keyed?: Map<number, KeyOutcome>,
   ): Promise<void> {
     const memo = new Map<string, Uint8Array>();
@@ -528,8 +528,10 @@ export class Sequencer implements Tip {
         inclusion_proof: proof,
         created,
       };
-      const fs = created ? findings?.get(index) : undefined;
+      const fs = created ? streams?.findings.get(index) : undefined;
       if (fs) r.findings = fs; // issue 24: the findings this append caused
+      const rs = created ? streams?.revocations?.get(index) : undefined;
+      if (rs) r.revocation = rs; // issue 25: an allow's revocation status
       const ko = created ? keyed?.get(index) : undefined;
       if (ko) r.key_event = ko; // issue 25: the key event it was judged under
       p.resolve(r);

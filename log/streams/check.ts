@@ -12,6 +12,7 @@ import {
   ZERO_ID,
 } from "./facts.ts";
 import { checkGrantFacts, type GrantTx } from "./grants.ts";
+import type { RevocationStatus } from "./revocation.ts";
 
 /** A stored link of a stream. */
 export interface StoredLink {
@@ -130,19 +131,22 @@ function same(a: Uint8Array, b: Uint8Array): boolean {
 
 /**
  * Checks the batch's entries in index order (a later one sees the earlier ones' state), writes
- * their state and findings, and returns the findings each caused, by the causing entry's index.
+ * their state and findings, and returns the findings each caused, by the causing entry's index;
+ * `revocations`, when given, receives each allow's revocation status (issue 25; revocation.ts).
  */
 export function checkStreams(
   tx: StreamTx,
   entries: CheckedEntry[],
   headTimestamp: number,
   skewMs: number,
+  revocations?: Map<number, RevocationStatus>,
 ): Map<number, StreamFinding[]> {
   const by = new Map<number, StreamFinding[]>();
   for (const e of entries) {
     const out: StreamFinding[] = [];
-    checkOne(tx, e, headTimestamp, skewMs, out);
+    const r = checkOne(tx, e, headTimestamp, skewMs, out);
     if (out.length) by.set(e.index, out);
+    if (r && revocations) revocations.set(e.index, r);
   }
   return by;
 }
@@ -153,7 +157,7 @@ function checkOne(
   headTs: number,
   skewMs: number,
   out: StreamFinding[],
-): void {
+): RevocationStatus | undefined {
   const steward = f.steward ?? "";
   const add = (code: FindingCode, more: Partial<StreamFinding> = {}) => {
     const x: StreamFinding = { code, steward, index, ...more };
@@ -194,7 +198,8 @@ function checkOne(
     add("closed-after-integration");
   }
   if (f.chain && f.steward) chain(tx, f.steward, f.chain, index, f.cid, add);
-  if (tx.grants) checkGrantFacts(tx.grants, index, f, add); // issue 25: grants, revocations
+  // issue 25: grants, revocations, an allow's revocation status
+  return tx.grants ? checkGrantFacts(tx.grants, index, f, add) : undefined;
 }
 
 /** JCP §8.1: `seq` from 0, `prev` the previous envelope's content id (64 zeros first). */

@@ -10,6 +10,8 @@ import type { StreamSummary } from "./summary.ts";
 import type { AccountPage, AccountQuery } from "../accounts/mod.ts";
 import type { GrantAnswer, SearchQuery, StreamReads } from "./query.ts";
 import { MAX_GRANT_DEPTH } from "./grants.ts";
+import type { AllowFacts } from "./facts.ts";
+import { NOT_CHECKED, type RevocationStatus, revocationStatus, walkAsync } from "./revocation.ts";
 
 function same(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
@@ -165,6 +167,19 @@ export class LogStreams implements StreamReads {
       up = p.parent;
     }
     return a;
+  }
+
+  /**
+   * Issue 25 (docs/GRANTS.md "Revocation status"): the allow at `index` against the grants and
+   * revocations logged before it, as its commit checked it (revocation.ts; a few index seeks). An
+   * entry before the stream checks' reach, or a store without grants, was not checked.
+   */
+  async revocation(index: number, allow: AllowFacts): Promise<RevocationStatus> {
+    const read = this.#x.grant;
+    if (!read || index >= this.#size()) return NOT_CHECKED;
+    const reach = await this.#x.streamsReach();
+    if (reach !== "all" && index < reach) return NOT_CHECKED;
+    return revocationStatus(await walkAsync(allow, index, (id) => read.call(this.#x, id)), index);
   }
 
   /** Indices matching every given member, after `after`, ascending, at most `limit`. */
