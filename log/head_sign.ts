@@ -3,7 +3,7 @@
 // other view's root at the same size likewise, and the new head must extend the previous one
 // (RFC 9162 §2.1.4.2) before it is signed. Pure.
 import { blake3Hasher } from "./hasher.ts";
-import { ed25519Sign } from "./crypto.ts";
+import { bytesEqual, ed25519Sign } from "./crypto.ts";
 import { treeHeadBytes } from "./head.ts";
 import { LogIntegrityError } from "./errors.ts";
 import type { StoredHead } from "./storage.ts";
@@ -13,12 +13,6 @@ import { verifyConsistency } from "./proof.ts";
 import { type GrownView, VIEWS } from "./views.ts";
 
 const h = blake3Hasher;
-
-function same(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
 
 /**
  * Signs the head of the grown tree after proving it consistent with `prev`, and every other
@@ -35,12 +29,12 @@ export async function signNextHead(
 ): Promise<StoredHead> {
   const size = grown[0].edge.size;
   const root = await treeRoot(h, size, reader.read);
-  let agree = same(root, grown[0].tree.root());
+  let agree = bytesEqual(root, grown[0].tree.root());
   let sha256Root = VIEWS[1].hasher.empty(); // benchmarks without the SHA-256 view
   for (let k = 1; k < grown.length; k++) {
     const g = grown[k];
     sha256Root = await g.edge.root();
-    agree &&= same(sha256Root, g.tree.root()) && g.edge.size === size;
+    agree &&= bytesEqual(sha256Root, g.tree.root()) && g.edge.size === size;
   }
   if (!agree) {
     // The tiles about to be stored and the proofs about to be answered must agree.

@@ -3,7 +3,7 @@
 // moves exactly with the log (a crash leaves both or neither) and each entry costs a bounded
 // number of indexed point reads and writes at any log size. A finding never refuses an entry:
 // the entry is logged and the finding is evidence beside it. Pure: the state is the store's.
-import { blake3 } from "../crypto.ts";
+import { blake3, bytesEqual } from "../crypto.ts";
 import {
   type ChainLink,
   type EntryFacts,
@@ -123,12 +123,6 @@ export function cidKey(kind: "c" | "h", cid: Uint8Array): Uint8Array {
   return b;
 }
 
-function same(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
 /**
  * Checks the batch's entries in index order (a later one sees the earlier ones' state), writes
  * their state and findings, and returns the findings each caused, by the causing entry's index;
@@ -217,11 +211,11 @@ function chain(
   // Two different envelopes at one position: equivocation (both stay logged as evidence).
   if (here.length) add("stream-fork", { ...at, other: here[0].index });
   if (l.seq === 0) {
-    if (!same(l.prev, ZERO_ID)) add("stream-prev-mismatch", at);
+    if (!bytesEqual(l.prev, ZERO_ID)) add("stream-prev-mismatch", at);
   } else {
     const before = tx.links(sid, l.seq - 1);
     if (before.length === 0) add("stream-gap", at); // clears when seq - 1 arrives
-    else if (!before.some((b) => same(b.cid, l.prev))) {
+    else if (!before.some((b) => bytesEqual(b.cid, l.prev))) {
       add("stream-prev-mismatch", { ...at, other: before[0].index });
     }
   }
@@ -229,7 +223,7 @@ function chain(
     // The link after this one may have arrived first (submissions come out of order).
     for (const a of tx.links(sid, l.seq + 1)) {
       tx.clearGap(a.index, index);
-      if (!same(a.prev, cid)) {
+      if (!bytesEqual(a.prev, cid)) {
         add("stream-prev-mismatch", {
           stream: l.key,
           seq: l.seq + 1,

@@ -1,7 +1,7 @@
 // The log's stream reads (issue 24; docs/STREAMS.md): a steward's streams and findings, an
 // entry's findings, the content-id lookup and the search, over the store's `StreamIndex` (and
 // its `ContentIndex`). Each is a bounded number of index seeks: O(log n) at any log size.
-import { blake3, toHex } from "../crypto.ts";
+import { blake3, bytesEqual, toHex } from "../crypto.ts";
 import type { ContentIndex, KeyIndex, LogStorage, StreamIndex } from "../storage.ts";
 import type { IdentityRecord } from "../keys/mod.ts";
 import { cidKey, searchKey } from "./check.ts";
@@ -12,12 +12,6 @@ import type { GrantAnswer, SearchQuery, StreamReads } from "./query.ts";
 import { MAX_GRANT_DEPTH } from "./grants.ts";
 import type { AllowFacts } from "./facts.ts";
 import { NOT_CHECKED, type RevocationStatus, revocationStatus, walkAsync } from "./revocation.ts";
-
-function same(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
 
 /**
  * The entry below `size` of a content id: JCP §3's (BLAKE3 of the envelope's bytes), confirmed
@@ -44,7 +38,7 @@ export async function findContentEntry(
   for (const i of await x.search([cidKey("c", cid)], -1, 8)) {
     if (i >= size) break;
     const e = await s.entry(i);
-    if (e && same(blake3(e), cid)) return { index: i, entry: e };
+    if (e && bytesEqual(blake3(e), cid)) return { index: i, entry: e };
   }
   const [at] = c ? await c.contentIndex([cid]) : [undefined];
   return at !== undefined && at < size ? { index: at } : undefined;
