@@ -3,6 +3,7 @@
 // Ed25519 (strict, ARCHITECTURE Decision 3) and did:key (Decision 4); log/ never reimplements them.
 export {
   blake3,
+  bytesEqual,
   didKeyFromPublicKey,
   ed25519GenerateSecret,
   ed25519PublicKey,
@@ -11,6 +12,7 @@ export {
   entryLeafHash,
   envelopeContentId,
   fromHex,
+  HEX64,
   publicKeyFromDidKey,
   sha256,
   toHex,

@@ -8,7 +8,7 @@ import type { TreeHead } from "./head.ts";
 import type { HeadPin } from "./pin.ts";
 import type { AgentHead, AgentLink } from "./storage.ts";
 import type { LogReads } from "./reader.ts";
-import type { EntryFacts, StreamFinding, StreamReads } from "./streams/mod.ts";
+import type { EntryFacts, RevocationStatus, StreamFinding, StreamReads } from "./streams/mod.ts";
 import type { KeyOutcome } from "./keys/mod.ts";
 import { sha256 } from "@noble/hashes/sha2.js";
 
@@ -28,6 +28,8 @@ export interface AppendResult {
   created: boolean;
   /** The stream findings this append caused (issue 24; docs/STREAMS.md), when it caused any. */
   findings?: StreamFinding[];
+  /** Issue 25 (docs/GRANTS.md): a `jcp` allow's revocation status, as its commit checked it. */
+  revocation?: RevocationStatus;
   /**
    * Issue 25 (docs/KEYS.md): the key event an entry under an identity was judged under (a key
    * event: itself; a receipt: its identity's head at its append), and a fork's evidence.

@@ -70,6 +70,7 @@ export {
 } from "./storage.ts";
 export { type CommitFault, createMemoryStore, type MemoryStore } from "./memory.ts";
 export {
+  type AllowFacts,
   answerStreamQuery,
   CLOSED_SKEW_MS,
   type EntryFacts,
@@ -85,7 +86,9 @@ export {
   LogStreams,
   malformedLink,
   MAX_GRANT_DEPTH,
+  NOT_CHECKED,
   queriedStreamReads,
+  type RevocationStatus,
   type SearchQuery,
   SEQ_RANGE,
   type StreamFinding,

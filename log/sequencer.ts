@@ -7,8 +7,8 @@
 // signed content"). A full queue pushes back. Before signing a head the sequencer proves it
 // consistent with the previous one (RFC 9162 §2.1.4.2). Pure: storage is injected.
 import { blake3Hasher, type Hasher } from "./hasher.ts";
-import { ed25519Sign, toHex } from "./crypto.ts";
-import { type TreeHead, treeHeadBytes } from "./head.ts";
+import { toHex } from "./crypto.ts";
+import type { TreeHead } from "./head.ts";
 import {
   isPinnedHeadRefusal,
   LogInputError,
@@ -31,13 +31,13 @@ import type {
 } from "./storage.ts";
 import type { TreeEdge } from "./edge.ts";
 import { TileNodeReader } from "./tiles.ts";
-import { consistencyProof, inclusionProof, treeRoot } from "./tree.ts";
+import { inclusionProof } from "./tree.ts";
 import type { BatchTree } from "./batch_tree.ts";
-import { verifyConsistency } from "./proof.ts";
+import { signNextHead } from "./head_sign.ts";
 import { recover } from "./recover.ts";
 import { WriteHealth } from "./write_health.ts";
 import { checkpointsOf, type GrownView, growView, VIEWS } from "./views.ts";
-import { findStored } from "./sequencer_find.ts";
+import { judgeStep, type Pending } from "./sequencer_judge.ts";
 import { headJson } from "./reader.ts";
 import type { Served, StoreNodes, Tip } from "./store_source.ts";
 import {
@@ -48,30 +48,7 @@ import {
   SEQUENCER_DEFAULTS,
 } from "./log.ts";
 import { CLOSED_SKEW_MS, type EntryFacts, entryFacts } from "./streams/mod.ts";
-import { refuseOutcomes } from "./outcomes.ts";
-import { judgeBatch, type KeyOutcome } from "./keys/mod.ts";
-
-interface Waiter {
-  resolve(r: AppendResult): void;
-  reject(e: unknown): void;
-}
-
-// One pending entry: its first caller's promise functions inline, callers who sent the same bytes
-// while it was pending in `more` (no per-append waiter objects on the hot path).
-interface Pending {
-  entry: Uint8Array;
-  leafHash: Uint8Array;
-  key: string;
-  /** The content identity and its hex, when the entry has one. */
-  contentId: Uint8Array | undefined;
-  cid: string | undefined;
-  resolve(r: AppendResult): void;
-  reject(e: unknown): void;
-  more: Waiter[] | undefined;
-  link: AgentLink | undefined;
-  /** Its stream facts (issue 24), when the store checks streams. */
-  facts: EntryFacts | undefined;
-}
+import type { KeyOutcome } from "./keys/mod.ts";
 
 /** The sequencer's state at open: the proven head and each view's right edge (VIEWS order). */
 export interface SequencerStart {
@@ -80,12 +57,6 @@ export interface SequencerStart {
 }
 
 const h = blake3Hasher;
-
-function same(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
 
 /** An edge-only reader of a view's tree (the old roots a batch folds onto are on its edge). */
 function edgeReader(hasher: Hasher, edge: TreeEdge): TileNodeReader {
@@ -315,32 +286,17 @@ export class Sequencer implements Tip {
     try {
       if (this.#reload) await this.#recover();
       const reader0 = this.#nodes.reader(this.#edges[0]);
-      let found = await findStored(this.#s, this.#caps, this.#edges[0].size, batch, reader0);
-      // JCP §5.3: outcomes whose activities do not trace, or are bound already, are refused
-      // before anything is sequenced (log/outcomes.ts)
-      ({ batch, found } = await refuseOutcomes(
+      const base = this.#edges[0].size;
+      // dedupe, then the refusals (log/sequencer_judge.ts), answered now and never sequenced
+      let found, keys;
+      ({ batch, found, keys } = await judgeStep(
         this.#s,
         this.#caps,
-        this.#edges[0].size,
-        { batch, found },
+        reader0,
+        base,
+        batch,
         (p, e) => this.#reject([p], e),
       ));
-      const base = this.#edges[0].size;
-      // Issue 25 (log/keys/judge.ts): key events and receipts under identities are judged against
-      // the key state the previous batch committed, in log order, before anything is sequenced;
-      // a refused entry is answered now and never sequenced.
-      const keyIx = this.#caps.keyIndex;
-      const keys = keyIx &&
-        await judgeBatch(keyIx, batch.filter((_, k) => found[k] === undefined), base);
-      if (keys?.refused.size) {
-        for (const [p, e] of keys.refused) {
-          p.reject(e);
-          if (p.more) { for (const w of p.more) w.reject(e); }
-          this.#forgetOne(p);
-        }
-        found = found.filter((_, k) => !keys.refused.has(batch[k]));
-        batch = batch.filter((p) => !keys.refused.has(p));
-      }
       const fresh = batch.filter((_, k) => found[k] === undefined);
       let head = this.#head;
       let reader = reader0;
@@ -416,7 +372,7 @@ export class Sequencer implements Tip {
           treeHead,
           tree,
           reader,
-          streams?.findings,
+          streams,
           keys?.by,
         );
         if (cpu) this.#tick("answer", a0);
@@ -506,7 +462,7 @@ export class Sequencer implements Tip {
     treeHead: TreeHead,
     tree: BatchTree | undefined,
     reader: TileNodeReader,
-    findings: StreamBatch["findings"] | undefined,
+    streams: StreamBatch | undefined,
     keyed?: Map<number, KeyOutcome>,
   ): Promise<void> {
     const memo = new Map<string, Uint8Array>();
@@ -528,8 +484,10 @@ export class Sequencer implements Tip {
         inclusion_proof: proof,
         created,
       };
-      const fs = created ? findings?.get(index) : undefined;
+      const fs = created ? streams?.findings.get(index) : undefined;
       if (fs) r.findings = fs; // issue 24: the findings this append caused
+      const rs = created ? streams?.revocations?.get(index) : undefined;
+      if (rs) r.revocation = rs; // issue 25: an allow's revocation status
       const ko = created ? keyed?.get(index) : undefined;
       if (ko) r.key_event = ko; // issue 25: the key event it was judged under
       p.resolve(r);
@@ -539,43 +497,10 @@ export class Sequencer implements Tip {
     }
   }
 
-  /**
-   * Signs the head of the grown tree after proving it consistent with the previous head, and
-   * every other view's root at the same size against its tiles.
-   */
-  async #signNext(grown: GrownView[], reader: TileNodeReader): Promise<StoredHead> {
-    const size = grown[0].edge.size;
-    const root = await treeRoot(h, size, reader.read);
-    let agree = same(root, grown[0].tree.root());
-    let sha256Root = VIEWS[1].hasher.empty(); // benchmarks without the SHA-256 view
-    for (let k = 1; k < grown.length; k++) {
-      const g = grown[k];
-      sha256Root = await g.edge.root();
-      agree &&= same(sha256Root, g.tree.root()) && g.edge.size === size;
-    }
-    if (!agree) {
-      // The tiles about to be stored and the proofs about to be answered must agree.
-      throw this.#fail(
-        new LogIntegrityError(
-          `Cannot sign tree head: size ${size}'s root from tiles differs from the batch tree's`,
-        ),
-      );
-    }
-    const prev = this.#head;
-    if (prev.size > 0) {
-      // SPEC §22.3 / ARCHITECTURE: a new head must extend the previous one (RFC 9162 §2.1.4.2).
-      const proof = await consistencyProof(h, prev.size, size, reader.read);
-      if (!verifyConsistency(h, prev.size, size, proof, prev.root, root)) {
-        throw this.#fail(
-          new LogIntegrityError(
-            `Cannot sign tree head: size ${size} is not consistent with the head at ${prev.size}`,
-          ),
-        );
-      }
-    }
-    const timestamp = Math.max(Math.floor(this.#now()), prev.timestamp); // never goes back
-    const signature = ed25519Sign(treeHeadBytes(size, root, timestamp), this.#secret);
-    return { size, root, timestamp, signature, sha256Root };
+  /** Signs the next head (log/head_sign.ts); a head that would not prove breaks the log. */
+  #signNext(grown: GrownView[], reader: TileNodeReader): Promise<StoredHead> {
+    const fail = (e: Error) => this.#fail(e);
+    return signNextHead(this.#head, grown, reader, this.#now, this.#secret, fail);
   }
 
   #fail(e: Error): Error {

@@ -3,12 +3,7 @@
 // content (the content index; docs/DECISIONS.md "One entry per signed content").
 import type { LogStorage, StorageCapabilities } from "./storage.ts";
 import type { TileNodeReader } from "./tiles.ts";
-
-function same(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
+import { bytesEqual } from "./crypto.ts";
 
 /** The stored index (below `size`) of each pending entry (undefined: not stored). */
 export async function findStored(
@@ -28,7 +23,7 @@ export async function findStored(
     for (const i of cands[k]) {
       if (i >= size) continue;
       const [stored] = await reader.read([{ level: 0, index: i }]);
-      if (same(stored, hashes[k])) {
+      if (bytesEqual(stored, hashes[k])) {
         out[k] = i;
         break;
       }

@@ -8,6 +8,7 @@
 import type { Tile } from "./tiles.ts";
 import type { CheckedEntry } from "./streams/check.ts";
 import type { EntryFacts, StreamFinding } from "./streams/facts.ts";
+import type { RevocationStatus } from "./streams/revocation.ts";
 import type { StreamSummary } from "./streams/summary.ts";
 import type { AccountPage, AccountQuery } from "./accounts/mod.ts";
 import type { GrantRecord } from "./streams/grants.ts";
@@ -126,6 +127,11 @@ export interface StreamBatch {
   skewMs: number;
   /** Filled by the store: the findings the entries caused, by the causing entry's index. */
   findings: Map<number, StreamFinding[]>;
+  /**
+   * Filled by the store, where it keeps grants: each allow's revocation status (issue 25;
+   * log/streams/revocation.ts), by its index. An out-list like `findings`.
+   */
+  revocations?: Map<number, RevocationStatus>;
 }
 
 /** One step of the SHA-256 view's migration (`ViewMigration.commitViewBackfill`). */

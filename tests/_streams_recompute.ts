@@ -67,7 +67,6 @@ export async function recompute(s: LogStorage, size: number, skewMs: number): Pr
       void (links.get(`${sid}/${seq}`) ?? links.set(`${sid}/${seq}`, []).get(`${sid}/${seq}`)!)
         .push(l),
     keyed: (k, limit) => (keys.get(toHex(k)) ?? []).slice(0, limit),
-    hasKey: (k, index) => (keys.get(toHex(k)) ?? []).includes(index),
     putKeys: (index, ks, plain = []) => {
       for (const k of [...ks, ...plain]) {
         const l = keys.get(toHex(k)) ?? keys.set(toHex(k), []).get(toHex(k))!;

@@ -24,6 +24,9 @@ function nibble(c: number): number {
   return -1; // uppercase is refused: hashes and tags are lowercase hex (API.md, JCR-1 §2.6)
 }
 
+/** 64 lowercase hex digits: a BLAKE3-256 or SHA-256 hash as JCR-1 §2 and JCP §3 write it. */
+export const HEX64 = /^[0-9a-f]{64}$/;
+
 /**
  * Bytes of a lowercase hex string. Throws VerifyInputError("bad-hex") on odd length, uppercase or
  * any other character.

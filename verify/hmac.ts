@@ -5,7 +5,7 @@
 // (VerifierOptions.gatewayKeys), looked up by gateway_id. HMAC-SHA-256 is verify/sha256.ts's
 // synchronous implementation (cross-checked against WebCrypto and Python): a WebCrypto round trip
 // per tag cost ~20-30 µs, more than the rest of a receipt's checks.
-import { constantTimeEqual, toHex } from "./bytes.ts";
+import { constantTimeEqual, HEX64, toHex } from "./bytes.ts";
 import { VerifyInputError } from "./errors.ts";
 import { hmacSha256 } from "./sha256.ts";
 
@@ -20,7 +20,6 @@ export interface ToolReceiptHmacFields {
 
 /** JCR-1 §5: prov_tag ∈ {HwShunt, ModelBased, Estimator}. */
 export const PROVENANCE_TAGS: readonly string[] = ["HwShunt", "ModelBased", "Estimator"];
-const HEX64 = /^[0-9a-f]{64}$/;
 const utf8 = new TextEncoder();
 
 function textField(name: string, v: unknown): string {

@@ -2,7 +2,7 @@
 // types of each (verify/jcp_object.ts checks only that the fields are there), and a delegated
 // grant's attenuation against its parent (§4.1 attenuation, §4.4 delegation control, §4.8 money
 // ceiling, §4.9 caveats). Pure: the log supplies the parent.
-import { bytesEqual, fromHex } from "./bytes.ts";
+import { bytesEqual, fromHex, HEX64 } from "./bytes.ts";
 import { type CborMap, type CborValue, encodeCbor } from "./cbor.ts";
 import { publicKeyFromDidKey } from "./did_key.ts";
 
@@ -11,8 +11,6 @@ export type AttenuationCode =
   | "grant-chain-broken"
   | "grant-delegation-forbidden"
   | "grant-attenuation-violation";
-
-const HEX64 = /^[0-9a-f]{64}$/;
 
 /**
  * A content id as JCP §3 puts it on the wire (lowercase hex of 32 bytes), or as 32 raw bytes:

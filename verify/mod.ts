@@ -7,6 +7,7 @@ export {
   constantTimeEqual,
   entryLeafHash,
   fromHex,
+  HEX64,
   includesAscii,
   toHex,
 } from "./bytes.ts";

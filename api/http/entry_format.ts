@@ -3,6 +3,7 @@
 import type { Context } from "hono";
 import type { Verdict, VerificationReport } from "../../verify/mod.ts";
 import type { AppEnv } from "./route.ts";
+import type { RevocationStatus } from "../../log/mod.ts";
 
 /** What a representation is produced from. */
 export interface EntryView {
@@ -19,6 +20,8 @@ export interface EntryView {
   verdict(): Promise<Verdict | undefined>;
   /** Absolute URL of the entry. */
   url: string;
+  /** Issue 25: a `jcp` allow's revocation status, given its core (api/http/revocation_status.ts). */
+  revocation?: (core: unknown) => Promise<RevocationStatus | undefined>;
   /** The first signed head that covers the entry (issue 24), where the log keeps streams. */
   integrated?: () => Promise<{ size: number; timestamp: number } | undefined>;
   /**

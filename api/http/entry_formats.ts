@@ -20,6 +20,8 @@ import { verifyWith } from "./verifier_options.ts";
 import { RDF_ENTRY_FORMATS } from "./routes/rdf.ts";
 import { publicBase } from "./public_url.ts";
 import { type JudgedTable, judgedTable } from "./judged_configs.ts";
+import { revocationOf } from "./revocation_status.ts";
+import { entryFacts } from "../../log/mod.ts";
 
 export type { EntryFormat, EntryView } from "./entry_format.ts";
 
@@ -71,6 +73,9 @@ export async function entryJson(view: EntryView): Promise<Record<string, unknown
     receipt: r.receipt,
     ...named,
   };
+  // issue 25: a jcp allow's revocation status (JCP §4.3; docs/GRANTS.md)
+  const revocation = await view.revocation?.(r.receipt);
+  if (revocation) out.revocation = revocation;
   // JCP §11: the signed head is the one time a third party can trust (issue 24)
   const at = await view.integrated?.();
   if (at) out.integrated_in = at;
@@ -115,6 +120,7 @@ export function entryView(
         ? Promise.resolve(undefined)
         : judged().then((t) => loggedVerdict(envelope, t.at(index).options)),
     integrated: () => deps.log.streamReads?.integratedIn(index) ?? Promise.resolve(undefined),
+    revocation: (core) => revocationOf(deps, index, core, entryFacts(envelope)?.allow),
     judgedUnder: async () => (await judged()).at(index).ref,
   };
 }

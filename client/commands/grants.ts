@@ -3,7 +3,14 @@
 // (POST /v1/grants, POST /v1/revocations) with its answer checked like `submit`'s: the leaf hash
 // is the envelope's, the head is signed by the log key, the inclusion proof closes.
 import { num, type ParsedArgs, str, UsageError } from "../../cli/mod.ts";
-import { blake3, type CborMap, readJcpObject, sealJcpObject, toHex } from "../../verify/mod.ts";
+import {
+  blake3,
+  type CborMap,
+  HEX64,
+  readJcpObject,
+  sealJcpObject,
+  toHex,
+} from "../../verify/mod.ts";
 import { LogClient } from "../client.ts";
 import { readEnvelopeFile } from "../envelope_file.ts";
 import { parseKeyFile } from "../seal.ts";
@@ -19,7 +26,6 @@ import {
   urlOf,
 } from "./common.ts";
 
-const HEX64 = /^[0-9a-f]{64}$/;
 const MAKE = { name: "make", help: "seal one from the options instead of logging FILE" };
 const KEY = { name: "key", value: "FILE", help: "--make: the signer's key (`client keygen`)" };
 const OUT = { name: "out", value: "FILE", help: "--make: write the envelope here (default: hex)" };

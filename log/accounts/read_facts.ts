@@ -3,14 +3,13 @@
 // core's tag: a profile that debits a budget is added with one function and one row. Never
 // throws: a core a reader cannot read has no facts (the verifier refused it before the log).
 import { ACCOUNT_MAX, type AccountFacts, type GrantDebit } from "./facts.ts";
+import { fromHex, HEX64 } from "../crypto.ts";
 
 /** A core member by name (a CBOR map's or a JSON projection's). */
 export type CoreGet = (name: string) => unknown;
 
 /** A profile's reader: the facts of a core signed by `steward`, or undefined. */
 export type AccountReader = (get: CoreGet, steward: string) => AccountFacts | undefined;
-
-const HEX64 = /^[0-9a-f]{64}$/;
 
 /** A uint member (a number, a CBOR bigint, or a JSON projection's decimal string past 2^53 - 1). */
 interface Uint {
@@ -87,7 +86,7 @@ export const readJcp: AccountReader = (get, steward) => {
     saturated ||= minted.saturated;
   }
   const settles = get("settles");
-  if (typeof settles === "string" && HEX64.test(settles)) f.settles = hexBytes(settles);
+  if (typeof settles === "string" && HEX64.test(settles)) f.settles = fromHex(settles);
   // joules: rules 1-3
   let uj: (i: number) => number;
   const chainUj = uints(get("chain_debited_uj")), debited = uint(get("debited_uj"));
@@ -129,12 +128,6 @@ export const readJcp: AccountReader = (get, steward) => {
   if (saturated) f.saturated = true;
   return f;
 };
-
-function hexBytes(h: string): Uint8Array {
-  const b = new Uint8Array(h.length / 2);
-  for (let i = 0; i < b.length; i++) b[i] = parseInt(h.slice(2 * i, 2 * i + 2), 16);
-  return b;
-}
 
 /**
  * The readers by the core's tag (`jcp_receipt`, else `jc_receipt`): the profiles whose receipts

@@ -5,6 +5,7 @@
 // one step of the one sequencer: a receipt judged against a head is never logged after an event
 // that retired its key (no race with a concurrent rotation). O(1) store reads per entry.
 import { LogInputError } from "../errors.ts";
+import { bytesEqual } from "../crypto.ts";
 import type {
   KeyChainEvent,
   KeyEventFact,
@@ -36,12 +37,6 @@ export class KeyRefusal extends LogInputError {
 
 /** One entry's judgement: refused, or accepted (under an identity, or not concerned). */
 export type KeyJudgement = { refused: KeyRefusal } | { outcome?: KeyOutcome };
-
-function same(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
 
 const refused = (code: KeyRefusalCode, why: string): KeyJudgement => ({
   refused: new KeyRefusal(code, why),
@@ -135,13 +130,13 @@ async function event(
     if (!prev) {
       return refused("key-event-seq-gap", `Cannot log the key event: ${at} has no logged parent`);
     }
-    if (!same(f.parent!, prev.cid)) {
+    if (!bytesEqual(f.parent!, prev.cid)) {
       return refused(
         "key-event-parent-mismatch",
         `Cannot log the key event: ${at} names a parent other than event ${prev.seq}'s content id`,
       );
     }
-    if (!same(f.currentHash, prev.nextHash)) {
+    if (!bytesEqual(f.currentHash, prev.nextHash)) {
       // JCP §2.1: possession of the pre-committed key is the proof of control; a thief holding
       // only the current key ends here.
       return refused(

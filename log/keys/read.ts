@@ -6,7 +6,7 @@
 import {
   blake3,
   type CborMap,
-  fromHex,
+  contentIdBytes,
   type JcpObject,
   jcpObjectSignatureProblem,
   publicKeyFromDidKey,
@@ -15,18 +15,14 @@ import {
 import { LogInputError } from "../errors.ts";
 import type { KeyEventFact, SignedFact } from "./facts.ts";
 
-const HEX64 = /^[0-9a-f]{64}$/;
-
 function refuse(code: string, why: string): never {
   throw new LogInputError(code, `Cannot log the key event: ${why}`);
 }
 
 /** A content id field: a 32-byte bstr, or 64 lowercase hex digits (JCP §3's wire form). */
 function contentId(core: CborMap, name: string): Uint8Array {
-  const v = core.get(name);
-  if (v instanceof Uint8Array && v.length === 32) return v;
-  if (typeof v === "string" && HEX64.test(v)) return fromHex(v);
-  return refuse("jcp-object-fields", `\`${name}\` is not a content id (32 bytes or 64 hex)`);
+  return contentIdBytes(core.get(name)) ??
+    refuse("jcp-object-fields", `\`${name}\` is not a content id (32 bytes or 64 hex)`);
 }
 
 /** An Ed25519 did:key's 32 public bytes, or the refusal naming the field. */

@@ -28,7 +28,6 @@ import {
   LogIntegrityError,
   type LogStorage,
   LogStorageError,
-  sha256Hasher,
   type StorageCapabilities,
   type StoredHead,
   type StreamBackfillStep,
@@ -67,6 +66,7 @@ import {
   tileKey,
 } from "./r2.ts";
 import { storeBehind } from "./published_pin.ts";
+import { PrunedTiles } from "./pruned_tiles.ts";
 import { BLOCK, CONTENT_KIND, type IndexRecord, LEAF_KIND } from "./index_segment.ts";
 import { INDEX_START_KEY, type IndexQuery, SegmentIndex, SegmentWriter } from "./index_segments.ts";
 
@@ -91,11 +91,6 @@ export interface R2StorageOptions {
    */
   onCheckpointDeferred?: (dueAt: number) => void;
 }
-
-const HASH = 32;
-const hashers = { blake3: blake3Hasher, sha256: sha256Hasher };
-/** Full published tiles the object keeps (8 KiB each): dedup and recovery read a few. */
-const FULL_TILE_CACHE = 64;
 
 /** An R2 call that failed: an operational fault (503, retry safe), never a bad answer. */
 function r2Failed(what: string, cause: unknown): LogStorageError {
@@ -133,7 +128,8 @@ export class R2PublishedStorage
   readonly #now: () => number;
   #published: number | undefined;
   #name: string | undefined;
-  readonly #full = new Map<string, Uint8Array>();
+  /** What SQLite pruned, from R2's full tiles (log/r2/pruned_tiles.ts). */
+  readonly #pruned = new PrunedTiles((key) => this.#get(key));
   #cpAt = -Infinity;
   #cpSize = -1;
   #cpPending: StoredHead | undefined;
@@ -397,52 +393,6 @@ export class R2PublishedStorage
     }
   }
 
-  /** A full published tile of a view from R2 (kept in a small LRU), or undefined. */
-  async #fullTile(view: TreeView, level: number, index: number): Promise<Uint8Array | undefined> {
-    const key = `${view}/${level}/${index}`;
-    const hit = this.#full.get(key);
-    if (hit) {
-      this.#full.delete(key);
-      this.#full.set(key, hit);
-      return hit;
-    }
-    const b = await this.#get(tileKey(view, { level, index, width: TILE_WIDTH }));
-    if (!b || b.length !== TILE_WIDTH * HASH) return undefined;
-    this.#full.set(key, b);
-    if (this.#full.size > FULL_TILE_CACHE) this.#full.delete(this.#full.keys().next().value!);
-    return b;
-  }
-
-  /**
-   * A stored (height-4) tile that SQLite pruned, from its full published tile in R2: stored level
-   * 2L is a 16-hash slice of published tile L; stored level 2L+1 is published tile L folded 4
-   * levels up (log/published_tiles.ts's layout).
-   */
-  async #derive(level: number, index: number, view: TreeView): Promise<Uint8Array | undefined> {
-    const L = level >> 1;
-    const even = level % 2 === 0;
-    const bytes = await this.#fullTile(view, L, even ? Math.floor(index / 16) : index);
-    if (!bytes) return undefined;
-    if (even) return bytes.slice((index % 16) * 16 * HASH, (index % 16 + 1) * 16 * HASH);
-    const h = hashers[view];
-    let row = bytes;
-    for (let s = 0; s < 4; s++) {
-      const n = row.length / HASH / 2;
-      const next = new Uint8Array(n * HASH);
-      for (let k = 0; k < n; k++) {
-        next.set(
-          h.node(
-            row.subarray(2 * k * HASH, (2 * k + 1) * HASH),
-            row.subarray((2 * k + 1) * HASH, (2 * k + 2) * HASH),
-          ),
-          k * HASH,
-        );
-      }
-      row = next;
-    }
-    return row;
-  }
-
   latestHead(): Promise<StoredHead | undefined> {
     return this.#hot.latestHead();
   }
@@ -475,7 +425,7 @@ export class R2PublishedStorage
   }
   async tile(level: number, index: number, view?: TreeView): Promise<Uint8Array | undefined> {
     return (await this.#hot.tile(level, index, view)) ??
-      await this.#derive(level, index, view ?? "blake3");
+      await this.#pruned.tile(level, index, view ?? "blake3");
   }
   async tileRange(
     level: number,
@@ -485,7 +435,7 @@ export class R2PublishedStorage
   ): Promise<(Uint8Array | undefined)[]> {
     const hot = await this.#hot.tileRange(level, start, count, view);
     return await Promise.all(
-      hot.map((t, k) => t ?? this.#derive(level, start + k, view ?? "blake3")),
+      hot.map((t, k) => t ?? this.#pruned.tile(level, start + k, view ?? "blake3")),
     );
   }
 

@@ -439,7 +439,8 @@ export class SqlStore
         // issue 24: the stream checks' state moves in the entries' own transaction
         const tx = this.#streams.tx();
         tx.grants = this.#grants.tx(); // issue 25: grants and revocations, in the same order
-        st.findings = checkStreams(tx, st.entries, h.timestamp, st.skewMs);
+        st.revocations = new Map();
+        st.findings = checkStreams(tx, st.entries, h.timestamp, st.skewMs, st.revocations);
         tx.flush();
         // issue 30: the accounts move in the same transaction (docs/ACCOUNTING.md)
         const receipts = [];

@@ -27,8 +27,21 @@ export function streamSchema(p: string): string[] {
     // From which index on entries were checked: "all" for a store created with the tables.
     `INSERT OR IGNORE INTO ${p}meta (k, v) SELECT 'streams_upto', CASE WHEN coalesce(max(size),` +
     ` 0) = 0 THEN 'all' ELSE CAST(max(size) AS TEXT) END FROM ${p}heads`,
+    // The (steward, id) keys of `receipt-id-reused` (log/streams/check.ts receiptIdKey): a store
+    // whose entries were checked before them lacks theirs, and a reuse of an id logged then
+    // would go unseen. Such a store has its checks recomputed once by the backfill (a rebuild
+    // under way restarts: its tables lack them too); `stream_keys` marks a store that has them.
+    `UPDATE ${p}meta SET v = (SELECT CAST(max(size) AS TEXT) FROM ${p}heads)` +
+    ` WHERE k = 'streams_upto' AND ${
+      noKeys(p)
+    } AND EXISTS (SELECT 1 FROM ${p}heads WHERE size > 0)`,
+    `DELETE FROM ${p}meta WHERE k = 'streams_rebuilt' AND ${noKeys(p)}`,
+    `INSERT OR IGNORE INTO ${p}meta (k, v) VALUES ('stream_keys', '2')`,
   ];
 }
+
+/** Whether the store lacks the (steward, id) keys' mark. */
+const noKeys = (p: string) => `NOT EXISTS (SELECT 1 FROM ${p}meta WHERE k = 'stream_keys')`;
 
 /** The tables the checks write (`STREAM_TABLES`) and the findings' indexes, under prefix `p`. */
 export function streamTables(p: string): string[] {
@@ -39,7 +52,7 @@ export function streamTables(p: string): string[] {
     `CREATE TABLE IF NOT EXISTS ${p}stream_links (sid INTEGER NOT NULL, seq INTEGER NOT NULL,` +
     ` idx INTEGER NOT NULL, cid BLOB NOT NULL, prev BLOB NOT NULL, PRIMARY KEY (sid, seq, idx))` +
     ` WITHOUT ROWID`,
-    // search keys (log/streams/check.ts searchKey): a kind byte and 8 bytes
+    // search keys (log/streams/check.ts searchKey, receiptIdKey): a kind byte and 8 or 16 bytes
     `CREATE TABLE IF NOT EXISTS ${p}search_keys (k BLOB NOT NULL, idx INTEGER NOT NULL,` +
     ` PRIMARY KEY (k, idx)) WITHOUT ROWID`,
     `CREATE TABLE IF NOT EXISTS ${p}audit_heads (steward TEXT NOT NULL, engine TEXT NOT NULL,` +
@@ -102,10 +115,14 @@ export class SqlStreams {
     const x = this.#x, q = this.#q;
     const pending: SqlParam[] = [];
     const mem = new Map<string, number[]>();
-    // a 9-byte key as a short string: its kind and two 32-bit words
-    const str = (k: Uint8Array) =>
-      `${k[0]}.${((k[1] << 24) | (k[2] << 16) | (k[3] << 8) | k[4]) >>> 0}.` +
-      `${((k[5] << 24) | (k[6] << 16) | (k[7] << 8) | k[8]) >>> 0}`;
+    // a key (a kind byte and 8 or 16 bytes) as a short string: its kind and its 32-bit words
+    const str = (k: Uint8Array) => {
+      let s = `${k[0]}`;
+      for (let j = 1; j + 3 < k.length; j += 4) {
+        s += `.${((k[j] << 24) | (k[j + 1] << 16) | (k[j + 2] << 8) | k[j + 3]) >>> 0}`;
+      }
+      return s;
+    };
     return {
       countLink: (steward, key, seq, index) => {
         x.run(q.countLink, steward, key, seq, index, index);
@@ -123,8 +140,6 @@ export class SqlStreams {
         const more = mem.get(str(k));
         return more ? [...out, ...more].slice(0, limit) : out;
       },
-      hasKey: (k, index) =>
-        mem.get(str(k))?.includes(index) || x.all(q.hasKey, k, index).length > 0,
       putKeys: (index, keys, plain = []) => {
         for (const k of plain) pending.push(k, index);
         for (const k of keys) {
@@ -221,7 +236,6 @@ function streamQueries(p: string, rows: number) {
     links: `SELECT idx, cid, prev FROM ${p}stream_links WHERE sid = ? AND seq = ? ORDER BY idx`,
     putLink: `INSERT INTO ${p}stream_links (sid, seq, idx, cid, prev) VALUES (?, ?, ?, ?, ?)`,
     keyed: `SELECT idx FROM ${p}search_keys WHERE k = ? AND idx > ? ORDER BY idx LIMIT ?`,
-    hasKey: `SELECT 1 AS x FROM ${p}search_keys WHERE k = ? AND idx = ?`,
     rows,
     putKey: `INSERT OR IGNORE INTO ${p}search_keys (k, idx) VALUES (?, ?)`,
     putKeys: `INSERT OR IGNORE INTO ${p}search_keys (k, idx) VALUES ` +

@@ -3,7 +3,7 @@
 // moves exactly with the log (a crash leaves both or neither) and each entry costs a bounded
 // number of indexed point reads and writes at any log size. A finding never refuses an entry:
 // the entry is logged and the finding is evidence beside it. Pure: the state is the store's.
-import { blake3 } from "../crypto.ts";
+import { blake3, bytesEqual } from "../crypto.ts";
 import {
   type ChainLink,
   type EntryFacts,
@@ -12,6 +12,7 @@ import {
   ZERO_ID,
 } from "./facts.ts";
 import { checkGrantFacts, type GrantTx } from "./grants.ts";
+import type { RevocationStatus } from "./revocation.ts";
 
 /** A stored link of a stream. */
 export interface StoredLink {
@@ -29,8 +30,6 @@ export interface StreamTx {
   putLink(stream: number, seq: number, link: StoredLink): void;
   /** Indices under a search key, ascending, at most `limit`. */
   keyed(key: Uint8Array, limit: number): number[];
-  /** Whether `index` is under a search key. */
-  hasKey(key: Uint8Array, index: number): boolean;
   /**
    * Writes `index` under `keys` (a later check of the batch may look them up) and `plain` (keys
    * no check looks up: content ids, input hashes; only the reads do).
@@ -57,7 +56,7 @@ export interface CheckedEntry {
 const enc = new TextEncoder();
 
 /** Each kind's first byte: keys of two kinds never collide. */
-const KIND = { s: 1, i: 2, n: 3, c: 4, h: 5 } as const;
+const KIND = { s: 1, i: 2, n: 3, c: 4, h: 5, r: 6 } as const;
 
 /** Stewards recur: their keys are kept (bounded; cleared when full). */
 const stewardKeys = new Map<string, Uint8Array>();
@@ -94,6 +93,28 @@ export function searchKey(kind: "s" | "i" | "n", value: string): Uint8Array {
   return b;
 }
 
+/**
+ * The search key of one steward's receipt id (`r`; JCR-1 §2: `id` is unique per steward): the
+ * kind's byte, then the first 16 bytes of BLAKE3("r" || 0x00 || u32be(len(steward)) || steward ||
+ * id) (the steward's length first: no two (steward, id) pairs share the hashed bytes). Only the
+ * `receipt-id-reused` check looks it up (the search answers `receipt_id` by its `i` key): one point
+ * read answers it at any log size, however many other stewards used the id. 16 bytes, as the
+ * `i` and `s` keys it replaces in that check were together: a false finding costs a collision of
+ * a 128-bit hash.
+ */
+export function receiptIdKey(steward: string, id: string): Uint8Array {
+  const s = enc.encode(steward), v = enc.encode(id);
+  const pre = new Uint8Array(6 + s.length + v.length);
+  pre[0] = 0x72; // "r"
+  new DataView(pre.buffer).setUint32(2, s.length);
+  pre.set(s, 6);
+  pre.set(v, 6 + s.length);
+  const b = new Uint8Array(17);
+  b[0] = KIND.r;
+  b.set(blake3(pre).subarray(0, 16), 1);
+  return b;
+}
+
 /** The search key of a content id (`c`) or of a hold's (`h`), 32 bytes. */
 export function cidKey(kind: "c" | "h", cid: Uint8Array): Uint8Array {
   const b = new Uint8Array(9);
@@ -102,27 +123,24 @@ export function cidKey(kind: "c" | "h", cid: Uint8Array): Uint8Array {
   return b;
 }
 
-function same(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
 /**
  * Checks the batch's entries in index order (a later one sees the earlier ones' state), writes
- * their state and findings, and returns the findings each caused, by the causing entry's index.
+ * their state and findings, and returns the findings each caused, by the causing entry's index;
+ * `revocations`, when given, receives each allow's revocation status (issue 25; revocation.ts).
  */
 export function checkStreams(
   tx: StreamTx,
   entries: CheckedEntry[],
   headTimestamp: number,
   skewMs: number,
+  revocations?: Map<number, RevocationStatus>,
 ): Map<number, StreamFinding[]> {
   const by = new Map<number, StreamFinding[]>();
   for (const e of entries) {
     const out: StreamFinding[] = [];
-    checkOne(tx, e, headTimestamp, skewMs, out);
+    const r = checkOne(tx, e, headTimestamp, skewMs, out);
     if (out.length) by.set(e.index, out);
+    if (r && revocations) revocations.set(e.index, r);
   }
   return by;
 }
@@ -133,7 +151,7 @@ function checkOne(
   headTs: number,
   skewMs: number,
   out: StreamFinding[],
-): void {
+): RevocationStatus | undefined {
   const steward = f.steward ?? "";
   const add = (code: FindingCode, more: Partial<StreamFinding> = {}) => {
     const x: StreamFinding = { code, steward, index, ...more };
@@ -142,15 +160,16 @@ function checkOne(
   };
   const keys: Uint8Array[] = [];
   const plain = [cidKey("c", f.cid)]; // looked up by the reads only, never by a check
-  if (f.steward) keys.push(searchKey("s", f.steward));
+  if (f.steward) plain.push(searchKey("s", f.steward));
   if (f.inputHash) plain.push(searchKey("n", f.inputHash));
   if (f.receiptId !== undefined && f.steward) {
     // JCR-1 §2: `id` is unique per steward. A resubmitted same content never gets here (the
     // content index answers it), so an earlier entry under (steward, id) is another content.
-    const ik = searchKey("i", f.receiptId), sk = searchKey("s", f.steward);
-    const first = tx.keyed(ik, 64).find((i) => tx.hasKey(sk, i));
+    const rk = receiptIdKey(f.steward, f.receiptId);
+    const [first] = tx.keyed(rk, 1);
     if (first !== undefined) add("receipt-id-reused", { other: first });
-    keys.push(ik);
+    keys.push(rk);
+    plain.push(searchKey("i", f.receiptId)); // GET /v1/log/search?receipt_id=
   }
   if (f.settles && tx.keyed(cidKey("h", f.settles), 1).length === 0) {
     // JCP §8.1: a settle names the hold it accounts for by its envelope's content id.
@@ -173,7 +192,8 @@ function checkOne(
     add("closed-after-integration");
   }
   if (f.chain && f.steward) chain(tx, f.steward, f.chain, index, f.cid, add);
-  if (tx.grants) checkGrantFacts(tx.grants, index, f, add); // issue 25: grants, revocations
+  // issue 25: grants, revocations, an allow's revocation status
+  return tx.grants ? checkGrantFacts(tx.grants, index, f, add) : undefined;
 }
 
 /** JCP §8.1: `seq` from 0, `prev` the previous envelope's content id (64 zeros first). */
@@ -191,11 +211,11 @@ function chain(
   // Two different envelopes at one position: equivocation (both stay logged as evidence).
   if (here.length) add("stream-fork", { ...at, other: here[0].index });
   if (l.seq === 0) {
-    if (!same(l.prev, ZERO_ID)) add("stream-prev-mismatch", at);
+    if (!bytesEqual(l.prev, ZERO_ID)) add("stream-prev-mismatch", at);
   } else {
     const before = tx.links(sid, l.seq - 1);
     if (before.length === 0) add("stream-gap", at); // clears when seq - 1 arrives
-    else if (!before.some((b) => same(b.cid, l.prev))) {
+    else if (!before.some((b) => bytesEqual(b.cid, l.prev))) {
       add("stream-prev-mismatch", { ...at, other: before[0].index });
     }
   }
@@ -203,7 +223,7 @@ function chain(
     // The link after this one may have arrived first (submissions come out of order).
     for (const a of tx.links(sid, l.seq + 1)) {
       tx.clearGap(a.index, index);
-      if (!same(a.prev, cid)) {
+      if (!bytesEqual(a.prev, cid)) {
         add("stream-prev-mismatch", {
           stream: l.key,
           seq: l.seq + 1,

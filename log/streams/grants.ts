@@ -4,12 +4,9 @@
 // (JCP §8 `verdict: "allow"`) is checked against it. Each entry writes O(1) rows; an allow reads
 // one row per link of its chain (a logged chain is at most MAX_GRANT_DEPTH deep). Pure.
 import type { EntryFacts, FindingCode, StreamFinding } from "./facts.ts";
+import { type RevocationStatus, revocationStatus, walkSync } from "./revocation.ts";
 
-/**
- * The deepest logged delegation (root 0): a deeper grant is refused `grant-chain-too-deep`, so an
- * allow's walk up its chain stays bounded (docs/DECISIONS.md "Grants and revocations").
- */
-export const MAX_GRANT_DEPTH = 64;
+export { MAX_GRANT_DEPTH } from "./revocation.ts";
 
 /** A logged grant as the checks read it. */
 export interface GrantRow {
@@ -39,20 +36,22 @@ export interface GrantTx {
 }
 
 /**
- * Checks one entry's grant facts at `index` and writes their state; `add` records a finding.
- * JCP §4.3: "deny (`revoked`) any decision against the revoked grant or any chain containing
- * it": an allow logged after a revocation of its grant or of any ancestor (through the logged
- * `parent` links, and any `chain_ids` link) is `grant-revoked`, naming the first revocation's
- * index (its marker). "Where a point states no marker, an auditor MUST treat its allows as
- * unverifiable for revocation": an allow whose grant or a chain link is not logged, by an
- * issuer that keeps its grants here, is `revocation-unverifiable`.
+ * Checks one entry's grant facts at `index` and writes their state; `add` records a finding; an
+ * allow's revocation status is returned (revocation.ts). JCP §4.3: "deny (`revoked`) any decision
+ * against the revoked grant or any chain containing it": an allow logged after a revocation of
+ * its grant or of any ancestor (through the logged `parent` links, and any `chain_ids` link) is
+ * `grant-revoked`, naming the first revocation's index (its marker). "Where a point states no
+ * marker, an auditor MUST treat its allows as unverifiable for revocation": an allow whose grant
+ * or a chain link is not logged, by an issuer that keeps its grants here, is stored
+ * `revocation-unverifiable` (every other one states it in its status only: docs/DECISIONS.md
+ * "Grants and revocations").
  */
 export function checkGrantFacts(
   tx: GrantTx,
   index: number,
   f: EntryFacts,
   add: (code: FindingCode, more?: Partial<StreamFinding>) => void,
-): void {
+): RevocationStatus | undefined {
   if (f.grant) {
     const g = f.grant;
     if (!tx.grant(g.id)) {
@@ -67,31 +66,9 @@ export function checkGrantFacts(
     }
   }
   if (f.revokes) tx.putRevocation(f.revokes, index);
-  if (!f.allow) return;
-  let marker: number | undefined, unknown = false;
-  const seen = new Set<string>();
-  for (const start of [...f.allow.chain, f.allow.grant]) {
-    let id: Uint8Array | undefined = start;
-    for (let hop = 0; id && hop <= MAX_GRANT_DEPTH + 1; hop++) {
-      const k = key(id);
-      if (seen.has(k)) break;
-      seen.add(k);
-      const row = tx.grant(id);
-      if (!row) {
-        unknown = true;
-        break;
-      }
-      const r = row.revocation;
-      if (r !== undefined && r < index && (marker === undefined || r < marker)) marker = r;
-      id = row.parent;
-    }
-  }
-  if (marker !== undefined) add("grant-revoked", { other: marker });
-  else if (unknown && tx.issuerKnown(f.allow.issuer)) add("revocation-unverifiable");
-}
-
-function key(id: Uint8Array): string {
-  let s = "";
-  for (const b of id) s += b.toString(16).padStart(2, "0");
-  return s;
+  if (!f.allow) return undefined;
+  const w = walkSync(f.allow, index, (id) => tx.grant(id));
+  if (w.marker !== undefined) add("grant-revoked", { other: w.marker });
+  else if (w.missing && tx.issuerKnown(f.allow.issuer)) add("revocation-unverifiable");
+  return revocationStatus(w, index);
 }

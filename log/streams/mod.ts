@@ -4,6 +4,8 @@ export * from "./facts.ts";
 export { checkStreams, cidKey, searchKey } from "./check.ts";
 export type { CheckedEntry, StoredLink, StreamTx } from "./check.ts";
 export { checkGrantFacts, MAX_GRANT_DEPTH } from "./grants.ts";
+export { NOT_CHECKED } from "./revocation.ts";
+export type { RevocationStatus, UnverifiableReason } from "./revocation.ts";
 export type { GrantRecord, GrantRow, GrantTx } from "./grants.ts";
 export type { StreamSummary } from "./summary.ts";
 export {

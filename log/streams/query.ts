@@ -6,6 +6,8 @@ import type { StreamFinding } from "./facts.ts";
 import type { StreamSummary } from "./summary.ts";
 import type { AccountPage, AccountQuery } from "../accounts/mod.ts";
 import type { IdentityRecord } from "../keys/mod.ts";
+import type { AllowFacts } from "./facts.ts";
+import type { RevocationStatus } from "./revocation.ts";
 
 /** What GET /v1/log/search narrows by (any combination, at least one). */
 export interface SearchQuery {
@@ -51,6 +53,8 @@ export interface StreamReads {
   grant(id: Uint8Array): Promise<GrantAnswer | undefined>;
   /** Issue 25: an identity's key-event chain (docs/KEYS.md), undefined when none is logged. */
   identity(identity: string): Promise<IdentityRecord | undefined>;
+  /** Issue 25: the revocation status of the allow logged at `index` (docs/GRANTS.md). */
+  revocation(index: number, allow: AllowFacts): Promise<RevocationStatus>;
 }
 
 /** One read, as data. */
@@ -64,7 +68,8 @@ export type StreamQuery =
   | { op: "search"; q: SearchQuery; after: number; limit: number }
   | { op: "accounts"; q: AccountQuery }
   | { op: "grant"; id: Uint8Array }
-  | { op: "identity"; identity: string };
+  | { op: "identity"; identity: string }
+  | { op: "revocation"; index: number; allow: AllowFacts };
 
 /** Runs a query on `r`. */
 export function answerStreamQuery(r: StreamReads, q: StreamQuery): Promise<unknown> {
@@ -89,6 +94,8 @@ export function answerStreamQuery(r: StreamReads, q: StreamQuery): Promise<unkno
       return r.grant(q.id);
     case "identity":
       return r.identity(q.identity);
+    case "revocation":
+      return r.revocation(q.index, q.allow);
   }
 }
 
@@ -107,5 +114,7 @@ export function queriedStreamReads(ask: (q: StreamQuery) => Promise<unknown>): S
     grant: (id) => ask({ op: "grant", id }) as Promise<GrantAnswer | undefined>,
     identity: (identity) =>
       ask({ op: "identity", identity }) as Promise<IdentityRecord | undefined>,
+    revocation: (index, allow) =>
+      ask({ op: "revocation", index, allow }) as Promise<RevocationStatus>,
   };
 }

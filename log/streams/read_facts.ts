@@ -10,6 +10,7 @@ import {
   contentIdBytes,
   decodeCbor,
   fromHex,
+  HEX64,
   jcpObjectKind,
   parseCoseSign1,
 } from "../../verify/mod.ts";
@@ -24,8 +25,6 @@ export const SEQ_RANGE = "stream-seq-range";
 
 /** Why an entry's stream link is malformed (the append answers 400 with the code). */
 export const LINK_MALFORMED = "stream-link-malformed";
-
-const HEX64 = /^[0-9a-f]{64}$/;
 
 /** An exact JS integer >= 0, or undefined. */
 function uint(v: unknown): number | undefined {

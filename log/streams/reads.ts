@@ -1,7 +1,7 @@
 // The log's stream reads (issue 24; docs/STREAMS.md): a steward's streams and findings, an
 // entry's findings, the content-id lookup and the search, over the store's `StreamIndex` (and
 // its `ContentIndex`). Each is a bounded number of index seeks: O(log n) at any log size.
-import { blake3, toHex } from "../crypto.ts";
+import { blake3, bytesEqual, toHex } from "../crypto.ts";
 import type { ContentIndex, KeyIndex, LogStorage, StreamIndex } from "../storage.ts";
 import type { IdentityRecord } from "../keys/mod.ts";
 import { cidKey, searchKey } from "./check.ts";
@@ -10,12 +10,8 @@ import type { StreamSummary } from "./summary.ts";
 import type { AccountPage, AccountQuery } from "../accounts/mod.ts";
 import type { GrantAnswer, SearchQuery, StreamReads } from "./query.ts";
 import { MAX_GRANT_DEPTH } from "./grants.ts";
-
-function same(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
+import type { AllowFacts } from "./facts.ts";
+import { NOT_CHECKED, type RevocationStatus, revocationStatus, walkAsync } from "./revocation.ts";
 
 /**
  * The entry below `size` of a content id: JCP §3's (BLAKE3 of the envelope's bytes), confirmed
@@ -42,7 +38,7 @@ export async function findContentEntry(
   for (const i of await x.search([cidKey("c", cid)], -1, 8)) {
     if (i >= size) break;
     const e = await s.entry(i);
-    if (e && same(blake3(e), cid)) return { index: i, entry: e };
+    if (e && bytesEqual(blake3(e), cid)) return { index: i, entry: e };
   }
   const [at] = c ? await c.contentIndex([cid]) : [undefined];
   return at !== undefined && at < size ? { index: at } : undefined;
@@ -165,6 +161,19 @@ export class LogStreams implements StreamReads {
       up = p.parent;
     }
     return a;
+  }
+
+  /**
+   * Issue 25 (docs/GRANTS.md "Revocation status"): the allow at `index` against the grants and
+   * revocations logged before it, as its commit checked it (revocation.ts; a few index seeks). An
+   * entry before the stream checks' reach, or a store without grants, was not checked.
+   */
+  async revocation(index: number, allow: AllowFacts): Promise<RevocationStatus> {
+    const read = this.#x.grant;
+    if (!read || index >= this.#size()) return NOT_CHECKED;
+    const reach = await this.#x.streamsReach();
+    if (reach !== "all" && index < reach) return NOT_CHECKED;
+    return revocationStatus(await walkAsync(allow, index, (id) => read.call(this.#x, id)), index);
   }
 
   /** Indices matching every given member, after `after`, ascending, at most `limit`. */

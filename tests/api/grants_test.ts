@@ -211,3 +211,52 @@ Deno.test("grants: `appends: listed` takes grants and revocations from listed si
     assert.equal(other.body.code, "steward-not-allowed");
   }, { JC_APPENDS: "listed", JC_STEWARDS: root.did });
 });
+
+Deno.test("every jcp allow states its revocation status, in its answer and its entry JSON", async () => {
+  // JCP §4.3: the log is the revocation feed and its index the marker; an allow the log cannot
+  // check is unverifiable, said in its answer without a stored finding (docs/GRANTS.md).
+  await withApp(async (post, get) => {
+    const entry = async (i: number) => (await get(`/v1/log/entries/${i}`)).body.revocation;
+    const g = grant(root, alice);
+    assert.equal((await post("/v1/grants", g.envelope)).status, 201);
+    const c = grant(alice, bob, { parent: g.id });
+    assert.equal((await post("/v1/grants", c.envelope)).status, 201);
+    const clean = allow(gateway, c.id, 1, { issuer: alice.did });
+    const a0 = await post("/v1/log/entries", clean);
+    assert.equal(a0.status, 201);
+    const checked = { status: "checked", marker: a0.body.index };
+    assert.deepEqual(a0.body.revocation, checked);
+    assert.deepEqual(await entry(a0.body.index), checked);
+    // a grant never logged here, by an issuer that keeps none here: no finding, but said
+    const un = await post("/v1/log/entries", allow(gateway, "ef".repeat(32), 2));
+    assert.equal(un.status, 201);
+    assert.equal(un.body.findings, undefined);
+    const unverifiable = {
+      status: "unverifiable",
+      reason: "grant-not-logged",
+      grant_id: "ef".repeat(32),
+    };
+    assert.deepEqual(un.body.revocation, unverifiable);
+    assert.deepEqual(await entry(un.body.index), unverifiable);
+    assert.deepEqual((await get(`/v1/log/entries/${un.body.index}/findings`)).body.findings, []);
+    // the root revoked: an allow on the child's chain after it is revoked, naming the marker
+    const M = (await post("/v1/revocations", revocation(g.id, root))).body.index;
+    const a1 = await post("/v1/log/entries", allow(gateway, c.id, 3, { issuer: alice.did }));
+    assert.deepEqual(a1.body.revocation, { status: "revoked", index: M });
+    assert.deepEqual(await entry(a1.body.index), { status: "revoked", index: M });
+    // the allow before it keeps the status it was checked with; a re-send answers it too
+    assert.deepEqual(await entry(a0.body.index), checked);
+    const again = await post("/v1/log/entries", clean);
+    assert.equal(again.status, 200);
+    assert.deepEqual(again.body.revocation, checked);
+    // a deny states none; nor does a grant's entry
+    const d = await post(
+      "/v1/log/entries",
+      allow(gateway, c.id, 4, { issuer: alice.did, verdict: "deny", deny_reason: "budget" }),
+    );
+    assert.equal(d.status, 201, JSON.stringify(d.body));
+    assert.equal(d.body.revocation, undefined);
+    assert.equal(await entry(d.body.index), undefined);
+    assert.equal(await entry(0), undefined);
+  });
+});

@@ -162,32 +162,67 @@ Deno.test("stream backfill: entries logged with the checks off equal a recomputa
   });
 });
 
+/** A store an older version wrote: the old entries (and `more`), then `sql` run on its file. */
+async function olderStore(path: string, sql: string[], more: Uint8Array[] = [], filler = 2000) {
+  const log = await open(path, true);
+  await appendAll(log, [...oldEntries(), ...more]);
+  await appendFiller(log, filler);
+  await log.close();
+  const db = new DatabaseSync(path);
+  for (const q of sql) db.exec(q);
+  db.close();
+}
+
+/** Opens it with the checks on, runs `during`, then compares the store with a recomputation. */
+async function reopenRecomputed(path: string, during: (log: Log) => Promise<void>) {
+  const log = await open(path, true);
+  try {
+    await during(log);
+  } finally {
+    await log.close();
+  }
+  const s = openSqliteStorage(path);
+  try {
+    await assertRecomputed(s, s.capabilities().streamIndex!);
+  } finally {
+    await s.close();
+  }
+}
+
 Deno.test("stream backfill: a store written before the stream tables existed", async () => {
   await withDir(async (path) => {
-    let log = await open(path, true);
-    await appendAll(log, oldEntries());
-    await appendFiller(log, 2000);
-    await log.close();
     // the older version's store: no stream tables, no mark
-    const db = new DatabaseSync(path);
-    for (const t of ["streams", "stream_links", "search_keys", "audit_heads", "stream_findings"]) {
-      db.exec(`DROP TABLE ${t}`);
-    }
-    db.exec("DELETE FROM meta WHERE k = 'streams_upto'");
-    db.close();
-    log = await open(path, true);
-    try {
+    const tables = ["streams", "stream_links", "search_keys", "audit_heads", "stream_findings"];
+    await olderStore(path, [
+      ...tables.map((t) => `DROP TABLE ${t}`),
+      "DELETE FROM meta WHERE k = 'streams_upto'",
+    ]);
+    await reopenRecomputed(path, async (log) => {
       await appendDuring(log);
       assert.equal(await log.streamReads!.reach(), "all");
-    } finally {
-      await log.close();
-    }
-    const s = openSqliteStorage(path);
-    try {
-      await assertRecomputed(s, s.capabilities().streamIndex!);
-    } finally {
-      await s.close();
-    }
+    });
+  });
+});
+
+Deno.test("stream backfill: a store checked before the (steward, id) keys is rechecked", async () => {
+  await withDir(async (path) => {
+    // the older version's store: its search keys had no (steward, id) kind (6), and no mark
+    await olderStore(
+      path,
+      [
+        "DELETE FROM search_keys WHERE substr(k, 1, 1) = x'06'",
+        "DELETE FROM meta WHERE k = 'stream_keys'",
+      ],
+      [receiptWithId("r-old", 7, B)],
+      600,
+    );
+    await reopenRecomputed(path, async (log) => {
+      assert.notEqual(await log.streamReads!.reach(), "all", "its checks are recomputed");
+      await log.streamBackfill!.done;
+      assert.equal(log.streamBackfill!.error, undefined);
+      const r = await log.append(receiptWithId("r-old", 8, B));
+      assert.deepEqual(r.findings?.map((f) => f.code), ["receipt-id-reused"]);
+    });
   });
 });
 

@@ -142,3 +142,26 @@ Deno.test("streams: a reused receipt id, an unknown settle, a late close", async
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("streams: a reused id is found however many other stewards used it first", async () => {
+  // JCR-1 §2: `id` is unique per steward. 65 stewards log one id; then the last of them logs it
+  // again with another content: the check answers by (steward, id), not by the id's first rows.
+  await withLog(async (log, reopen) => {
+    const firsts: number[] = [];
+    for (let k = 0; k < 65; k++) {
+      const r = await log.append(receiptWithId("shared-id", k, steward(30 + k)));
+      assert.deepEqual(codes(r), [], `steward ${k}: ids are per steward`);
+      firsts.push(r.index);
+    }
+    const again = await log.append(receiptWithId("shared-id", 1000, steward(30 + 64)));
+    assert.deepEqual(codes(again), ["receipt-id-reused"]);
+    assert.equal(again.findings![0].other, firsts[64]);
+    log = await reopen(); // from the store, not the batch's memory
+    const third = await log.append(receiptWithId("shared-id", 1001, steward(30 + 64)));
+    assert.deepEqual(codes(third), ["receipt-id-reused"]);
+    assert.equal(third.findings![0].other, firsts[64], "the first of the steward's, named");
+    const s = log.streamReads!;
+    const all = await s.search({ receiptId: "shared-id" }, -1, 100);
+    assert.deepEqual(all, [...firsts, again.index, third.index], "the id's search is intact");
+  });
+});

@@ -13,6 +13,7 @@ import { mediaTypeOf, readEnvelope } from "../envelope_input.ts";
 import type { RouteGroup } from "../route.ts";
 import { appendBulk } from "./log_append_bulk.ts";
 import { verifierConfigRef } from "../verifier_options.ts";
+import { revocationOf } from "../revocation_status.ts";
 
 /** The log-append route group. */
 export const logAppendRoutes: RouteGroup = {
@@ -32,7 +33,7 @@ export const logAppendRoutes: RouteGroup = {
         "valid, joule-unverified and alert (joules outside the drift band, SPEC §6 DriftAlert) " +
         "receipts are appended. Answered after the entry is durable and covered by a signed tree " +
         "head, with {index, leaf_hash, verdict, drift_alert (alert only), tree_head, " +
-        "inclusion_proof, verifier_config: {digest, index}} and the stream findings it caused (findings; docs/STREAMS.md); a receipt whose steward has a key-event chain also key_event: {identity, seq, index}, the event whose current key it was judged under (docs/KEYS.md). Bulk (issue 29): an application/cbor-seq body (RFC 8742, the " +
+        "inclusion_proof, verifier_config: {digest, index}} and the stream findings it caused (findings; docs/STREAMS.md); a jcp allow its revocation status (revocation: {status: checked|revoked|unverifiable, ...}; docs/GRANTS.md); a receipt whose steward has a key-event chain also key_event: {identity, seq, index}, the event whose current key it was judged under (docs/KEYS.md). Bulk (issue 29): an application/cbor-seq body (RFC 8742, the " +
         "envelopes one after another, at most bulk_max_envelopes and bulk_body_limit bytes) is " +
         "answered 200 with {tree_head, results}: one result per envelope, in order, either a " +
         "single append's answer (status 201 or 200, index, leaf_hash, verdict, drift_alert, " +
@@ -116,6 +117,9 @@ export const logAppendRoutes: RouteGroup = {
         }
         throw e;
       }
+      // issue 25: every jcp allow states its revocation status (docs/GRANTS.md)
+      const core = report.receipt as Record<string, unknown>;
+      const revocation = await revocationOf(deps, res.index, core, facts?.allow, res.revocation);
       const now = performance.now();
       deps.metrics.append(res.created, now - started, res.tree_head.size);
       deps.metrics.set("jc_tree_size", res.tree_head.size);
@@ -128,6 +132,7 @@ export const logAppendRoutes: RouteGroup = {
         inclusion_proof: res.inclusion_proof,
         // issue 24: the stream findings this append caused (never a refusal: the entry is logged)
         ...(res.findings ? { findings: res.findings } : {}),
+        ...(revocation ? { revocation } : {}),
         // issue 25: the key event a receipt under an identity was judged under (docs/KEYS.md)
         ...(res.key_event ? { key_event: res.key_event } : {}),
         // issue 23: the configuration this envelope was judged under

@@ -4,7 +4,8 @@ Each step sends one envelope this package built and checks the service's answer 
 JCP §4, §4.1-§4.4 and §8 say it must be, with the codes docs/GRANTS.md names: grants logged and
 delegated, every refusal, a revocation and its marker, the allows after it `grant-revoked` (on
 the grant and on every chain containing it), and an allow no revocation is checkable for
-`revocation-unverifiable`. Prints one JSON summary; exit 0 when every check held, 1 otherwise.
+`revocation-unverifiable`; each allow's revocation status (JCP §4.3: revoked at the marker,
+unverifiable) in its answer and its entry. Prints one JSON summary; exit 0 when every check held, 1 otherwise.
 """
 import json
 import sys
@@ -183,6 +184,12 @@ def main() -> int:
         f = (b.get("findings") or [{}])[0]
         check(f"... is grant-revoked, naming the revocation ({what})",
               codes(b) == ["grant-revoked"] and f.get("other") == m, b)
+        # every allow states its revocation status: here the revocation's index (docs/GRANTS.md)
+        check(f"... its revocation status names the marker ({what})",
+              b.get("revocation") == {"status": "revoked", "index": m}, b)
+        st, got = call("GET", f"/v1/log/entries/{b.get('index')}")
+        check(f"... and its entry says the same ({what})",
+              got.get("revocation") == {"status": "revoked", "index": m}, got)
     # a child minted under the revoked root is logged (evidence), and dead
     late = grant(alice, bob, res, parent=gid, delegate_depth=0, expiry=1, budget_uj=1)
     late_id = content_id(late)
@@ -196,6 +203,13 @@ def main() -> int:
     b = call("POST", "/v1/log/entries", allow(gw, content_id("unlogged"), n, root.did))[1]
     check("an allow on a grant not logged, by an issuer who logs here: revocation-unverifiable",
           codes(b) == ["revocation-unverifiable"], b)
+    check("... its revocation status: unverifiable, the grant not logged",
+          b.get("revocation") == {"status": "unverifiable", "reason": "grant-not-logged",
+                                  "grant_id": content_id("unlogged")}, b)
+    n += 1
+    b = call("POST", "/v1/log/entries", allow(gw, content_id("elsewhere"), n, gw.did))[1]
+    check("an allow by an issuer who logs no grants here: no finding, yet unverifiable",
+          codes(b) == [] and b.get("revocation", {}).get("status") == "unverifiable", b)
     live = grant(root, alice, res)
     live_id = content_id(live)
     expect("a second root grant logged", post_grant(live, root), 201)
