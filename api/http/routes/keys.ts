@@ -9,7 +9,7 @@ import { blake3, resolveDidKey, toHex } from "../../../verify/mod.ts";
 import { CodedError } from "../../../net/mod.ts";
 import { ApiError } from "../errors.ts";
 import { readEnvelope } from "../envelope_input.ts";
-import type { RouteGroup } from "../route.ts";
+import { activeLog, type RouteGroup } from "../route.ts";
 
 /** An identity path parameter: an Ed25519 did:key (JCP §2.1 identities are inception did:keys). */
 function identityParam(raw: string | undefined): string {
@@ -87,7 +87,8 @@ export const keyRoutes: RouteGroup = {
         const facts: EntryFacts = { cid: blake3(envelope), steward: key.current, key };
         let res;
         try {
-          res = await deps.log.append(envelope, undefined, facts);
+          // the active shard's (docs/SHARDS.md: service-level appends follow the rotations)
+          res = await activeLog(deps).append(envelope, undefined, facts);
         } catch (e) {
           if (e instanceof PushbackError) deps.metrics.inc("jc_pushback_total");
           throw e;
@@ -130,7 +131,8 @@ export const keyRoutes: RouteGroup = {
       },
       handler: async (c) => {
         const identity = identityParam(c.req.param("identity"));
-        const rec = await c.get("deps").log.streamReads?.identity(identity);
+        // the active shard's: it holds every chain (carried at each rotation, docs/SHARDS.md)
+        const rec = await activeLog(c.get("deps")).streamReads?.identity(identity);
         if (!rec) {
           throw new ApiError("not-found", `Cannot find identity ${identity}: no key event logged`);
         }
@@ -142,8 +144,11 @@ export const keyRoutes: RouteGroup = {
           current: h.current,
           next_hash: toHex(h.nextHash),
           events: rec.events,
+          // docs/SHARDS.md "Carried state": each event's shard when some lie in an earlier one
+          ...(rec.eventShards ? { event_shards: rec.eventShards } : {}),
           forks: rec.forks,
           ...(h.forkedAt !== undefined ? { forked_at: h.forkedAt } : {}),
+          ...(h.forkedShard !== undefined ? { forked_shard: h.forkedShard } : {}),
         });
       },
     },
