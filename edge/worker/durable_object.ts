@@ -14,6 +14,7 @@ import type {
   AgentHead,
   AgentLink,
   AppendResult,
+  CarriedKeys,
   Log,
   StreamQuery,
   TreeHead,
@@ -44,9 +45,17 @@ import {
   writeDirectoryState,
 } from "../../log/r2/mod.ts";
 import { shardId, shardLogName } from "../../log/shards/mod.ts";
-import { isPinnedHeadRefusal, LogIntegrityError, LogStorageError } from "../../log/mod.ts";
+import {
+  isPinnedHeadRefusal,
+  LogIntegrityError,
+  LogStorageError,
+} from "../../log/mod.ts";
 import { ed25519PublicKey, fromHex, toHex } from "../../verify/mod.ts";
-import type { CollectorRecord, CosignedRecord, OriginHead } from "../../log/c2sp/mod.ts";
+import type {
+  CollectorRecord,
+  CosignedRecord,
+  OriginHead,
+} from "../../log/c2sp/mod.ts";
 import type { WitnessStatus } from "../../api/mod.ts";
 import {
   type AlarmStorage,
@@ -96,6 +105,7 @@ export class LogSequencer extends DurableObject {
   /** While a rotation freezes this shard: appends wait for it, then find it frozen or not. */
   #freezing: Promise<void> | undefined;
   #rotation: Promise<RotateResult> | undefined;
+  #listing: Promise<void> | undefined;
   /** Appends handed to the log core and not yet answered (a freeze drains them). */
   readonly #inflight = new Set<Promise<unknown>>();
   #firstTime: string | undefined;
@@ -132,10 +142,16 @@ export class LogSequencer extends DurableObject {
       const log = await openEdgeLog(
         store,
         env,
-        id.logName === undefined ? undefined : { secretKey: id.secretKey, logName: id.logName },
+        id.logName === undefined
+          ? undefined
+          : { secretKey: id.secretKey, logName: id.logName },
       );
       if (local) {
-        await proveExtends(local, below, (first) => log.consistencyProof(first, local.size));
+        await proveExtends(
+          local,
+          below,
+          (first) => log.consistencyProof(first, local.size),
+        );
       }
       const listedFrozen = publishedFreeze(directory, id.n, local);
       await store.replay(); // what an interrupted round staged goes out before anything else
@@ -153,7 +169,9 @@ export class LogSequencer extends DurableObject {
       // Issue 23: the configuration in force, logged in the shard taking appends when it changed
       // (before any append is let in: blockConcurrencyWhile below); not in a shard a rotation is
       // creating: its first entry would start its age (docs/DECISIONS.md).
-      else if (!this.creating) await publishEdgeConfig(log, env, this.#bucket(id.n));
+      else if (!this.creating) {
+        await publishEdgeConfig(log, env, this.#bucket(id.n));
+      }
       return log;
     });
     this.#witness = new ObjectWitness({
@@ -237,7 +255,9 @@ export class LogSequencer extends DurableObject {
       if (!this.#freezing) break;
       await this.#freezing;
     }
-    const all = Promise.all(entries.map((e, k) => this.#core.append(e, links?.[k] ?? undefined)));
+    const all = Promise.all(
+      entries.map((e, k) => this.#core.append(e, links?.[k] ?? undefined)),
+    );
     this.#inflight.add(all);
     try {
       const outs = await all;
@@ -257,18 +277,24 @@ export class LogSequencer extends DurableObject {
       return;
     }
     if (!s.shardMaxSize && !s.shardMaxAgeS) return;
-    const size = Math.max(0, ...outs.map((o) => (o.ok ? o.value.tree_head.size : 0)));
+    const size = Math.max(
+      0,
+      ...outs.map((o) => (o.ok ? o.value.tree_head.size : 0)),
+    );
     const bySize = s.shardMaxSize > 0 && size >= s.shardMaxSize;
     void (async () => {
       let byAge = false;
       if (!bySize && s.shardMaxAgeS > 0 && size > 0) {
-        this.#firstTime ??= await (await this.#bucket(this.#identity?.n ?? 0).get(FIRST_TIME_KEY))
-          ?.text();
+        this.#firstTime ??=
+          await (await this.#bucket(this.#identity?.n ?? 0).get(FIRST_TIME_KEY))
+            ?.text();
         byAge = this.#firstTime !== undefined &&
           Date.now() - Date.parse(this.#firstTime) >= s.shardMaxAgeS * 1000;
       }
       if ((bySize || byAge) && !this.#frozen) await this.#rotate();
-    })().catch((e) => console.error(`shard rotation failed: ${(e as Error)?.message ?? e}`));
+    })().catch((e) =>
+      console.error(`shard rotation failed: ${(e as Error)?.message ?? e}`)
+    );
   }
 
   /**
@@ -276,17 +302,39 @@ export class LogSequencer extends DurableObject {
    * the directory state in R2 lists this shard frozen at its final head and its successor
    * active. Written only while the state still names this shard active.
    */
-  async #list(): Promise<void> {
+  #list(): Promise<void> {
+    // one at a time: appends finding the shard frozen all call it, the carry must not race
+    this.#listing ??= this.#listOnce().finally(() => this.#listing = undefined);
+    return this.#listing;
+  }
+
+  async #listOnce(): Promise<void> {
     if (this.#listed || !this.#frozen) return;
     const id = this.#identity ??= await this.shardIdentity();
     const bucket = bucketOf(this.#env);
     const state = await this.#directoryState(bucket, id);
     const me = state.shards[id.n];
-    if (!me) throw new LogIntegrityError(`Cannot list ${shardId(id.n)}: not in the directory`);
+    if (!me) {
+      throw new LogIntegrityError(
+        `Cannot list ${shardId(id.n)}: not in the directory`,
+      );
+    }
     if (me.state === "active") {
       if (state.shards.length !== id.n + 1) {
-        throw new LogIntegrityError(`Cannot list ${shardId(id.n)}: not the last shard`);
+        throw new LogIntegrityError(
+          `Cannot list ${shardId(id.n)}: not the last shard`,
+        );
       }
+      // docs/SHARDS.md "Carried state": this shard's key state is final (frozen); it goes into
+      // the next shard's store before the directory lists that shard (again after a crash: the
+      // carry replaces what an interrupted one wrote; the next shard takes no entry until listed)
+      await this.#core.log();
+      const keys = await this.#store!.carriedKeys(shardId(id.n));
+      unwrap(
+        await sequencerOf<ShardSequencerStub>(this.#env, id.n + 1).carryKeys(
+          keys,
+        ),
+      );
       await writeDirectoryState(
         bucket,
         rotatedState(state, this.#frozen.final, this.#frozen.next.public_key),
@@ -298,7 +346,9 @@ export class LogSequencer extends DurableObject {
   async #directoryState(bucket: R2BucketLike, id: ShardIdentity) {
     const state = await readDirectoryState(bucket);
     if (state) return state;
-    if (id.n !== 0) throw new LogIntegrityError("Cannot rotate: no directory state in R2");
+    if (id.n !== 0) {
+      throw new LogIntegrityError("Cannot rotate: no directory state in R2");
+    }
     const log = await this.#core.log();
     return initialState(log.logName(), toHex(ed25519PublicKey(id.secretKey)));
   }
@@ -311,7 +361,9 @@ export class LogSequencer extends DurableObject {
    * One at a time; a rotation of a frozen shard finishes the one it is in.
    */
   #rotate(): Promise<RotateResult> {
-    this.#rotation ??= this.#rotateOnce().finally(() => this.#rotation = undefined);
+    this.#rotation ??= this.#rotateOnce().finally(() =>
+      this.#rotation = undefined
+    );
     return this.#rotation;
   }
 
@@ -325,7 +377,9 @@ export class LogSequencer extends DurableObject {
     const bucket = bucketOf(this.#env);
     const state = await this.#directoryState(bucket, id);
     if (state.shards.length !== id.n + 1) {
-      throw new LogIntegrityError(`Cannot rotate ${shardId(id.n)}: it is not the active shard`);
+      throw new LogIntegrityError(
+        `Cannot rotate ${shardId(id.n)}: it is not the active shard`,
+      );
     }
     // 1. The next shard: created (or found, when an interrupted rotation created it already).
     const next = id.n + 1;
@@ -344,7 +398,9 @@ export class LogSequencer extends DurableObject {
       const store = this.#store!;
       await store.replay();
       const head = await store.latestHead();
-      if (!head) throw new LogIntegrityError("Cannot freeze: the shard has no head");
+      if (!head) {
+        throw new LogIntegrityError("Cannot freeze: the shard has no head");
+      }
       await store.checkpointAt(head.size);
       const first = head.size > 0
         ? await (await this.#bucket(id.n).get(FIRST_TIME_KEY))?.text()
@@ -383,7 +439,9 @@ export class LogSequencer extends DurableObject {
     expected: { size: number; root: Uint8Array } | undefined,
     next: CosignedRecord,
   ): Promise<Outcome<boolean>> {
-    return capture(() => this.#witness.state().compareAndSwap(origin, expected, next));
+    return capture(() =>
+      this.#witness.state().compareAndSwap(origin, expected, next)
+    );
   }
   collectorGet(witness: string): Promise<Outcome<CollectorRecord | undefined>> {
     return capture(() => this.#witness.state().getCollector(witness));
@@ -413,13 +471,25 @@ export class LogSequencer extends DurableObject {
   streamQuery(q: StreamQuery): Promise<Outcome<unknown>> {
     return this.#core.streamQuery(q);
   }
+  /**
+   * Writes the key state carried from the shard before this one (docs/SHARDS.md "Carried
+   * state"), once, before the directory lists this shard; refused once it holds an entry.
+   */
+  carryKeys(c: CarriedKeys): Promise<Outcome<string>> {
+    return capture(async () => {
+      await this.#core.log();
+      return await this.#store!.carryKeys(c);
+    });
+  }
 
   /** A held-back checkpoint is due at `at`: an alarm then, unless one is set sooner. */
   #armCheckpoint(at: number): void {
     void (async () => {
       const set = await this.#storage.getAlarm();
       if (set === null || set > at) await this.#storage.setAlarm(at);
-    })().catch((e) => console.error(`checkpoint alarm: ${(e as Error)?.message ?? e}`));
+    })().catch((e) =>
+      console.error(`checkpoint alarm: ${(e as Error)?.message ?? e}`)
+    );
   }
   async alarm(): Promise<void> {
     // A checkpoint held back by the once-a-second rule (docs/EDGE.md E1): opening the log (after
@@ -441,7 +511,9 @@ export class LogSequencer extends DurableObject {
     });
   }
   collectorStatus(): Promise<Outcome<WitnessStatus[]>> {
-    return capture(async () => (await (await this.#witness.collector())?.status()) ?? []);
+    return capture(async () =>
+      (await (await this.#witness.collector())?.status()) ?? []
+    );
   }
   latestHead(): Promise<Outcome<TreeHead>> {
     return this.#core.latestHead();
@@ -464,7 +536,10 @@ export class LogShardSequencer extends LogSequencer {
   protected override async shardIdentity(): Promise<ShardIdentity> {
     const rec = await this.kvStorage().get<ShardRecordKv>("jc-shard");
     if (!rec) {
-      throw new LogStorageError("shard-unknown", "Cannot open the shard: it was never created");
+      throw new LogStorageError(
+        "shard-unknown",
+        "Cannot open the shard: it was never created",
+      );
     }
     return { n: rec.n, secretKey: fromHex(rec.secret), logName: rec.log_name };
   }
@@ -474,7 +549,10 @@ export class LogShardSequencer extends LogSequencer {
    * the log opened, so its signed empty head and checkpoints are in R2. Again on the same
    * object (an interrupted rotation retried): the same key, nothing changed.
    */
-  createShard(n: number, logName: string): Promise<Outcome<{ public_key: string }>> {
+  createShard(
+    n: number,
+    logName: string,
+  ): Promise<Outcome<{ public_key: string }>> {
     return capture(async () => {
       const kv = this.kvStorage();
       let rec = await kv.get<ShardRecordKv>("jc-shard");
