@@ -330,11 +330,8 @@ export class LogSequencer extends DurableObject {
       // carry replaces what an interrupted one wrote; the next shard takes no entry until listed)
       await this.#core.log();
       const keys = await this.#store!.carriedKeys(shardId(id.n));
-      unwrap(
-        await sequencerOf<ShardSequencerStub>(this.#env, id.n + 1).carryKeys(
-          keys,
-        ),
-      );
+      const next = sequencerOf<ShardSequencerStub>(this.#env, id.n + 1);
+      unwrap(await next.carryKeys(keys));
       await writeDirectoryState(
         bucket,
         rotatedState(state, this.#frozen.final, this.#frozen.next.public_key),
