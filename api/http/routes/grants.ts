@@ -161,9 +161,10 @@ export const grantRoutes: RouteGroup = {
         if (first !== undefined) {
           // Decided (docs/DECISIONS.md): the first revocation is the marker; a second one of
           // the same grant adds nothing, so it is not logged (the same envelope: its entry).
-          const bytes = await deps.log.entry(first);
+          const log = activeLog(deps); // the shard that holds the grant state
+          const bytes = await log.entry(first);
           if (!bytes || !bytesEqual(bytes, envelope)) {
-            const leaf = await deps.log.leafHashAt(first);
+            const leaf = await log.leafHashAt(first);
             return c.json({
               index: first,
               leaf_hash: leaf && toHex(leaf),
