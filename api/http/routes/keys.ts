@@ -43,8 +43,9 @@ export const keyRoutes: RouteGroup = {
           "over a KeyEvent {identity, seq, current, next_hash, parent?, nonce} in canonical " +
           "det-CBOR, signed by `current` (inception: current = identity, no parent; rotation N: " +
           "current hashes to event N-1's next_hash, parent = event N-1's content id). Answered " +
-          "once durable with {index, leaf_hash, key_event: {identity, seq, index, forked_at?, " +
-          "fork_of?}, tree_head, inclusion_proof}. A second, validly chained event at a logged " +
+          "once durable with {index, leaf_hash, key_event: {identity, seq, index, shard?, " +
+          "forked_at?, fork_of?}, tree_head, inclusion_proof} (shard: the earlier shard that " +
+          "holds index, when not the active one). A second, validly chained event at a logged " +
           "seq is logged as fork evidence (201, key_event.fork_of) and freezes the identity.",
         expects: "jc:EnvelopeSubmission",
         returns: "jc:AppendResult",
@@ -118,7 +119,11 @@ export const keyRoutes: RouteGroup = {
         title: "Resolve an identity",
         description: "{identity, seq, current, next_hash, events: [index…] (the chain, in seq " +
           "order), forks: [{seq, index, first}], forked_at (the first fork's index: the " +
-          "identity is frozen)}: its current key is the chain head's `current`.",
+          "identity is frozen)}: its current key is the chain head's `current`. Answered from " +
+          "the active shard, which holds every chain (carried at each rotation of the log); " +
+          "when an event lies in an earlier shard, event_shards names each event's shard " +
+          "(null: the active shard's) and forks and forked_at name theirs (shard, " +
+          "first_shard, forked_shard).",
         expects: "owl:Nothing",
         returns: "jc:Identity",
         possibleStatus: [
