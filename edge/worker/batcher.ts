@@ -53,9 +53,7 @@ export class Batcher {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     const batch = this.#pending.splice(0, this.#max);
-    if (this.#pending.length) {
-      this.#timer = setTimeout(() => this.#flush(), this.#ageMs);
-    }
+    if (this.#pending.length) this.#timer = setTimeout(() => this.#flush(), this.#ageMs);
     if (batch.length === 0) return;
     this.forwards++;
     this.forwarded += batch.length;
@@ -63,13 +61,9 @@ export class Batcher {
       (outs) => batch.forEach((w, k) => w.resolve(outs[k])),
       (e) => {
         const err = toWire(
-          new LogStorageError(
-            "sequencer-unavailable",
-            "Cannot append: the sequencer failed",
-            {
-              cause: e,
-            },
-          ),
+          new LogStorageError("sequencer-unavailable", "Cannot append: the sequencer failed", {
+            cause: e,
+          }),
         );
         for (const w of batch) w.resolve({ ok: false, error: err });
       },

@@ -7,11 +7,7 @@ import type { AgentLink, AppendResult } from "../../log/mod.ts";
 import { Batcher } from "./batcher.ts";
 import { edgeSettings } from "./settings.ts";
 import type { Outcome } from "./wire.ts";
-import {
-  type ObjectState,
-  sequencerOf,
-  type SequencerStub,
-} from "./object_state.ts";
+import { type ObjectState, sequencerOf, type SequencerStub } from "./object_state.ts";
 
 /**
  * A batcher. It batches for each shard apart (`shard`: its number; s0 when absent), forwarding
@@ -30,11 +26,7 @@ export class LogBatcher extends DurableObject {
     let b = this.#batchers.get(n);
     if (b) return b;
     const s = edgeSettings(this.#env);
-    b = new Batcher(
-      (entries, links) => this.forward(n, entries, links),
-      s.batchMax,
-      s.batchAgeMs,
-    );
+    b = new Batcher((entries, links) => this.forward(n, entries, links), s.batchMax, s.batchAgeMs);
     this.#batchers.set(n, b);
     return b;
   }
@@ -56,11 +48,7 @@ export class LogBatcher extends DurableObject {
     return this.#batchers.values();
   }
 
-  append(
-    entry: Uint8Array,
-    link?: AgentLink,
-    shard = 0,
-  ): Promise<Outcome<AppendResult>> {
+  append(entry: Uint8Array, link?: AgentLink, shard = 0): Promise<Outcome<AppendResult>> {
     return this.#batcher(shard).append(entry, link);
   }
 }

@@ -45,17 +45,9 @@ import {
   writeDirectoryState,
 } from "../../log/r2/mod.ts";
 import { shardId, shardLogName } from "../../log/shards/mod.ts";
-import {
-  isPinnedHeadRefusal,
-  LogIntegrityError,
-  LogStorageError,
-} from "../../log/mod.ts";
+import { isPinnedHeadRefusal, LogIntegrityError, LogStorageError } from "../../log/mod.ts";
 import { ed25519PublicKey, fromHex, toHex } from "../../verify/mod.ts";
-import type {
-  CollectorRecord,
-  CosignedRecord,
-  OriginHead,
-} from "../../log/c2sp/mod.ts";
+import type { CollectorRecord, CosignedRecord, OriginHead } from "../../log/c2sp/mod.ts";
 import type { WitnessStatus } from "../../api/mod.ts";
 import {
   type AlarmStorage,
@@ -142,16 +134,10 @@ export class LogSequencer extends DurableObject {
       const log = await openEdgeLog(
         store,
         env,
-        id.logName === undefined
-          ? undefined
-          : { secretKey: id.secretKey, logName: id.logName },
+        id.logName === undefined ? undefined : { secretKey: id.secretKey, logName: id.logName },
       );
       if (local) {
-        await proveExtends(
-          local,
-          below,
-          (first) => log.consistencyProof(first, local.size),
-        );
+        await proveExtends(local, below, (first) => log.consistencyProof(first, local.size));
       }
       const listedFrozen = publishedFreeze(directory, id.n, local);
       await store.replay(); // what an interrupted round staged goes out before anything else
@@ -169,9 +155,7 @@ export class LogSequencer extends DurableObject {
       // Issue 23: the configuration in force, logged in the shard taking appends when it changed
       // (before any append is let in: blockConcurrencyWhile below); not in a shard a rotation is
       // creating: its first entry would start its age (docs/DECISIONS.md).
-      else if (!this.creating) {
-        await publishEdgeConfig(log, env, this.#bucket(id.n));
-      }
+      else if (!this.creating) await publishEdgeConfig(log, env, this.#bucket(id.n));
       return log;
     });
     this.#witness = new ObjectWitness({
@@ -255,9 +239,7 @@ export class LogSequencer extends DurableObject {
       if (!this.#freezing) break;
       await this.#freezing;
     }
-    const all = Promise.all(
-      entries.map((e, k) => this.#core.append(e, links?.[k] ?? undefined)),
-    );
+    const all = Promise.all(entries.map((e, k) => this.#core.append(e, links?.[k] ?? undefined)));
     this.#inflight.add(all);
     try {
       const outs = await all;
@@ -277,24 +259,18 @@ export class LogSequencer extends DurableObject {
       return;
     }
     if (!s.shardMaxSize && !s.shardMaxAgeS) return;
-    const size = Math.max(
-      0,
-      ...outs.map((o) => (o.ok ? o.value.tree_head.size : 0)),
-    );
+    const size = Math.max(0, ...outs.map((o) => (o.ok ? o.value.tree_head.size : 0)));
     const bySize = s.shardMaxSize > 0 && size >= s.shardMaxSize;
     void (async () => {
       let byAge = false;
       if (!bySize && s.shardMaxAgeS > 0 && size > 0) {
-        this.#firstTime ??=
-          await (await this.#bucket(this.#identity?.n ?? 0).get(FIRST_TIME_KEY))
-            ?.text();
+        this.#firstTime ??= await (await this.#bucket(this.#identity?.n ?? 0).get(FIRST_TIME_KEY))
+          ?.text();
         byAge = this.#firstTime !== undefined &&
           Date.now() - Date.parse(this.#firstTime) >= s.shardMaxAgeS * 1000;
       }
       if ((bySize || byAge) && !this.#frozen) await this.#rotate();
-    })().catch((e) =>
-      console.error(`shard rotation failed: ${(e as Error)?.message ?? e}`)
-    );
+    })().catch((e) => console.error(`shard rotation failed: ${(e as Error)?.message ?? e}`));
   }
 
   /**
@@ -314,16 +290,10 @@ export class LogSequencer extends DurableObject {
     const bucket = bucketOf(this.#env);
     const state = await this.#directoryState(bucket, id);
     const me = state.shards[id.n];
-    if (!me) {
-      throw new LogIntegrityError(
-        `Cannot list ${shardId(id.n)}: not in the directory`,
-      );
-    }
+    if (!me) throw new LogIntegrityError(`Cannot list ${shardId(id.n)}: not in the directory`);
     if (me.state === "active") {
       if (state.shards.length !== id.n + 1) {
-        throw new LogIntegrityError(
-          `Cannot list ${shardId(id.n)}: not the last shard`,
-        );
+        throw new LogIntegrityError(`Cannot list ${shardId(id.n)}: not the last shard`);
       }
       // docs/SHARDS.md "Carried state": this shard's key state is final (frozen); it goes into
       // the next shard's store before the directory lists that shard (again after a crash: the
@@ -343,9 +313,7 @@ export class LogSequencer extends DurableObject {
   async #directoryState(bucket: R2BucketLike, id: ShardIdentity) {
     const state = await readDirectoryState(bucket);
     if (state) return state;
-    if (id.n !== 0) {
-      throw new LogIntegrityError("Cannot rotate: no directory state in R2");
-    }
+    if (id.n !== 0) throw new LogIntegrityError("Cannot rotate: no directory state in R2");
     const log = await this.#core.log();
     return initialState(log.logName(), toHex(ed25519PublicKey(id.secretKey)));
   }
@@ -358,9 +326,7 @@ export class LogSequencer extends DurableObject {
    * One at a time; a rotation of a frozen shard finishes the one it is in.
    */
   #rotate(): Promise<RotateResult> {
-    this.#rotation ??= this.#rotateOnce().finally(() =>
-      this.#rotation = undefined
-    );
+    this.#rotation ??= this.#rotateOnce().finally(() => this.#rotation = undefined);
     return this.#rotation;
   }
 
@@ -374,9 +340,7 @@ export class LogSequencer extends DurableObject {
     const bucket = bucketOf(this.#env);
     const state = await this.#directoryState(bucket, id);
     if (state.shards.length !== id.n + 1) {
-      throw new LogIntegrityError(
-        `Cannot rotate ${shardId(id.n)}: it is not the active shard`,
-      );
+      throw new LogIntegrityError(`Cannot rotate ${shardId(id.n)}: it is not the active shard`);
     }
     // 1. The next shard: created (or found, when an interrupted rotation created it already).
     const next = id.n + 1;
@@ -395,9 +359,7 @@ export class LogSequencer extends DurableObject {
       const store = this.#store!;
       await store.replay();
       const head = await store.latestHead();
-      if (!head) {
-        throw new LogIntegrityError("Cannot freeze: the shard has no head");
-      }
+      if (!head) throw new LogIntegrityError("Cannot freeze: the shard has no head");
       await store.checkpointAt(head.size);
       const first = head.size > 0
         ? await (await this.#bucket(id.n).get(FIRST_TIME_KEY))?.text()
@@ -436,9 +398,7 @@ export class LogSequencer extends DurableObject {
     expected: { size: number; root: Uint8Array } | undefined,
     next: CosignedRecord,
   ): Promise<Outcome<boolean>> {
-    return capture(() =>
-      this.#witness.state().compareAndSwap(origin, expected, next)
-    );
+    return capture(() => this.#witness.state().compareAndSwap(origin, expected, next));
   }
   collectorGet(witness: string): Promise<Outcome<CollectorRecord | undefined>> {
     return capture(() => this.#witness.state().getCollector(witness));
@@ -484,9 +444,7 @@ export class LogSequencer extends DurableObject {
     void (async () => {
       const set = await this.#storage.getAlarm();
       if (set === null || set > at) await this.#storage.setAlarm(at);
-    })().catch((e) =>
-      console.error(`checkpoint alarm: ${(e as Error)?.message ?? e}`)
-    );
+    })().catch((e) => console.error(`checkpoint alarm: ${(e as Error)?.message ?? e}`));
   }
   async alarm(): Promise<void> {
     // A checkpoint held back by the once-a-second rule (docs/EDGE.md E1): opening the log (after
@@ -508,9 +466,7 @@ export class LogSequencer extends DurableObject {
     });
   }
   collectorStatus(): Promise<Outcome<WitnessStatus[]>> {
-    return capture(async () =>
-      (await (await this.#witness.collector())?.status()) ?? []
-    );
+    return capture(async () => (await (await this.#witness.collector())?.status()) ?? []);
   }
   latestHead(): Promise<Outcome<TreeHead>> {
     return this.#core.latestHead();
@@ -533,10 +489,7 @@ export class LogShardSequencer extends LogSequencer {
   protected override async shardIdentity(): Promise<ShardIdentity> {
     const rec = await this.kvStorage().get<ShardRecordKv>("jc-shard");
     if (!rec) {
-      throw new LogStorageError(
-        "shard-unknown",
-        "Cannot open the shard: it was never created",
-      );
+      throw new LogStorageError("shard-unknown", "Cannot open the shard: it was never created");
     }
     return { n: rec.n, secretKey: fromHex(rec.secret), logName: rec.log_name };
   }
@@ -546,10 +499,7 @@ export class LogShardSequencer extends LogSequencer {
    * the log opened, so its signed empty head and checkpoints are in R2. Again on the same
    * object (an interrupted rotation retried): the same key, nothing changed.
    */
-  createShard(
-    n: number,
-    logName: string,
-  ): Promise<Outcome<{ public_key: string }>> {
+  createShard(n: number, logName: string): Promise<Outcome<{ public_key: string }>> {
     return capture(async () => {
       const kv = this.kvStorage();
       let rec = await kv.get<ShardRecordKv>("jc-shard");

@@ -12,24 +12,7 @@ export {
   isImmutable,
   serveCached,
 } from "./http_cache.ts";
-export {
-  LOG_KEY_SECRET,
-  logKeyFromEnv,
-  openEdgeLog,
-  SequencerCore,
-} from "./sequencer.ts";
+export { LOG_KEY_SECRET, logKeyFromEnv, openEdgeLog, SequencerCore } from "./sequencer.ts";
 export { EdgeConfigError, edgeErrorAnswer } from "./errors.ts";
-export {
-  capture,
-  fromWire,
-  type Outcome,
-  toWire,
-  unwrap,
-  type WireError,
-} from "./wire.ts";
-export {
-  edgeConfig,
-  type EdgeSettings,
-  edgeSettings,
-  stringBindings,
-} from "./settings.ts";
+export { capture, fromWire, type Outcome, toWire, unwrap, type WireError } from "./wire.ts";
+export { edgeConfig, type EdgeSettings, edgeSettings, stringBindings } from "./settings.ts";

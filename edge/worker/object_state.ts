@@ -99,28 +99,19 @@ export interface SequencerStub {
 
 /** A shard sequencer after the first: it is created by the rotation that lists it. */
 export interface ShardSequencerStub extends SequencerStub {
-  createShard(
-    n: number,
-    logName: string,
-  ): Promise<Outcome<{ public_key: string }>>;
+  createShard(n: number, logName: string): Promise<Outcome<{ public_key: string }>>;
   /** Writes the key state carried from the shard before (docs/SHARDS.md "Carried state"). */
   carryKeys(c: CarriedKeys): Promise<Outcome<string>>;
 }
 
 /** A batcher's RPC surface as the Worker sees it. */
 export interface BatcherStub {
-  append(
-    entry: Uint8Array,
-    link?: AgentLink,
-    shard?: number,
-  ): Promise<Outcome<AppendResult>>;
+  append(entry: Uint8Array, link?: AgentLink, shard?: number): Promise<Outcome<AppendResult>>;
 }
 
 /** The sequencer stub of shard n (s0: LOG_SEQUENCER's "log"; sN: LOG_SHARD_SEQUENCER's). */
 export function sequencerOf<T>(env: Record<string, unknown>, n: number): T {
-  const ns = (n === 0 ? env.LOG_SEQUENCER : env.LOG_SHARD_SEQUENCER) as
-    | Namespace<T>
-    | undefined;
+  const ns = (n === 0 ? env.LOG_SEQUENCER : env.LOG_SHARD_SEQUENCER) as Namespace<T> | undefined;
   if (!ns || typeof ns.idFromName !== "function") {
     throw new EdgeConfigError(
       `Cannot reach shard ${shardId(n)}: the ${
@@ -147,8 +138,8 @@ export function frozenError(self: number, next: string): LogInputError {
   const n = Number(next.slice(1));
   return new LogInputError(
     "shard-frozen",
-    `Cannot append to shard ${
-      shardId(self)
-    }: it is frozen; the active shard is ${next} (${shardPrefix(n)})`,
+    `Cannot append to shard ${shardId(self)}: it is frozen; the active shard is ${next} (${
+      shardPrefix(n)
+    })`,
   );
 }

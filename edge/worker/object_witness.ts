@@ -9,17 +9,9 @@
 import type { Log } from "../../log/mod.ts";
 import { openDurableWitnessState } from "../../log/durable/mod.ts";
 import type { DurableSqlStorage } from "../../log/durable/mod.ts";
-import {
-  checkpointKey,
-  guardedWitnessState,
-  type R2BucketLike,
-} from "../../log/r2/mod.ts";
+import { checkpointKey, guardedWitnessState, type R2BucketLike } from "../../log/r2/mod.ts";
 import type { WitnessStateStore } from "../../log/c2sp/mod.ts";
-import {
-  type CheckpointSource,
-  sha256Source,
-  WitnessCollector,
-} from "../../api/mod.ts";
+import { type CheckpointSource, sha256Source, WitnessCollector } from "../../api/mod.ts";
 import { edgeConfig } from "./settings.ts";
 import { witnessKeyFromEnv } from "./witness_rpc.ts";
 import { type AlarmStorage, bucketOf } from "./object_state.ts";
@@ -31,10 +23,7 @@ export const ROUND_MS = 1000;
  * The collector's source in the sequencer: the latest SHA-256 checkpoint as R2 holds it (the
  * log's own while R2 has none yet), proofs from the log's tiles.
  */
-function publishedSha256Source(
-  log: Log,
-  bucket: R2BucketLike,
-): CheckpointSource {
+function publishedSha256Source(log: Log, bucket: R2BucketLike): CheckpointSource {
   const own = sha256Source(log);
   return {
     latest: async () => {
@@ -68,14 +57,10 @@ export class ObjectWitness {
   /** The witness state, guarded (one call at a time). */
   state(): WitnessStateStore {
     const { storage, env, log } = this.#o;
-    return this.#state ??= guardedWitnessState(
-      () => openDurableWitnessState(storage),
-      log,
-      {
-        bucket: () => bucketOf(env),
-        witnessKey: () => witnessKeyFromEnv(env),
-      },
-    );
+    return this.#state ??= guardedWitnessState(() => openDurableWitnessState(storage), log, {
+      bucket: () => bucketOf(env),
+      witnessKey: () => witnessKeyFromEnv(env),
+    });
   }
 
   /** The collector, when witnesses are configured. */
@@ -111,9 +96,7 @@ export class ObjectWitness {
     try {
       await c.round();
     } catch (e) {
-      console.error(
-        `witness collector: round failed: ${(e as Error)?.message ?? e}`,
-      );
+      console.error(`witness collector: round failed: ${(e as Error)?.message ?? e}`);
     } finally {
       await this.#o.storage.setAlarm(Date.now() + ROUND_MS);
     }

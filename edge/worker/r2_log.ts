@@ -50,10 +50,7 @@ import { fromWire, type Outcome, unwrap } from "./wire.ts";
  * Sends one append to the Durable Objects (a batcher or the sequencer); `link`: a meter reading's
  * agent link, whose chain head the sequencer writes in the entry's commit.
  */
-export type AppendRpc = (
-  entry: Uint8Array,
-  link?: AgentLink,
-) => Promise<Outcome<AppendResult>>;
+export type AppendRpc = (entry: Uint8Array, link?: AgentLink) => Promise<Outcome<AppendResult>>;
 
 /** Options of `R2Log`. */
 export interface R2LogOptions {
@@ -122,11 +119,7 @@ class R2Source implements LogSource {
     try {
       o = await this.#o.bucket.get(key);
     } catch (e) {
-      throw new LogStorageError(
-        "r2-unavailable",
-        `Cannot read ${key} from R2`,
-        { cause: e },
-      );
+      throw new LogStorageError("r2-unavailable", `Cannot read ${key} from R2`, { cause: e });
     }
     return o ? new Uint8Array(await o.arrayBuffer()) : undefined;
   }
@@ -149,12 +142,8 @@ class R2Source implements LogSource {
     if (!this.#latest || now - this.#latest.at >= this.#o.latestMs) {
       const b = await this.#get(LATEST_HEAD_KEY);
       let head: TreeHead;
-      if (b) {
-        head = headJson(
-          headFromJson(new TextDecoder().decode(b)),
-          this.#signer,
-        );
-      } else head = unwrap(await this.#o.bootstrap()); // a deployment's very first request
+      if (b) head = headJson(headFromJson(new TextDecoder().decode(b)), this.#signer);
+      else head = unwrap(await this.#o.bootstrap()); // a deployment's very first request
       this.#latest = { head, at: now };
     }
     const r2 = this.#latest.head;
@@ -174,8 +163,7 @@ class R2Source implements LogSource {
   async entry(index: number, size: number): Promise<Uint8Array | undefined> {
     const n = Math.floor(index / TILE_WIDTH);
     const width = Math.min(TILE_WIDTH, size - n * TILE_WIDTH);
-    const b = this.cached("blake3", ENTRIES, n, width) ??
-      await this.bundle(n, width);
+    const b = this.cached("blake3", ENTRIES, n, width) ?? await this.bundle(n, width);
     return b && parseBundle(b, width)[index % TILE_WIDTH];
   }
 
@@ -188,17 +176,9 @@ class R2Source implements LogSource {
     const size = (await this.latest()).size;
     const blocks = Math.floor(size / TILE_WIDTH), w = size % TILE_WIDTH;
     if (w > 0) {
-      const b = this.cached("blake3", ENTRIES, blocks, w) ??
-        await this.bundle(blocks, w);
-      if (!b) {
-        throw new LogStorageError(
-          "r2-unavailable",
-          `Cannot read bundle ${blocks}`,
-        );
-      }
-      const k = parseBundle(b, w).findIndex((e) =>
-        same(blake3Hasher.leaf(e), leafHash)
-      );
+      const b = this.cached("blake3", ENTRIES, blocks, w) ?? await this.bundle(blocks, w);
+      if (!b) throw new LogStorageError("r2-unavailable", `Cannot read bundle ${blocks}`);
+      const k = parseBundle(b, w).findIndex((e) => same(blake3Hasher.leaf(e), leafHash));
       if (k >= 0) return blocks * TILE_WIDTH + k;
     }
     const s = await this.#immutable(INDEX_START_KEY);
@@ -218,28 +198,16 @@ class R2Source implements LogSource {
 
   async checkpoint(view: TreeView): Promise<string> {
     const b = await this.#get(checkpointKey(view));
-    if (!b) {
-      throw new LogStorageError(
-        "r2-unavailable",
-        "Cannot read the checkpoint: not in R2",
-      );
-    }
+    if (!b) throw new LogStorageError("r2-unavailable", "Cannot read the checkpoint: not in R2");
     return new TextDecoder().decode(b);
   }
 
-  cached(
-    view: TreeView,
-    level: number,
-    index: number,
-    width: number,
-  ): Uint8Array | undefined {
-    return this.cache.get<Uint8Array>(tileKey(view, { level, index, width }))
-      ?.slice();
+  cached(view: TreeView, level: number, index: number, width: number): Uint8Array | undefined {
+    return this.cache.get<Uint8Array>(tileKey(view, { level, index, width }))?.slice();
   }
 
   async tile(view: TreeView, level: number, index: number, width: number) {
-    return (await this.#immutable(tileKey(view, { level, index, width })))
-      ?.slice();
+    return (await this.#immutable(tileKey(view, { level, index, width })))?.slice();
   }
 
   bundle(index: number, width: number): Promise<Uint8Array | undefined> {
@@ -270,8 +238,7 @@ export class R2Log extends LogReader implements Log {
     this.#o = o;
     this.#src = src;
     const ask = o.streamQuery;
-    this.streamReads = ask &&
-      queriedStreamReads(async (q) => unwrap(await ask(q)));
+    this.streamReads = ask && queriedStreamReads(async (q) => unwrap(await ask(q)));
   }
 
   /** The per-isolate cache of immutable R2 objects. */
@@ -293,13 +260,9 @@ export class R2Log extends LogReader implements Log {
     } catch (e) {
       // The batcher or sequencer was lost with this append pending: it may or may not be in the
       // log; a retry is answered exactly once (the same index).
-      throw new LogStorageError(
-        "sequencer-unavailable",
-        "Cannot append: the sequencer failed",
-        {
-          cause: e,
-        },
-      );
+      throw new LogStorageError("sequencer-unavailable", "Cannot append: the sequencer failed", {
+        cause: e,
+      });
     }
     if (!o.ok && o.error.code === "shard-frozen" && this.#o.frozen) {
       throw (await this.#o.frozen(true)) ?? unwrap(o);
@@ -313,17 +276,11 @@ export class R2Log extends LogReader implements Log {
    * A bulk append's entries (issue 29): one call to the sequencer, which sequences them together;
    * each outcome is what `append` would have resolved to or thrown.
    */
-  async appendMany(
-    entries: Uint8Array[],
-  ): Promise<PromiseSettledResult<AppendResult>[]> {
+  async appendMany(entries: Uint8Array[]): Promise<PromiseSettledResult<AppendResult>[]> {
     const many = this.#o.appendMany;
-    if (!many) {
-      return await Promise.allSettled(entries.map((e) => this.append(e)));
-    }
+    if (!many) return await Promise.allSettled(entries.map((e) => this.append(e)));
     const frozen = await this.#o.frozen?.(false);
-    if (frozen) {
-      return entries.map(() => ({ status: "rejected", reason: frozen }));
-    }
+    if (frozen) return entries.map(() => ({ status: "rejected", reason: frozen }));
     let outs: Outcome<AppendResult>[];
     try {
       outs = await many(entries);
@@ -337,17 +294,12 @@ export class R2Log extends LogReader implements Log {
       return entries.map(() => ({ status: "rejected", reason }));
     }
     let refrozen: Error | undefined;
-    if (
-      outs.some((o) => !o.ok && o.error.code === "shard-frozen") &&
-      this.#o.frozen
-    ) {
+    if (outs.some((o) => !o.ok && o.error.code === "shard-frozen") && this.#o.frozen) {
       refrozen = await this.#o.frozen(true);
     }
     return outs.map((o): PromiseSettledResult<AppendResult> => {
       if (!o.ok) {
-        const reason = o.error.code === "shard-frozen" && refrozen
-          ? refrozen
-          : fromWire(o.error);
+        const reason = o.error.code === "shard-frozen" && refrozen ? refrozen : fromWire(o.error);
         return { status: "rejected", reason };
       }
       this.#src.saw(o.value.tree_head);

@@ -59,8 +59,7 @@ export async function openEdgeLog(
     // A JC_LOG_NAME other than the one bound to the object's storage is the deployment's
     // configuration at fault (a 500, logged with this message), not the caller's request.
     if (
-      e instanceof LogInputError &&
-      (e.code === "log-name-changed" || e.code === "bad-log-name")
+      e instanceof LogInputError && (e.code === "log-name-changed" || e.code === "bad-log-name")
     ) {
       throw new EdgeConfigError(e.message);
     }
@@ -112,9 +111,7 @@ export class SequencerCore {
   agentHead(did: string): Promise<Outcome<AgentHead | undefined>> {
     return capture(async () => {
       const log = await this.log();
-      if (!log.agentHead) {
-        throw new Error("Cannot read chain heads: the log keeps none");
-      }
+      if (!log.agentHead) throw new Error("Cannot read chain heads: the log keeps none");
       // the fold of a store older than chain heads: meter readings' and configurations' links
       return await log.agentHead(did, entryLink);
     });

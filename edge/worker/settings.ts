@@ -42,36 +42,23 @@ function age(env: Record<string, unknown>, name: string): number {
   }
 }
 
-function int(
-  env: Record<string, unknown>,
-  name: string,
-  dflt: number,
-  max: number,
-): number {
+function int(env: Record<string, unknown>, name: string, dflt: number, max: number): number {
   const v = env[name];
   if (v === undefined || v === "") return dflt;
   const s = String(v).trim();
   if (!/^\d+$/.test(s) || Number(s) > max) {
     throw new EdgeConfigError(
-      `Cannot load config: ${name} must be an integer in [0, ${max}], got ${
-        JSON.stringify(v)
-      }`,
+      `Cannot load config: ${name} must be an integer in [0, ${max}], got ${JSON.stringify(v)}`,
     );
   }
   return Number(s);
 }
 
-function onOff(
-  env: Record<string, unknown>,
-  name: string,
-  dflt: "on" | "off",
-): boolean {
+function onOff(env: Record<string, unknown>, name: string, dflt: "on" | "off"): boolean {
   const v = env[name] ?? dflt;
   if (v !== "on" && v !== "off") {
     throw new EdgeConfigError(
-      `Cannot load config: ${name} must be "on" or "off", got ${
-        JSON.stringify(v)
-      }`,
+      `Cannot load config: ${name} must be "on" or "off", got ${JSON.stringify(v)}`,
     );
   }
   return v === "on";
@@ -82,12 +69,7 @@ export function edgeSettings(env: Record<string, unknown>): EdgeSettings {
   const http = onOff(env, "JC_EDGE_HTTP_CACHE", "on") ? "on" : "off";
   return {
     headMaxAgeS: int(env, "JC_EDGE_HEAD_MAX_AGE_S", 1, 3600),
-    cacheBytes: int(
-      env,
-      "JC_EDGE_CACHE_BYTES",
-      8 * 1024 * 1024,
-      64 * 1024 * 1024,
-    ),
+    cacheBytes: int(env, "JC_EDGE_CACHE_BYTES", 8 * 1024 * 1024, 64 * 1024 * 1024),
     httpCache: http === "on",
     batchers: int(env, "JC_EDGE_BATCHERS", 8, 1024),
     batchMax: Math.max(1, int(env, "JC_EDGE_BATCH_MAX", 256, 4096)),
@@ -101,9 +83,7 @@ export function edgeSettings(env: Record<string, unknown>): EdgeSettings {
 }
 
 /** Text bindings of the Worker as the config reader takes them (vars are strings). */
-export function stringBindings(
-  env: Record<string, unknown>,
-): Record<string, string | undefined> {
+export function stringBindings(env: Record<string, unknown>): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(env)) {
     if (typeof v === "string") out[k] = v;
@@ -142,9 +122,7 @@ export function edgeConfig(env: Record<string, unknown>): ServiceConfig {
       config.operatorConfig = typeof op === "string" ? JSON.parse(op) : op;
     } catch (err) {
       throw new EdgeConfigError(
-        `Cannot load config: JC_OPERATOR_CONFIG is not JSON (${
-          (err as Error).message
-        })`,
+        `Cannot load config: JC_OPERATOR_CONFIG is not JSON (${(err as Error).message})`,
       );
     }
   }

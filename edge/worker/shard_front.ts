@@ -5,18 +5,8 @@
 // and the 409 `shard-frozen` answer. The front stages that serve them are edge/worker/stages.ts.
 // The directory state is re-read at most once a second per isolate. Platform-neutral.
 import { ApiError, type AppFetch } from "../../api/mod.ts";
-import {
-  type Directory,
-  operatorVkey,
-  shardPrefix,
-  signDirectory,
-} from "../../log/shards/mod.ts";
-import {
-  constantTimeEqual,
-  ed25519PublicKey,
-  fromHex,
-  toHex,
-} from "../../verify/mod.ts";
+import { type Directory, operatorVkey, shardPrefix, signDirectory } from "../../log/shards/mod.ts";
+import { constantTimeEqual, ed25519PublicKey, fromHex, toHex } from "../../verify/mod.ts";
 import {
   directoryOf,
   type DirectoryState,
@@ -27,11 +17,7 @@ import {
   shardKeyPrefix,
   shardNumber,
 } from "../../log/r2/mod.ts";
-import {
-  headFromJson,
-  LATEST_HEAD_KEY,
-  type R2BucketLike,
-} from "../../log/r2/mod.ts";
+import { headFromJson, LATEST_HEAD_KEY, type R2BucketLike } from "../../log/r2/mod.ts";
 import { type Outcome, unwrap } from "./wire.ts";
 import { EdgeConfigError } from "./errors.ts";
 
@@ -148,9 +134,7 @@ export class ShardFront {
       shardKeyPrefix(s.shards.length - 1),
     );
     const [head, first] = await Promise.all([
-      active.get(LATEST_HEAD_KEY).then(async (o) =>
-        o && headFromJson(await o.text())
-      ),
+      active.get(LATEST_HEAD_KEY).then(async (o) => o && headFromJson(await o.text())),
       active.get(FIRST_TIME_KEY).then((o) => o?.text()),
     ]);
     const directory = directoryOf(s, new Date(now).toISOString(), {
@@ -258,9 +242,7 @@ export class ShardFront {
     const n = shardNumber(m[1]);
     const s = await this.state();
     // a shard not listed (yet) has no URLs: re-read the state once before saying so
-    const fresh = n !== undefined && n >= 1 && n >= s.shards.length
-      ? await this.state(true)
-      : s;
+    const fresh = n !== undefined && n >= 1 && n >= s.shards.length ? await this.state(true) : s;
     if (n === undefined || n === 0 || n >= fresh.shards.length) {
       throw new ApiError("not-found", `Cannot find ${path}: no shard ${m[1]}`);
     }

@@ -21,10 +21,7 @@ export interface WireError {
 }
 
 /** What every Durable Object method returns. */
-export type Outcome<T> = { ok: true; value: T } | {
-  ok: false;
-  error: WireError;
-};
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: WireError };
 
 /** Serialises a thrown value for the wire. */
 export function toWire(err: unknown): WireError {
@@ -34,9 +31,7 @@ export function toWire(err: unknown): WireError {
       name: e.name,
       message: e.message,
       ...(typeof e.code === "string" ? { code: e.code } : {}),
-      ...(typeof e.retryAfterMs === "number"
-        ? { retryAfterMs: e.retryAfterMs }
-        : {}),
+      ...(typeof e.retryAfterMs === "number" ? { retryAfterMs: e.retryAfterMs } : {}),
     };
   }
   return { name: "Error", message: String(err) };
@@ -66,9 +61,7 @@ export function fromWire(w: WireError): Error {
 }
 
 /** Runs `fn` and captures its result or error as an Outcome (the Durable Object side). */
-export async function capture<T>(
-  fn: () => Promise<T> | T,
-): Promise<Outcome<T>> {
+export async function capture<T>(fn: () => Promise<T> | T): Promise<Outcome<T>> {
   try {
     return { ok: true, value: await fn() };
   } catch (err) {

@@ -21,11 +21,7 @@ import {
   edgeSettings,
   logKeyFromEnv,
 } from "./mod.ts";
-import {
-  edgeCacheStage,
-  edgeShardDispatchStage,
-  shardDirectoryStage,
-} from "./stages.ts";
+import { edgeCacheStage, edgeShardDispatchStage, shardDirectoryStage } from "./stages.ts";
 import {
   type BatcherStub,
   LOG_OBJECT_NAME,
@@ -33,11 +29,7 @@ import {
   sequencerOf,
   type SequencerStub,
 } from "./object_state.ts";
-import {
-  ADMIN_TOKEN_SECRET,
-  operatorKeyFromEnv,
-  ShardFront,
-} from "./shard_front.ts";
+import { ADMIN_TOKEN_SECRET, operatorKeyFromEnv, ShardFront } from "./shard_front.ts";
 import { edgeVerifierConfigs, r2ConfigHead } from "./verifier_config.ts";
 import { prefixedBucket, shardKeyPrefix } from "../../log/r2/mod.ts";
 import { allRoutes, SHARD_ROUTE_GROUPS } from "../../api/mod.ts";
@@ -61,11 +53,7 @@ import { badHost, validHost } from "../../api/mod.ts";
 import { secured } from "../../api/mod.ts";
 import type { ExecutionContext } from "hono";
 
-export {
-  LogBatcher,
-  LogSequencer,
-  LogShardSequencer,
-} from "./durable_object.ts";
+export { LogBatcher, LogSequencer, LogShardSequencer } from "./durable_object.ts";
 
 /** The Worker's bindings (wrangler.toml): the objects, the bucket, the log key, the vars. */
 interface WorkerEnv {
@@ -128,10 +116,8 @@ function build(env: WorkerEnv, before: WorkerStage | undefined): Built {
   }
   const id = ns.idFromName(LOG_OBJECT_NAME);
   const sequencer = () => ns.get(id);
-  const shardSequencer = (n: number) =>
-    n === 0 ? sequencer() : sequencerOf<SequencerStub>(env, n);
-  const batcher = (k: number) =>
-    batchers!.get(batchers!.idFromName(`batcher-${k}`));
+  const shardSequencer = (n: number) => n === 0 ? sequencer() : sequencerOf<SequencerStub>(env, n);
+  const batcher = (k: number) => batchers!.get(batchers!.idFromName(`batcher-${k}`));
   const pub = ed25519PublicKey(secret);
   const logName = config.logName ?? defaultLogName(pub);
   const metrics = new Metrics();
@@ -255,9 +241,7 @@ function build(env: WorkerEnv, before: WorkerStage | undefined): Built {
     services: {
       sparql: null,
       witness: edgeWitness(env, config, log, () => ns.get(id)),
-      ...(config.witnesses.length
-        ? { collector: rpcCollector(() => ns.get(id)) }
-        : {}),
+      ...(config.witnesses.length ? { collector: rpcCollector(() => ns.get(id)) } : {}),
       operatorVkey: shards.operatorVkey(),
       activeLog,
       shardLogs: listed,
@@ -321,8 +305,7 @@ export type WorkerStage = (
 
 /** `before` as the first front stage of the root app (`env`: the isolate's bindings). */
 function hookStage(before: WorkerStage, b: Built, env: WorkerEnv): FrontStage {
-  return async (req, e, ctx, next) =>
-    await before(req, b, env) ?? await next(req, e, ctx);
+  return async (req, e, ctx, next) => await before(req, b, env) ?? await next(req, e, ctx);
 }
 
 /**
