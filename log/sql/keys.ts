@@ -146,13 +146,13 @@ export class SqlKeys {
    * Writes carried key state into this store (inside the caller's transaction): only into a
    * store that holds no entry yet (a shard being created); a retried carry replaces the rows.
    */
-  carry(c: CarriedKeys, hasEntries: boolean): string {
-    if (hasEntries) {
+  carry(c: CarriedKeys): string {
+    const x = this.#x, q = this.#q;
+    if (x.all(q.anyEntry).length > 0 || x.all(q.anyHead).length > 0) {
       throw new StorageConflictError(
         `Cannot carry key state from ${c.from}: this shard holds entries already`,
       );
     }
-    const x = this.#x, q = this.#q;
     for (const t of ["key_events", "key_heads", "key_forks"]) x.run(q.clear(t));
     for (const { identity, event: e } of c.events) {
       x.run(q.carryEvent, identity, e.seq, e.current, e.nextHash, e.cid, e.index, e.shard);
@@ -214,6 +214,9 @@ function keyQueries(p: string) {
     carryFork: `INSERT INTO ${p}key_forks (identity, seq, idx, first, shard, first_shard)` +
       " VALUES (?, ?, ?, ?, ?, ?)",
     mark: `INSERT OR REPLACE INTO ${p}meta (k, v) VALUES (?, ?)`,
+    // a carry goes only into a store that holds no entry (a shard being created)
+    anyEntry: `SELECT 1 AS x FROM ${p}entries LIMIT 1`,
+    anyHead: `SELECT 1 AS x FROM ${p}heads WHERE size > 0 LIMIT 1`,
     putEvent: `INSERT INTO ${p}key_events (identity, seq, cur, next, cid, idx)` +
       " VALUES (?, ?, ?, ?, ?, ?)",
     // the head only moves forward (seq + 1), and keeps a fork's mark

@@ -611,15 +611,7 @@ export class SqlStore
     this.#op("read the key state to carry", () => this.#keys.carried(from));
   carryKeys = async (c: CarriedKeys): Promise<string> => {
     let mark = "";
-    await this.write("carry key state", () => {
-      const p = this.prefix;
-      const any = (sql: string) => this.x.all(sql).length > 0;
-      mark = this.#keys.carry(
-        c,
-        any(`SELECT 1 AS x FROM ${p}entries LIMIT 1`) ||
-          any(`SELECT 1 AS x FROM ${p}heads WHERE size > 0 LIMIT 1`),
-      );
-    });
+    await this.write("carry key state", () => void (mark = this.#keys.carry(c)));
     return mark;
   };
   capabilities = (): StorageCapabilities => this.storeCapabilities();
