@@ -35,7 +35,7 @@ export function keySchema(p: string): string[] {
 
 /**
  * The shard columns for a store whose key tables were written before shards carried key state
- * (additive: a NULL shard is this store's own entry). key_forks is then still empty-keyed by
+ * (additive: a NULL or '' shard is this store's own entry). Its key_forks stays keyed by
  * (identity, idx), which its own forks never conflict in; carried forks only enter new stores.
  */
 export function keyShardColumns(x: SqlExecutor, p: string): void {
