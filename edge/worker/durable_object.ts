@@ -154,8 +154,12 @@ export class LogSequencer extends DurableObject {
       if (this.#frozen) await this.#list().catch(() => {});
       // Issue 23: the configuration in force, logged in the shard taking appends when it changed
       // (before any append is let in: blockConcurrencyWhile below); not in a shard a rotation is
-      // creating: its first entry would start its age (docs/DECISIONS.md).
-      else if (!this.creating) await publishEdgeConfig(log, env, this.#bucket(id.n));
+      // creating: its first entry would start its age (docs/DECISIONS.md), nor in one created and
+      // not listed yet (an object restarted mid-rotation): it takes the key state carried into it
+      // only while it holds no entry (docs/SHARDS.md "Carried state").
+      else if (!this.creating && (directory?.shards.length ?? 1) > id.n) {
+        await publishEdgeConfig(log, env, this.#bucket(id.n));
+      }
       return log;
     });
     this.#witness = new ObjectWitness({
@@ -298,7 +302,7 @@ export class LogSequencer extends DurableObject {
       // docs/SHARDS.md "Carried state": this shard's key state is final (frozen); it goes into
       // the next shard's store before the directory lists that shard (again after a crash: the
       // carry replaces what an interrupted one wrote; the next shard takes no entry until listed)
-      await this.#core.log();
+      // (the store is open: #list runs from the log's open, after the store is set, or after it)
       const keys = await this.#store!.carriedKeys(shardId(id.n));
       const next = sequencerOf<ShardSequencerStub>(this.#env, id.n + 1);
       unwrap(await next.carryKeys(keys));
