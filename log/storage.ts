@@ -12,7 +12,7 @@ import type { RevocationStatus } from "./streams/revocation.ts";
 import type { StreamSummary } from "./streams/summary.ts";
 import type { AccountPage, AccountQuery } from "./accounts/mod.ts";
 import type { GrantRecord } from "./streams/grants.ts";
-import type { IdentityRecord, KeyStateReads, KeyWrites } from "./keys/mod.ts";
+import type { CarriedKeys, IdentityRecord, KeyStateReads, KeyWrites } from "./keys/mod.ts";
 
 /**
  * The two Merkle views of the one entry sequence (PUBLICATION.md Decision P1): `blake3` is the
@@ -233,6 +233,16 @@ export interface StorageCapabilities {
  */
 export interface KeyIndex extends KeyStateReads {
   identityRecord(identity: string): Promise<IdentityRecord | undefined>;
+  /**
+   * The whole key state, each index qualified by its shard (`from`: this store's own), for a
+   * rotation of the log to carry into the next shard (docs/SHARDS.md "Carried state").
+   */
+  carriedKeys(from: string): Promise<CarriedKeys>;
+  /**
+   * Writes carried key state into a store that holds no entry yet, in one durable transaction
+   * with its `keys_carried` mark, which it answers (a store with entries: `StorageConflictError`).
+   */
+  carryKeys(c: CarriedKeys): Promise<string>;
 }
 
 /** Extension: streams, findings and lookups (issue 24; docs/STREAMS.md). */

@@ -28,6 +28,7 @@ import {
 import { dirname, join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { type Log, openMemoryLog, type SequencerOptions } from "../../log/mod.ts";
+import type { SqliteStorage } from "../../log/sqlite/mod.ts";
 import { shardId } from "../../log/shards/mod.ts";
 
 /** One shard as the directory state records it. */
@@ -41,6 +42,12 @@ export interface ShardRecord {
   root?: { blake3: string; sha256: string };
   first_time?: string | null;
   last_time?: string | null;
+  /**
+   * The `keys_carried` mark the shard's own store got when the key state of the shard before it
+   * was carried in at its creation (docs/SHARDS.md "Carried state"): its store must still hold
+   * it (`shard-carry-missing`). Absent for s0 and for shards created before the carry.
+   */
+  keys_carried?: string;
 }
 
 /** The shard storage a ShardSet uses. */
@@ -54,6 +61,12 @@ export interface ShardFiles {
    * (a rotation) whose key is generated now; otherwise a missing key or store is refused.
    */
   openLog(n: number, logName: string | undefined, create: boolean): Promise<Log>;
+  /**
+   * Carries open shard `from`'s key state (final: drained) into open, empty shard `to`'s store in
+   * one durable transaction (docs/SHARDS.md "Carried state"); answers the mark `to`'s store got.
+   * Undefined: the stores keep no key state (memory).
+   */
+  carryKeys(from: number, to: number): Promise<string | undefined>;
   /** The shard's own state in its own store (open shards only). */
   meta(n: number): ShardMeta;
   /** Numbers (≥ 1) of the shard folders that exist. */
@@ -119,6 +132,7 @@ export function sqliteShardFiles(
   const shardsDir = join(dataDir, "shards");
   const dirOf = (n: number) => n === 0 ? dataDir : join(shardsDir, shardId(n));
   const metas = new Map<number, ShardMeta>();
+  const stores = new Map<number, SqliteStorage>();
   // sN's pin in pin_dir (s0's: pinFile, which the configuration put there unless pin_file is set)
   const pinIn = (n: number) => pinDir ? join(pinDir, `${shardId(n)}.pin`) : undefined;
   const pinDirPins = () =>
@@ -176,6 +190,7 @@ export function sqliteShardFiles(
         logName,
         create: n === 0 || create,
       });
+      stores.set(n, store);
       const get = store.db.prepare("SELECT v FROM meta WHERE k = ?");
       const put = store.db.prepare("INSERT OR REPLACE INTO meta (k, v) VALUES (?, ?)");
       metas.set(n, {
@@ -186,6 +201,13 @@ export function sqliteShardFiles(
         },
       });
       return log;
+    },
+    async carryKeys(from, to) {
+      const a = stores.get(from), b = stores.get(to);
+      if (!a || !b) {
+        throw new Error(`Cannot carry key state: ${shardId(from)} or ${shardId(to)} is not open`);
+      }
+      return await b.carryKeys(await a.carriedKeys(shardId(from)));
     },
     meta(n) {
       const m = metas.get(n);
@@ -289,6 +311,7 @@ export function memoryShardFiles(o: ShardLogOptions): ShardFiles {
       metas.set(n, new Map());
       return openMemoryLog({ ...o, logName });
     },
+    carryKeys: () => Promise.resolve(undefined),
     meta: (n) => {
       const m = metas.get(n)!;
       return { get: (k) => m.get(k), set: (k, v) => Promise.resolve(void m.set(k, v)) };

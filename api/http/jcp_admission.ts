@@ -27,7 +27,7 @@ import {
   type StreamReads,
 } from "../../log/mod.ts";
 import { ApiError } from "./errors.ts";
-import type { AppDeps } from "./route.ts";
+import { activeLog, type AppDeps } from "./route.ts";
 
 /** The route that logs each kind of JCP object (and receipts: /v1/log/entries). */
 export const JCP_ROUTES: Readonly<Record<JcpObjectKind, string>> = {
@@ -78,7 +78,9 @@ export interface AdmittedJcp {
 
 /** The grant reads, or 404 `streams-unavailable` where the log keeps none. */
 export function grantReads(deps: AppDeps): StreamReads {
-  const r = deps.log.streamReads;
+  // the active shard's: grant routes append there (docs/SHARDS.md "Carried state": grant state
+  // is per shard, a grant logged in an older shard is not known here)
+  const r = activeLog(deps).streamReads;
   if (!r) {
     throw new ApiError("streams-unavailable", "Cannot log grants: this log keeps no streams", {
       status: 404,
@@ -155,7 +157,7 @@ export async function admitGrant(deps: AppDeps, envelope: Uint8Array): Promise<A
         `the most is ${MAX_GRANT_DEPTH}`,
     );
   }
-  const bytes = await deps.log.entry(parent.index);
+  const bytes = await activeLog(deps).entry(parent.index);
   const p = bytes && readJcpObject(bytes);
   if (!p || p.kind !== "grant") {
     throw new ApiError("internal", `Cannot read the logged parent grant at ${parent.index}`);

@@ -81,6 +81,15 @@ export interface AppDeps {
   services?: AppServices;
 }
 
+/**
+ * The log the service-level routes that append or resolve across shards use (readings, key
+ * events, grants and revocations, identities: docs/SHARDS.md): the active shard's, following a
+ * rotation, else the one log.
+ */
+export function activeLog(deps: Pick<AppDeps, "log" | "services">): Log {
+  return deps.services?.activeLog ?? deps.log;
+}
+
 /** Hono environment of the app: bindings from the platform entry, variables per request. */
 export interface AppEnv {
   Bindings: {

@@ -11,7 +11,7 @@ import {
 import type { VerificationReport, VerifierOptions } from "../../verify/mod.ts";
 import type { ServiceConfig } from "../services/config.ts";
 import { VerifierConfigError } from "../services/verifier_config_log.ts";
-import type { AppDeps } from "./route.ts";
+import { activeLog, type AppDeps } from "./route.ts";
 import type { EntryFacts } from "../../log/mod.ts";
 import { ApiError } from "./errors.ts";
 
@@ -61,7 +61,7 @@ export function verifyWith(
  * when the receipt verified under it.
  */
 export async function verifyUnderIdentities(
-  deps: Pick<AppDeps, "verify" | "verifier" | "log" | "verifyForAppend">,
+  deps: Pick<AppDeps, "verify" | "verifier" | "log" | "services" | "verifyForAppend">,
   envelope: Uint8Array,
   always = false,
   out?: { facts?: EntryFacts },
@@ -75,7 +75,8 @@ export async function verifyUnderIdentities(
   const first = report.steps.find((s) => s.status === "fail")?.code;
   const rotated = first === "kid-steward-mismatch" || (always && report.valid);
   if (!rotated || !steward?.startsWith("did:key:")) return { report };
-  const rec = await deps.log.streamReads?.identity(steward);
+  // the active shard's chains (every chain, carried at each rotation: docs/SHARDS.md)
+  const rec = await activeLog(deps).streamReads?.identity(steward);
   if (!rec || (first !== "kid-steward-mismatch" && rec.head.current === steward)) {
     return { report };
   }

@@ -4,14 +4,17 @@
 // active shard's log, an agent's chain head is the newest shard's that has one, and an append
 // that meets a rotation (409 `shard-frozen`) is made once more on the new active shard.
 // Platform-neutral.
-import type {
-  AgentHead,
-  AgentLink,
-  AppendResult,
-  EntryFacts,
-  Log,
-  TreeHead,
-  TreeView,
+import {
+  type AgentHead,
+  type AgentLink,
+  answerStreamQuery,
+  type AppendResult,
+  type EntryFacts,
+  type Log,
+  queriedStreamReads,
+  type StreamReads,
+  type TreeHead,
+  type TreeView,
 } from "../../log/mod.ts";
 import { ApiError } from "../http/errors.ts";
 import { ForwardingLog } from "./log_forward.ts";
@@ -73,7 +76,11 @@ export class ActiveShardLog extends ForwardingLog {
     this.#s = s;
   }
 
-  override append(entry: Uint8Array, link?: AgentLink, facts?: EntryFacts): Promise<AppendResult> {
+  override append(
+    entry: Uint8Array,
+    link?: AgentLink,
+    facts?: EntryFacts,
+  ): Promise<AppendResult> {
     return appendToActive(this.#s, entry, link, facts);
   }
   override get agentHead(): Log["agentHead"] {
@@ -84,7 +91,9 @@ export class ActiveShardLog extends ForwardingLog {
 
 /** What only the shard's own log can answer synchronously. */
 function notHere(what: string): never {
-  throw new Error(`Cannot read ${what} of the active shard synchronously: ask the shard's log`);
+  throw new Error(
+    `Cannot read ${what} of the active shard synchronously: ask the shard's log`,
+  );
 }
 
 /**
@@ -94,15 +103,34 @@ function notHere(what: string): never {
 export class AsyncActiveShardLog implements Log {
   readonly #s: ShardLogs;
 
+  /**
+   * The active shard's stream reads, each read asked of the shard active then (the routes that
+   * resolve identities read the active shard: it holds every chain, docs/SHARDS.md).
+   */
+  readonly streamReads: StreamReads;
+
   constructor(s: ShardLogs) {
     this.#s = s;
+    this.streamReads = queriedStreamReads(async (q) => {
+      const r = (await this.#log()).streamReads;
+      if (!r) {
+        throw new Error(
+          "Cannot read streams: the active shard's log keeps none",
+        );
+      }
+      return await answerStreamQuery(r, q);
+    });
   }
 
   async #log(): Promise<Log> {
     return await this.#s.active();
   }
 
-  append(entry: Uint8Array, link?: AgentLink, facts?: EntryFacts): Promise<AppendResult> {
+  append(
+    entry: Uint8Array,
+    link?: AgentLink,
+    facts?: EntryFacts,
+  ): Promise<AppendResult> {
     return appendToActive(this.#s, entry, link, facts);
   }
   async agentHead(

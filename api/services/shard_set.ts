@@ -2,7 +2,8 @@
 // the signed directory (re-signed at most once a second), rotates the active shard by age, size
 // or command in the order of docs/SHARDS.md "Lifecycle", and gives the service-level routes that
 // append (`/v1/readings`) a log that is always the active shard's, with agents' chain heads
-// carried across rotations. Platform-neutral besides the injected ShardFiles.
+// carried across rotations; at a rotation the frozen shard's key state is carried into the new
+// shard's store (docs/SHARDS.md "Carried state"). Platform-neutral besides the injected ShardFiles.
 import type { AppendResult, Log } from "../../log/mod.ts";
 import { c2sp } from "../../log/mod.ts";
 import {
@@ -68,6 +69,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /** Keys of a shard's own state in its store (ShardMeta). */
 export const FROZEN_MARK = "shard_frozen";
 const OPERATOR_MARK = "operator_key";
+/** The key state carried into a shard at its creation (log/sql/keys.ts `KEYS_CARRIED`). */
+const KEYS_CARRIED_MARK = "keys_carried";
 
 /** A shard's own record of being frozen (FROZEN_MARK's value) per its directory record. */
 export function frozenMark(rec: ShardRecord): string | undefined {
@@ -214,6 +217,16 @@ export class ShardSet implements ShardService {
       );
     }
     if (own === undefined && frozen !== undefined) await meta.set(FROZEN_MARK, frozen);
+    // the key state carried in at the shard's creation is pinned by the directory state: a
+    // store that lost it (rolled back to before the carry) would forget rotated-out keys
+    if (rec.keys_carried !== undefined && meta.get(KEYS_CARRIED_MARK) !== rec.keys_carried) {
+      throw new ShardStateError(
+        "shard-carry-missing",
+        `Cannot open the shards: ${h.id}'s store lacks the key state carried into it when it was ` +
+          `created (${rec.keys_carried}): the store is older than the shard; restore it from a ` +
+          "backup",
+      );
+    }
   }
 
   #handle(n: number, log: Log, rec: ShardRecord): ShardHandle {
@@ -294,7 +307,12 @@ export class ShardSet implements ShardService {
         first_time: first,
         last_time: head.size > 0 ? iso(head.timestamp) : null,
       };
+      // docs/SHARDS.md "Carried state": the drained shard's key state is final; it goes into the
+      // new shard's store (one transaction) before the directory lists the shard, so identities'
+      // chains continue there and a key rotated out stays out
+      const carried = await this.#o.files.carryKeys(old.n, n);
       const next: ShardRecord = { id: shardId(n), state: "active", created: iso(this.#now()) };
+      if (carried !== undefined) next.keys_carried = carried;
       const recs = [...this.shards.slice(0, -1).map((s) => s.rec), frozen, next];
       this.#o.files.save(recs); // the new directory is in force from here
       const h = this.#handle(n, created, next);

@@ -14,6 +14,7 @@ import type {
   AgentHead,
   AgentLink,
   AppendResult,
+  CarriedKeys,
   Log,
   StreamQuery,
   TreeHead,
@@ -96,6 +97,7 @@ export class LogSequencer extends DurableObject {
   /** While a rotation freezes this shard: appends wait for it, then find it frozen or not. */
   #freezing: Promise<void> | undefined;
   #rotation: Promise<RotateResult> | undefined;
+  #listing: Promise<void> | undefined;
   /** Appends handed to the log core and not yet answered (a freeze drains them). */
   readonly #inflight = new Set<Promise<unknown>>();
   #firstTime: string | undefined;
@@ -152,8 +154,12 @@ export class LogSequencer extends DurableObject {
       if (this.#frozen) await this.#list().catch(() => {});
       // Issue 23: the configuration in force, logged in the shard taking appends when it changed
       // (before any append is let in: blockConcurrencyWhile below); not in a shard a rotation is
-      // creating: its first entry would start its age (docs/DECISIONS.md).
-      else if (!this.creating) await publishEdgeConfig(log, env, this.#bucket(id.n));
+      // creating: its first entry would start its age (docs/DECISIONS.md), nor in one created and
+      // not listed yet (an object restarted mid-rotation): it takes the key state carried into it
+      // only while it holds no entry (docs/SHARDS.md "Carried state").
+      else if (!this.creating && (directory?.shards.length ?? 1) > id.n) {
+        await publishEdgeConfig(log, env, this.#bucket(id.n));
+      }
       return log;
     });
     this.#witness = new ObjectWitness({
@@ -276,7 +282,13 @@ export class LogSequencer extends DurableObject {
    * the directory state in R2 lists this shard frozen at its final head and its successor
    * active. Written only while the state still names this shard active.
    */
-  async #list(): Promise<void> {
+  #list(): Promise<void> {
+    // one at a time: appends finding the shard frozen all call it, the carry must not race
+    this.#listing ??= this.#listOnce().finally(() => this.#listing = undefined);
+    return this.#listing;
+  }
+
+  async #listOnce(): Promise<void> {
     if (this.#listed || !this.#frozen) return;
     const id = this.#identity ??= await this.shardIdentity();
     const bucket = bucketOf(this.#env);
@@ -287,6 +299,13 @@ export class LogSequencer extends DurableObject {
       if (state.shards.length !== id.n + 1) {
         throw new LogIntegrityError(`Cannot list ${shardId(id.n)}: not the last shard`);
       }
+      // docs/SHARDS.md "Carried state": this shard's key state is final (frozen); it goes into
+      // the next shard's store before the directory lists that shard (again after a crash: the
+      // carry replaces what an interrupted one wrote; the next shard takes no entry until listed)
+      // (the store is open: #list runs from the log's open, after the store is set, or after it)
+      const keys = await this.#store!.carriedKeys(shardId(id.n));
+      const next = sequencerOf<ShardSequencerStub>(this.#env, id.n + 1);
+      unwrap(await next.carryKeys(keys));
       await writeDirectoryState(
         bucket,
         rotatedState(state, this.#frozen.final, this.#frozen.next.public_key),
@@ -412,6 +431,16 @@ export class LogSequencer extends DurableObject {
   }
   streamQuery(q: StreamQuery): Promise<Outcome<unknown>> {
     return this.#core.streamQuery(q);
+  }
+  /**
+   * Writes the key state carried from the shard before this one (docs/SHARDS.md "Carried
+   * state"), once, before the directory lists this shard; refused once it holds an entry.
+   */
+  carryKeys(c: CarriedKeys): Promise<Outcome<string>> {
+    return capture(async () => {
+      await this.#core.log();
+      return await this.#store!.carryKeys(c);
+    });
   }
 
   /** A held-back checkpoint is due at `at`: an alarm then, unless one is set sooner. */

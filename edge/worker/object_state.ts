@@ -3,7 +3,14 @@
 // shard's sequencer keeps in its own storage (its identity, its freeze), and how one reaches a
 // shard's sequencer or the log's bucket from the bindings. Types and plain functions only (no
 // cloudflare:workers import): the Worker and the objects both read it.
-import type { AgentHead, AgentLink, AppendResult, StreamQuery, TreeHead } from "../../log/mod.ts";
+import type {
+  AgentHead,
+  AgentLink,
+  AppendResult,
+  CarriedKeys,
+  StreamQuery,
+  TreeHead,
+} from "../../log/mod.ts";
 import { LogInputError } from "../../log/mod.ts";
 import type { DurableSqlStorage } from "../../log/durable/mod.ts";
 import {
@@ -93,6 +100,8 @@ export interface SequencerStub {
 /** A shard sequencer after the first: it is created by the rotation that lists it. */
 export interface ShardSequencerStub extends SequencerStub {
   createShard(n: number, logName: string): Promise<Outcome<{ public_key: string }>>;
+  /** Writes the key state carried from the shard before (docs/SHARDS.md "Carried state"). */
+  carryKeys(c: CarriedKeys): Promise<Outcome<string>>;
 }
 
 /** A batcher's RPC surface as the Worker sees it. */

@@ -43,8 +43,12 @@ export interface KeyHead {
   cid: Uint8Array;
   /** The head event's log index. */
   index: number;
+  /** The shard that holds `index`, when an earlier one (a carried head; absent: this shard). */
+  shard?: string;
   /** Set once a second, validly chained event at a logged seq was logged: the first such entry. */
   forkedAt?: number;
+  /** The shard that holds `forkedAt`, when an earlier one. */
+  forkedShard?: string;
 }
 
 /** One logged event of an identity's first chain (the state the fork check reads). */
@@ -54,6 +58,8 @@ export interface KeyChainEvent {
   nextHash: Uint8Array;
   cid: Uint8Array;
   index: number;
+  /** The shard that holds `index`, when an earlier one (carried at a rotation of the log). */
+  shard?: string;
 }
 
 /** A fork's evidence: the second event at `seq` (`index`) and the chain's event there (`first`). */
@@ -61,12 +67,21 @@ export interface KeyFork {
   seq: number;
   index: number;
   first: number;
+  /** The shard that holds `index`, when an earlier one (carried at a rotation of the log). */
+  shard?: string;
+  /** The shard that holds `first`, when an earlier one. */
+  first_shard?: string;
 }
 
 /** GET /v1/keys/{identity}: the head, the chain's event indices in seq order, the forks. */
 export interface IdentityRecord {
   head: KeyHead;
   events: number[];
+  /**
+   * Set when an event lies in an earlier shard (docs/SHARDS.md "Carried state"): each event's
+   * shard, in `events`' order, null for this shard's.
+   */
+  eventShards?: (string | null)[];
   forks: KeyFork[];
 }
 
@@ -99,10 +114,16 @@ export interface KeyOutcome {
   seq: number;
   /** The log index of that event. */
   index: number;
+  /** The shard that holds `index`, when an earlier one than the answering shard (carried). */
+  shard?: string;
   /** The identity is frozen by a fork (docs/KEYS.md "Forks"): the first fork's entry. */
   forked_at?: number;
+  /** The shard that holds `forked_at`, when an earlier one. */
+  forked_shard?: string;
   /** This entry is a fork: the chain's own event at its seq. */
   fork_of?: number;
+  /** The shard that holds `fork_of`, when an earlier one. */
+  fork_of_shard?: string;
 }
 
 /** The key state's writes of one batch, made in its commit (log/sql/keys.ts). */
@@ -111,4 +132,18 @@ export interface KeyWrites {
   events: { identity: string; event: KeyChainEvent }[];
   /** Forks logged as evidence. */
   forks: { identity: string; fork: KeyFork }[];
+}
+
+/**
+ * An identity's key state as carried into a new shard at a rotation of the log (docs/SHARDS.md
+ * "Carried state"): every row of the frozen shard's key state, each event and fork qualified by
+ * the shard that holds its index. Written into the new shard's store in one transaction before
+ * the directory lists the shard, so the new shard's sequencer judges against the whole chain.
+ */
+export interface CarriedKeys {
+  /** The shard the state was carried from (the one frozen by the rotation). */
+  from: string;
+  heads: { identity: string; seq: number; forked: number | null; forkedShard: string | null }[];
+  events: { identity: string; event: KeyChainEvent & { shard: string } }[];
+  forks: { identity: string; fork: KeyFork & { shard: string; first_shard: string } }[];
 }

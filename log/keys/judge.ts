@@ -10,6 +10,7 @@ import type {
   KeyChainEvent,
   KeyEventFact,
   KeyFact,
+  KeyFork,
   KeyHead,
   KeyOutcome,
   KeyRefusalCode,
@@ -90,7 +91,10 @@ function signed(h: KeyHead | undefined, f: SignedFact): KeyJudgement {
 
 function under(h: KeyHead): KeyOutcome {
   const o: KeyOutcome = { identity: h.identity, seq: h.seq, index: h.index };
+  // docs/SHARDS.md "Carried state": an event carried from an earlier shard names its shard
+  if (h.shard !== undefined) o.shard = h.shard;
   if (h.forkedAt !== undefined) o.forked_at = h.forkedAt;
+  if (h.forkedShard !== undefined) o.forked_shard = h.forkedShard;
   return o;
 }
 
@@ -151,10 +155,15 @@ async function event(
     // content index answers it 200): logged as evidence, the identity frozen (docs/KEYS.md).
     const first = mine.get(`${f.identity}\n${f.seq}`) ?? await state.keyEvent(f.identity, f.seq);
     const firstIndex = first?.index ?? h!.index;
-    writes.forks.push({ identity: f.identity, fork: { seq: f.seq, index, first: firstIndex } });
+    const firstShard = first ? first.shard : h!.shard;
+    const fork: KeyFork = { seq: f.seq, index, first: firstIndex };
+    if (firstShard !== undefined) fork.first_shard = firstShard;
+    writes.forks.push({ identity: f.identity, fork });
     const frozen = { ...h!, forkedAt: index };
     heads.set(f.identity, frozen);
-    return { outcome: { ...under(frozen), fork_of: firstIndex } };
+    const o: KeyOutcome = { ...under(frozen), fork_of: firstIndex };
+    if (firstShard !== undefined) o.fork_of_shard = firstShard;
+    return { outcome: o };
   }
   const ev: KeyChainEvent = {
     seq: f.seq,

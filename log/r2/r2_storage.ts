@@ -18,6 +18,7 @@ import {
   type AgentHeads,
   type Batch,
   blake3Hasher,
+  type CarriedKeys,
   type ContentIndex,
   type GrantRecord,
   type IdentityRecord,
@@ -563,6 +564,12 @@ export class R2PublishedStorage
   }
   identityRecord(identity: string): Promise<IdentityRecord | undefined> {
     return this.#hot.identityRecord(identity);
+  }
+  carriedKeys(from: string): Promise<CarriedKeys> {
+    return this.#hot.carriedKeys(from);
+  }
+  carryKeys(c: CarriedKeys): Promise<string> {
+    return this.#hot.carryKeys(c);
   }
   logName(): Promise<string | undefined> {
     return this.#hot.logName();

@@ -10,7 +10,7 @@ import { LEVEL1, viewTables, ViewTiles } from "./tiles.ts";
 import { streamSchema } from "./streams.ts";
 import { accountSchema } from "./accounts.ts";
 import { grantSchema } from "./grants.ts";
-import { keySchema } from "./keys.ts";
+import { keySchema, keyShardColumns } from "./keys.ts";
 
 /** Schema version written to `meta`; another version is refused, never guessed at. */
 export const SQL_SCHEMA_VERSION = "4";
@@ -95,6 +95,7 @@ export function openSchema(x: SqlExecutor, p: string, lineage: SchemaLineage, na
       for (const s of grantSchema(p)) x.run(s); // issue 25: grants, revocations (additive)
       // Key-event chains (issue 25): additive tables.
       for (const s of keySchema(p)) x.run(s);
+      keyShardColumns(x, p); // their shard columns (carried state, docs/SHARDS.md), additive
     });
   } catch (err) {
     if (err instanceof LogStorageError) throw err;

@@ -50,7 +50,7 @@ import {
   type StreamSummary,
 } from "../streams/mod.ts";
 import { SqlKeys } from "./keys.ts";
-import type { IdentityRecord, KeyChainEvent, KeyHead } from "../keys/mod.ts";
+import type { CarriedKeys, IdentityRecord, KeyChainEvent, KeyHead } from "../keys/mod.ts";
 
 /** Default of `leafIndexLag`: entries held in memory before the leaf index is flushed. */
 export const LEAF_INDEX_LAG = 65_536;
@@ -608,6 +608,13 @@ export class SqlStore
     this.#op("read a key event", () => this.#keys.event(identity, seq));
   identityRecord = (identity: string): Promise<IdentityRecord | undefined> =>
     this.#op("read an identity", () => this.#keys.record(identity));
+  carriedKeys = (from: string): Promise<CarriedKeys> =>
+    this.#op("read the key state to carry", () => this.#keys.carried(from));
+  carryKeys = async (c: CarriedKeys): Promise<string> => {
+    let mark = "";
+    await this.write("carry key state", () => void (mark = this.#keys.carry(c)));
+    return mark;
+  };
   capabilities = (): StorageCapabilities => this.storeCapabilities();
   close = (): Promise<void> => {
     if (this.#closed) return Promise.resolve();

@@ -8,6 +8,7 @@ import { LogStorageError } from "../errors.ts";
 import type {
   AgentHeads,
   ContentIndex,
+  KeyIndex,
   LeafLookupMany,
   LogStorage,
   StorageCapabilities,
@@ -64,7 +65,8 @@ export interface SqliteStorage
     ContentIndex,
     AgentHeads,
     ViewMigration,
-    WriteProbe {
+    WriteProbe,
+    KeyIndex {
   readonly db: DatabaseSync;
   readonly path: string;
   /** A value of the store's own state in `meta` (log/sql/store.ts `readMeta`). */

@@ -75,17 +75,26 @@ export class LogStreams implements StreamReads {
     const r = await this.#k?.identityRecord(identity);
     if (!r) return undefined;
     const size = this.#size();
-    const events = r.events.filter((i) => i < size);
+    // an event or fork carried from an earlier shard (docs/SHARDS.md "Carried state") is served
+    const served = (i: number, shard?: string | null) =>
+      (shard ?? undefined) !== undefined ||
+      i < size;
+    const keep = r.events.map((i, k) => served(i, r.eventShards?.[k]));
+    const events = r.events.filter((_, k) => keep[k]);
     if (events.length === 0) return undefined;
     let head = r.head;
-    if (head.index >= size) {
+    if (!served(head.index, head.shard)) {
       const e = await this.#k!.keyEvent(identity, events.length - 1);
       if (!e) return undefined;
       head = { identity, ...e };
     }
-    const forks = r.forks.filter((f) => f.index < size);
-    if (head.forkedAt !== undefined && head.forkedAt >= size) delete head.forkedAt;
-    return { head, events, forks };
+    const forks = r.forks.filter((f) => served(f.index, f.shard));
+    if (head.forkedAt !== undefined && !served(head.forkedAt, head.forkedShard)) {
+      delete head.forkedAt;
+    }
+    const out: IdentityRecord = { head, events, forks };
+    if (r.eventShards) out.eventShards = r.eventShards.filter((_, k) => keep[k]);
+    return out;
   }
 
   streams(steward: string): Promise<StreamSummary[]> {

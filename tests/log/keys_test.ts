@@ -17,6 +17,7 @@ import {
   sealJcpObject,
 } from "../../verify/mod.ts";
 import { receiptCore } from "../../fixtures/app.ts";
+import { DatabaseSync } from "node:sqlite";
 
 const KEY = new Uint8Array(32).fill(3);
 const sk = (k: number) => new Uint8Array(32).fill(40 + k);
@@ -115,4 +116,68 @@ Deno.test("keys: one batch is judged in log order; refusals get no index", async
       (e: LogInputError) => e.code === "key-rotated-out",
     );
   });
+});
+
+Deno.test("keys: the state carried into a new shard's store judges there, each index's shard named", async () => {
+  const dir = await Deno.makeTempDir();
+  const opts = { secretKey: KEY, batchAgeMs: 5 };
+  // s0 written by a build before the carry: its key tables lack the shard columns (migrated)
+  const old = new DatabaseSync(`${dir}/s0.sqlite`);
+  old.exec(
+    "CREATE TABLE key_events (identity TEXT NOT NULL, seq INTEGER NOT NULL, cur TEXT NOT NULL," +
+      " next BLOB NOT NULL, cid BLOB NOT NULL, idx INTEGER NOT NULL, PRIMARY KEY (identity, seq))" +
+      " WITHOUT ROWID; CREATE TABLE key_heads (identity TEXT PRIMARY KEY, seq INTEGER NOT NULL," +
+      " forked INTEGER); CREATE TABLE key_forks (identity TEXT NOT NULL, seq INTEGER NOT NULL," +
+      " idx INTEGER NOT NULL, first INTEGER NOT NULL, PRIMARY KEY (identity, idx)) WITHOUT ROWID",
+  );
+  old.close();
+  const s0 = openSqliteStorage(`${dir}/s0.sqlite`);
+  const a = await openLog(s0, opts);
+  const s1 = openSqliteStorage(`${dir}/s1.sqlite`);
+  let b: Log | undefined;
+  try {
+    const e0 = event(0);
+    const c0 = readJcpObject(e0)!.contentId;
+    const e1 = event(1, c0);
+    await a.append(receipt(1, 0)); // index 0: no chain yet
+    await a.append(e0); // 1
+    await a.append(e1); // 2
+    const fork = await a.append(event(1, c0, 9)); // 3: a fork, the identity frozen
+    const carried = await s0.carriedKeys("s0");
+    assert.equal(carried.from, "s0");
+    assert.deepEqual(carried.events.map((e) => [e.event.index, e.event.shard]), [[1, "s0"], [
+      2,
+      "s0",
+    ]]);
+    b = await openLog(s1, opts);
+    const mark = await s1.carryKeys(carried);
+    assert.deepEqual(JSON.parse(mark), { from: "s0", identities: 1, events: 2 });
+    // in s1: k0 was rotated out in s0; k1 is current, judged under s0's event 2
+    await assert.rejects(
+      b.append(receipt(2, 0)),
+      (e: LogInputError) => e.code === "key-rotated-out",
+    );
+    const r = await b.append(receipt(3, 1));
+    assert.deepEqual(r.key_event, {
+      identity: ID,
+      seq: 1,
+      index: 2,
+      shard: "s0",
+      forked_at: fork.index,
+      forked_shard: "s0",
+    });
+    // the frozen identity stays frozen: its next event is refused
+    const e2 = event(2, readJcpObject(e1)!.contentId);
+    await assert.rejects(b.append(e2), (e: LogInputError) => e.code === "key-event-fork");
+    const rec = await b.streamReads!.identity(ID);
+    assert.deepEqual(rec!.events, [1, 2]);
+    assert.deepEqual(rec!.eventShards, ["s0", "s0"]);
+    assert.deepEqual(rec!.forks, [{ seq: 1, index: 3, first: 2, shard: "s0", first_shard: "s0" }]);
+    // a store holding an entry takes no carry
+    await assert.rejects(s1.carryKeys(carried), (e: Error) => /holds entries/.test(e.message));
+  } finally {
+    await a.close();
+    await b?.close();
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -10,7 +10,7 @@ import { ApiError } from "../errors.ts";
 import { readEnvelope } from "../envelope_input.ts";
 import { admitGrant, admitRevocation, type AdmittedJcp, grantReads } from "../jcp_admission.ts";
 import { hashParam } from "../params.ts";
-import type { AppEnv, RouteGroup, StatusDoc } from "../route.ts";
+import { activeLog, type AppEnv, type RouteGroup, type StatusDoc } from "../route.ts";
 
 const POSTED: StatusDoc[] = [
   { status: 201, description: "Logged; Location names the entry." },
@@ -33,7 +33,7 @@ async function logIt(
   const deps = c.get("deps");
   let res;
   try {
-    res = await deps.log.append(envelope, undefined, a.facts);
+    res = await activeLog(deps).append(envelope, undefined, a.facts); // docs/SHARDS.md
   } catch (e) {
     if (e instanceof PushbackError) deps.metrics.inc("jc_pushback_total");
     throw e;
@@ -161,9 +161,10 @@ export const grantRoutes: RouteGroup = {
         if (first !== undefined) {
           // Decided (docs/DECISIONS.md): the first revocation is the marker; a second one of
           // the same grant adds nothing, so it is not logged (the same envelope: its entry).
-          const bytes = await deps.log.entry(first);
+          const log = activeLog(deps); // the shard that holds the grant state
+          const bytes = await log.entry(first);
           if (!bytes || !bytesEqual(bytes, envelope)) {
-            const leaf = await deps.log.leafHashAt(first);
+            const leaf = await log.leafHashAt(first);
             return c.json({
               index: first,
               leaf_hash: leaf && toHex(leaf),

@@ -9,7 +9,7 @@ import { blake3, resolveDidKey, toHex } from "../../../verify/mod.ts";
 import { CodedError } from "../../../net/mod.ts";
 import { ApiError } from "../errors.ts";
 import { readEnvelope } from "../envelope_input.ts";
-import type { RouteGroup } from "../route.ts";
+import { activeLog, type RouteGroup } from "../route.ts";
 
 /** An identity path parameter: an Ed25519 did:key (JCP §2.1 identities are inception did:keys). */
 function identityParam(raw: string | undefined): string {
@@ -43,8 +43,9 @@ export const keyRoutes: RouteGroup = {
           "over a KeyEvent {identity, seq, current, next_hash, parent?, nonce} in canonical " +
           "det-CBOR, signed by `current` (inception: current = identity, no parent; rotation N: " +
           "current hashes to event N-1's next_hash, parent = event N-1's content id). Answered " +
-          "once durable with {index, leaf_hash, key_event: {identity, seq, index, forked_at?, " +
-          "fork_of?}, tree_head, inclusion_proof}. A second, validly chained event at a logged " +
+          "once durable with {index, leaf_hash, key_event: {identity, seq, index, shard?, " +
+          "forked_at?, fork_of?}, tree_head, inclusion_proof} (shard: the earlier shard that " +
+          "holds index, when not the active one). A second, validly chained event at a logged " +
           "seq is logged as fork evidence (201, key_event.fork_of) and freezes the identity.",
         expects: "jc:EnvelopeSubmission",
         returns: "jc:AppendResult",
@@ -87,7 +88,8 @@ export const keyRoutes: RouteGroup = {
         const facts: EntryFacts = { cid: blake3(envelope), steward: key.current, key };
         let res;
         try {
-          res = await deps.log.append(envelope, undefined, facts);
+          // the active shard's (docs/SHARDS.md: service-level appends follow the rotations)
+          res = await activeLog(deps).append(envelope, undefined, facts);
         } catch (e) {
           if (e instanceof PushbackError) deps.metrics.inc("jc_pushback_total");
           throw e;
@@ -117,7 +119,11 @@ export const keyRoutes: RouteGroup = {
         title: "Resolve an identity",
         description: "{identity, seq, current, next_hash, events: [index…] (the chain, in seq " +
           "order), forks: [{seq, index, first}], forked_at (the first fork's index: the " +
-          "identity is frozen)}: its current key is the chain head's `current`.",
+          "identity is frozen)}: its current key is the chain head's `current`. Answered from " +
+          "the active shard, which holds every chain (carried at each rotation of the log); " +
+          "when an event lies in an earlier shard, event_shards names each event's shard " +
+          "(null: the active shard's) and forks and forked_at name theirs (shard, " +
+          "first_shard, forked_shard).",
         expects: "owl:Nothing",
         returns: "jc:Identity",
         possibleStatus: [
@@ -130,7 +136,8 @@ export const keyRoutes: RouteGroup = {
       },
       handler: async (c) => {
         const identity = identityParam(c.req.param("identity"));
-        const rec = await c.get("deps").log.streamReads?.identity(identity);
+        // the active shard's: it holds every chain (carried at each rotation, docs/SHARDS.md)
+        const rec = await activeLog(c.get("deps")).streamReads?.identity(identity);
         if (!rec) {
           throw new ApiError("not-found", `Cannot find identity ${identity}: no key event logged`);
         }
@@ -142,8 +149,11 @@ export const keyRoutes: RouteGroup = {
           current: h.current,
           next_hash: toHex(h.nextHash),
           events: rec.events,
+          // docs/SHARDS.md "Carried state": each event's shard when some lie in an earlier one
+          ...(rec.eventShards ? { event_shards: rec.eventShards } : {}),
           forks: rec.forks,
           ...(h.forkedAt !== undefined ? { forked_at: h.forkedAt } : {}),
+          ...(h.forkedShard !== undefined ? { forked_shard: h.forkedShard } : {}),
         });
       },
     },

@@ -27,17 +27,9 @@ import { mediaTypeOf } from "../envelope_input.ts";
 import { readingLink, readingOf } from "../reading_link.ts";
 import { ApiError } from "../errors.ts";
 import { readBodyLimited } from "../limits.ts";
-import type { AppDeps, RouteGroup } from "../route.ts";
+import { activeLog, type AppDeps, type RouteGroup } from "../route.ts";
 import { verifierConfigRef, verifyWith } from "../verifier_options.ts";
 import { outcomeCode } from "./verify.ts";
-
-/**
- * The log readings append to: the active shard's (docs/SHARDS.md: service-level appends go to the
- * active shard; agents' chain heads carry across rotations, api/services/shard_set.ts), else the one log.
- */
-function activeLog(deps: AppDeps): Log {
-  return deps.services?.activeLog ?? deps.log;
-}
 
 /** One lock per log: an agent's chain check and its append must not interleave. */
 const locks = new WeakMap<Log, { lock: Promise<unknown> }>();

@@ -3,7 +3,8 @@ must answer each, as this package's own resolver (resolve.py) derives it.
 
 Scenarios (issue 25): `lifecycle` (receipts before and after an inception and two rotations,
 every refusal: a seq gap, a wrong parent, a thief holding the current key, a wrong signer, a
-flipped signature; a fork by the pre-committed key, then the frozen identity), `many` (N
+flipped signature; a fork by the pre-committed key, then the frozen identity), `shards` (the
+same across a rotation of the log: the test rotates it after `rotation-1`), `many` (N
 identities, inception and one rotation each), `load` (an inception, a rotation, N receipts by the
 old key and N by the new, to send concurrently). `replay` reads {"entries": [hex...]} (a log's
 entries in log order) on stdin and prints every identity's state and any entry the log should not
@@ -54,6 +55,32 @@ def lifecycle(seed: int) -> list[dict]:
     return out, log.state(idn.did), idn
 
 
+def shards(seed: int) -> list[dict]:
+    """An identity incepted and rotated once, then (the log rotates to a new shard between
+    `rotation-1` and `receipt-by-rotated-out-key`) receipts by the retired and current keys, the
+    next rotation, a fork at seq 1 (whose first event lies in the older shard), and a rotation
+    of the frozen identity: what JCP §2.1 asks whatever shard of the log holds the events."""
+    idn = Identity(seed)
+    k = idn.keys
+    steps: list[tuple[str, bytes]] = [
+        ("inception", idn.next_event()),
+        ("rotation-1", idn.next_event()),
+        ("receipt-by-rotated-out-key", idn.receipt(1, k[0])),
+        ("receipt-by-current", idn.receipt(2, k[1])),
+        ("seq-gap", idn.event(3, parent=blake3(b"none"))[1]),
+        ("thief-current-key", idn.event(2, current=k[1], nxt=k[1])[1]),
+        ("rotation-2", idn.next_event()),
+        ("receipt-by-retired-1", idn.receipt(3, k[1])),
+        ("receipt-by-current-2", idn.receipt(4, k[2])),
+        ("receipt-by-retired-0", idn.receipt(5, k[0])),
+        ("fork-at-1", idn.event(1, salt=1)[1]),
+        ("rotation-3-after-fork", idn.event(3)[1]),
+    ]
+    log = Log()
+    out = [{"name": n, "hex": env.hex(), "expect": log.offer(env)} for n, env in steps]
+    return out, log.state(idn.did), idn
+
+
 def main() -> int:
     scenario = sys.argv[1]
     if scenario == "replay":
@@ -79,8 +106,8 @@ def main() -> int:
         json.dump({"states": states, "forked": log.forked, "wrong": wrong}, sys.stdout)
         return 0
     seed = int(sys.argv[2])
-    if scenario == "lifecycle":
-        steps, state, idn = lifecycle(seed)
+    if scenario in ("lifecycle", "shards"):
+        steps, state, idn = (lifecycle if scenario == "lifecycle" else shards)(seed)
         json.dump({"identity": idn.did, "keys": [k.did for k in idn.keys], "steps": steps,
                    "state": state}, sys.stdout)
     elif scenario == "many":
