@@ -18,7 +18,7 @@
 //   the Worker is ended (its memory freed) and queries are answered 507 `sparql-log-too-large`,
 //   pointing to `deno task rdf:sync` into an external store (docs/RDF.md).
 // Deno-only (module Workers).
-import type { Log } from "../../log/mod.ts";
+import { integrationTimes, type Log } from "../../log/mod.ts";
 import type { FindingInput } from "../../vocab/mod.ts";
 import {
   GRAPH_TYPES,
@@ -240,8 +240,19 @@ export class EmbeddedSparql implements SparqlHandle {
       for (let i = start; log.streamReads && i < end; i++) {
         for (const f of await log.streamReads.entryFindings(i)) findings.set(f.id ?? -1 - i, f);
       }
+      // issue 30: each entry's integration time (JCP §11), a log fact of its graph
+      const at = integrationTimes(log.streamReads);
+      const integrated: (number | null)[] = [];
+      for (let i = start; i < end; i++) integrated.push(await at(i) ?? null);
       const job: SparqlJob = {
-        load: { start, envelopes, origin, judged: segs, findings: [...findings.values()] },
+        load: {
+          start,
+          envelopes,
+          origin,
+          judged: segs,
+          findings: [...findings.values()],
+          integrated,
+        },
       };
       let a: SparqlLoadAnswer;
       try {

@@ -33,6 +33,8 @@ export type SparqlJob =
       origin: string;
       judged: LoadSegment[];
       findings?: FindingInput[];
+      /** Issue 30: each entry's integration time (ms), null where the log keeps none. */
+      integrated?: (number | null)[];
     };
   }
   | { query: string; mediaType: string; maxBytes: number };
@@ -79,7 +81,7 @@ function isFinding(f: unknown): f is FindingInput {
 function isJob(m: unknown): m is SparqlJob {
   if (!isRecord(m)) return false;
   if (isRecord(m.load)) {
-    const { start, envelopes, origin, judged, findings } = m.load;
+    const { start, envelopes, origin, judged, findings, integrated } = m.load;
     return Number.isSafeInteger(start) && typeof origin === "string" &&
       Array.isArray(envelopes) && envelopes.every((e) => e instanceof Uint8Array) &&
       Array.isArray(judged) && judged.length > 0 &&
@@ -87,7 +89,9 @@ function isJob(m: unknown): m is SparqlJob {
         isRecord(g) && Number.isSafeInteger(g.from) && isRecord(g.referenceVectors) &&
         (g.config === undefined || typeof g.config === "string")
       ) &&
-      (findings === undefined || Array.isArray(findings) && findings.every(isFinding));
+      (findings === undefined || Array.isArray(findings) && findings.every(isFinding)) &&
+      (integrated === undefined || Array.isArray(integrated) &&
+          integrated.every((t) => t === null || Number.isSafeInteger(t) && t >= 0));
   }
   return typeof m.query === "string" && typeof m.mediaType === "string" &&
     typeof m.maxBytes === "number";
@@ -104,13 +108,13 @@ serveJobs((config) => {
   if (!isJob(msg)) {
     throw new UnexpectedMessageError(
       msg,
-      "a job of {load: {start, envelopes, origin, judged, findings?}} or " +
+      "a job of {load: {start, envelopes, origin, judged, findings?, integrated?}} or " +
         "{query, mediaType, maxBytes}",
     );
   }
   const m = msg;
   if ("load" in m) {
-    const { start, envelopes, origin, judged, findings } = m.load;
+    const { start, envelopes, origin, judged, findings, integrated } = m.load;
     try {
       const store = storeOf(origin);
       // the entries ascend: each one's segment is the current one or a later one (O(1) amortized)
@@ -120,7 +124,8 @@ serveJobs((config) => {
         while (g + 1 < judged.length && judged[g + 1].from <= i) g++;
         const { referenceVectors, config } = judged[g];
         const url = `${origin}/v1/log/entries/${i}`;
-        return entryInputFromEnvelope(i, e, url, { referenceVectors }, config);
+        const at = integrated?.[k] ?? undefined;
+        return entryInputFromEnvelope(i, e, url, { referenceVectors }, config, at);
       }));
       // issue 24: the findings the batch's entries caused, are the other side of or cleared
       await store.putFindings(findings ?? [], origin);
