@@ -3,6 +3,7 @@
 // state it keeps per identity, the codes of its refusals, and what an append under an identity
 // answers. Pure data; log/keys/read.ts reads the facts from an envelope, log/keys/judge.ts judges
 // them against the state inside the sequencer's step.
+import { toHex } from "../../verify/mod.ts";
 
 /** A key event's facts (JCP §2.1 `KeyEvent`), its fields already checked (read.ts). */
 export interface KeyEventFact {
@@ -111,4 +112,30 @@ export interface KeyWrites {
   events: { identity: string; event: KeyChainEvent }[];
   /** Forks logged as evidence. */
   forks: { identity: string; fork: KeyFork }[];
+}
+
+/** An identity as GET /v1/keys/{identity} answers it (the JSON, and the RDF's input). */
+export interface IdentityJson {
+  identity: string;
+  seq: number;
+  current: string;
+  /** lowercase hex */
+  next_hash: string;
+  events: number[];
+  forks: KeyFork[];
+  forked_at?: number;
+}
+
+/** The answer of GET /v1/keys/{identity} from its record (one form for the route and the RDF). */
+export function identityJson(identity: string, rec: IdentityRecord): IdentityJson {
+  const h = rec.head;
+  return {
+    identity,
+    seq: h.seq,
+    current: h.current,
+    next_hash: toHex(h.nextHash),
+    events: rec.events,
+    forks: rec.forks,
+    ...(h.forkedAt !== undefined ? { forked_at: h.forkedAt } : {}),
+  };
 }
