@@ -8,7 +8,7 @@ import { checkKeyEvent, type EntryFacts, identityJson, PushbackError } from "../
 import { identityJsonLd, identityQuads } from "../../../vocab/mod.ts";
 import { NOT_ACCEPTABLE, rdfAnswer } from "../findings_formats.ts";
 import { publicBase } from "../public_url.ts";
-import { blake3, resolveDidKey, toHex } from "../../../verify/mod.ts";
+import { blake3, resolveDidKey } from "../../../verify/mod.ts";
 import { CodedError } from "../../../net/mod.ts";
 import { ApiError } from "../errors.ts";
 import { readEnvelope } from "../envelope_input.ts";
