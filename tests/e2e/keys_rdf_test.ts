@@ -112,9 +112,13 @@ Deno.test({
       const store = new Store();
       store.load(nq, { format: "application/n-quads" });
       const ask = (q: string) => store.query(`PREFIX jc: <${JC}> ${q}`) as boolean;
-      assert.ok(ask(`ASK { <${u}/v1/keys/${id}> a jc:Identity ; jc:seq 2 ; jc:currentKey "${
-        doc.keys[2]
-      }" ; jc:forkedAt <${u}/v1/log/entries/${at["fork-at-2"]}> }`));
+      assert.ok(
+        ask(
+          `ASK { <${u}/v1/keys/${id}> a jc:Identity ; jc:seq 2 ; jc:currentKey "${
+            doc.keys[2]
+          }" ; jc:forkedAt <${u}/v1/log/entries/${at["fork-at-2"]}> }`,
+        ),
+      );
       const ttl = await get("text/turtle");
       assert.match(ttl.headers.get("content-type") ?? "", /^text\/turtle/);
       assert.match(await ttl.text(), /jc:Identity/);
