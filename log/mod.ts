@@ -81,6 +81,7 @@ export {
   type GrantAnswer,
   type GrantRecord,
   type Integration,
+  integrationTimes,
   jcpObjectFacts,
   LINK_MALFORMED,
   LogStreams,

@@ -26,14 +26,19 @@ export interface EntryGraph {
   ntriples: string;
 }
 
-/** The graph of entry `index` (its stored bytes `entry`), named `<graphBase>/v1/log/entries/<index>`. */
+/**
+ * The graph of entry `index` (its stored bytes `entry`), named `<graphBase>/v1/log/entries/<index>`,
+ * with its integration time when known (issue 30).
+ */
 export async function entryGraph(
   index: number,
   entry: Uint8Array,
   graphBase: string,
+  integratedAt?: number,
 ): Promise<EntryGraph> {
   const iri = `${graphBase.replace(/\/+$/, "")}/v1/log/entries/${index}`;
-  const quads = await entryQuads(entryInputFromEnvelope(index, entry, iri));
+  const input = entryInputFromEnvelope(index, entry, iri, undefined, undefined, integratedAt);
+  const quads = await entryQuads(input);
   const bnodePrefix = entryBnodePrefix(iri, index);
   return { iri, ntriples: narrowIntegers(toNQuads(quads, { bnodePrefix })) };
 }

@@ -68,6 +68,8 @@ export interface SyncOptions {
   batch?: number;
   /** called after each batch */
   progress?: (synced: number, target: number) => void;
+  /** Issue 30: an entry's integration time (ms), its graph's jc:integratedAt (rdfsync/targets.ts) */
+  integrated?: (index: number) => Promise<number | undefined>;
   /** stops the pass between batches (what is written is recorded: the next pass resumes there) */
   signal?: AbortSignal;
 }
@@ -134,8 +136,13 @@ async function writeGraphs(
   start: number,
   entries: Uint8Array[],
   graphBase: string,
+  integrated?: (index: number) => Promise<number | undefined>,
 ): Promise<void> {
-  const graphs = await Promise.all(entries.map((e, k) => entryGraph(start + k, e, graphBase)));
+  const at: (number | undefined)[] = [];
+  for (let k = 0; k < entries.length; k++) at.push(await integrated?.(start + k)); // in order
+  const graphs = await Promise.all(
+    entries.map((e, k) => entryGraph(start + k, e, graphBase, at[k])),
+  );
   if (store.gsp) {
     // A few PUTs in flight: the store works on one while the next travels.
     let next = 0;
@@ -201,6 +208,7 @@ export async function syncOnce(o: SyncOptions): Promise<SyncReport> {
         synced,
         entries.slice(synced - tileStart, end - tileStart),
         o.graphBase,
+        o.integrated,
       );
       await writeState(o.store, graph, { size: end, checkpoint: cp.note, root });
       synced = end;

@@ -4,7 +4,7 @@
 // log with its own key (from the directory), its own sync-state graph (keyed by its origin) and
 // its own entry IRIs: `<graph base><shard prefix>/v1/log/entries/<i>` (docs/RDF.md "Entry IRIs").
 // A pinned log key (`--log-key`, JC_LOG_KEY) names one log, as before shards.
-import type { c2sp } from "../log/mod.ts";
+import { type c2sp, integrationTimes } from "../log/mod.ts";
 import { TileClient, type TileNet } from "../client/mod.ts";
 import { resolveLogKey } from "../client/mod.ts";
 import { allShards } from "../client/mod.ts";
@@ -17,6 +17,8 @@ export interface SyncTarget {
   client: TileClient;
   graphBase: string;
   policy?: c2sp.TlogPolicy;
+  /** Issue 30: an entry's integration time (ms), from the log's service; absent for a mirror. */
+  integrated?: (index: number) => Promise<number | undefined>;
 }
 
 /** Options of `syncTargets`. */
@@ -43,6 +45,7 @@ export async function syncTargets(o: SyncTargetOptions): Promise<SyncTarget[]> {
       client: new TileClient(o.log, vkey, o.net),
       graphBase: o.graphBase,
       policy: o.policy,
+      ...integratedFrom(o.log, o.net),
     }];
   };
   if (pinned || !/^https?:\/\//.test(o.log)) return await one();
@@ -61,6 +64,42 @@ export async function syncTargets(o: SyncTargetOptions): Promise<SyncTarget[]> {
       client: new TileClient(t.base, s.vkeys.blake3, o.net),
       graphBase: base + (s.prefix === "/" ? "" : s.prefix),
       policy: o.policy && policyForShard(o.policy, s.vkeys.sha256),
+      ...integratedFrom(t.base, o.net),
     };
   });
+}
+
+/**
+ * Issue 30 (docs/ACCOUNTING.md): the integration times of a log served over HTTP, read from its
+ * entries' `GET /v1/log/entries/{i}/findings` (`integrated_in`, JCP §11: the first signed head
+ * covering the entry), one request per head crossed (log/'s integrationTimes). A log that keeps
+ * none (404: no stream state) or a mirror directory gives none: the graphs then carry no
+ * jc:integratedAt.
+ */
+function integratedFrom(
+  log: string,
+  net: TileNet,
+): { integrated?: (index: number) => Promise<number | undefined> } {
+  if (!/^https?:\/\//.test(log)) return {};
+  const base = log.replace(/\/+$/, "");
+  const get = net.fetch ?? fetch;
+  return {
+    integrated: integrationTimes({
+      integratedIn: async (i) => {
+        const r = await get(`${base}/v1/log/entries/${i}/findings`, {
+          headers: { accept: "application/json" },
+        });
+        if (r.status === 404) {
+          await r.body?.cancel();
+          return undefined;
+        }
+        if (!r.ok) throw new Error(`Cannot read entry ${i}'s integration: HTTP ${r.status}`);
+        const at = ((await r.json()) as { integrated_in?: { size?: unknown; timestamp?: unknown } })
+          .integrated_in;
+        return at && Number.isSafeInteger(at.size) && Number.isSafeInteger(at.timestamp)
+          ? { size: at.size as number, timestamp: at.timestamp as number }
+          : undefined;
+      },
+    }),
+  };
 }

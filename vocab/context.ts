@@ -175,6 +175,9 @@ export function buildContext(): { "@context": Record<string, TermDef> } {
   ctx["log_index"] = { "@id": "jc:logIndex", "@type": "xsd:nonNegativeInteger" };
   ctx["leaf_hash"] = "jc:leafHash";
   ctx["verification_verdict"] = "jc:verificationVerdict";
+  // issue 30: the envelope's content id and the integration time (ms), for the accounts queries
+  ctx["content_id"] = "jc:contentId";
+  ctx["integrated_at"] = { "@id": "jc:integratedAt", "@type": "xsd:nonNegativeInteger" };
   // issue 23: the configuration entry an entry was judged under (an IRI)
   ctx["verifier_config"] = { "@id": "jc:verifierConfig", "@type": "@id" };
   return { "@context": ctx };

@@ -28,6 +28,12 @@ const lit = (value: string, dt: string): Term => ({
   datatype: { termType: "NamedNode", value: dt },
 });
 const TYPE = nn(RDF + "type");
+/** The log's string facts about an entry (LOG_PROPS), by JSON key. */
+const LOG_STRINGS: Record<string, string> = {
+  leaf_hash: "leafHash",
+  verification_verdict: "verificationVerdict",
+  content_id: "contentId",
+};
 const FIRST = nn(RDF + "first");
 const REST = nn(RDF + "rest");
 const NIL = nn(RDF + "nil");
@@ -138,11 +144,11 @@ function node(
   const byKey = new Map(fields.map((f) => [f.key, f]));
   for (const [k, v] of Object.entries(o)) {
     if (k === typeKey || (root && (k === "@id" || k === "@context"))) continue;
-    if (root && k === "log_index") {
-      if (typeof v !== "number" || !Number.isSafeInteger(v)) throw new Bail();
+    if (root && (k === "log_index" || k === "integrated_at")) {
+      if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) throw new Bail();
       out.push({
         subject: s,
-        predicate: nn(JC + "logIndex"),
+        predicate: nn(JC + (k === "log_index" ? "logIndex" : "integratedAt")),
         object: lit(v.toFixed(0), XSD + "nonNegativeInteger"),
         graph: GRAPH,
       });
@@ -154,11 +160,11 @@ function node(
       out.push({ subject: s, predicate: nn(JC + "verifierConfig"), object: nn(id), graph: GRAPH });
       continue;
     }
-    if (root && (k === "leaf_hash" || k === "verification_verdict")) {
+    if (root && Object.hasOwn(LOG_STRINGS, k)) {
       if (typeof v !== "string") throw new Bail();
       out.push({
         subject: s,
-        predicate: nn(JC + (k === "leaf_hash" ? "leafHash" : "verificationVerdict")),
+        predicate: nn(JC + LOG_STRINGS[k]),
         object: lit(v, XSD + "string"),
         graph: GRAPH,
       });

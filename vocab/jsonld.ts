@@ -78,6 +78,9 @@ export interface ToJsonLdOptions {
   /** log facts about the entry (API.md `GET /v1/log/export`) */
   logIndex?: number;
   leafHash?: string;
+  /** Issue 30: the envelope's content id (hex) and the entry's integration time (ms). */
+  contentId?: string;
+  integratedAt?: number;
   /** the entry's verdict class (JCR-1 §6, SPEC §6), as `verification_verdict` */
   verdict?: string;
   /** Issue 23: the IRI of the configuration entry the entry was judged under. */
@@ -211,6 +214,8 @@ export function toJsonLd(json: unknown, opts: ToJsonLdOptions = {}): Record<stri
   Object.assign(out, body);
   if (opts.logIndex !== undefined) out["log_index"] = opts.logIndex;
   if (opts.leafHash !== undefined) out["leaf_hash"] = opts.leafHash;
+  if (opts.contentId !== undefined) out["content_id"] = opts.contentId;
+  if (opts.integratedAt !== undefined) out["integrated_at"] = opts.integratedAt;
   if (opts.verdict !== undefined) out["verification_verdict"] = opts.verdict;
   if (opts.verifierConfig !== undefined) out["verifier_config"] = { "@id": opts.verifierConfig };
   return out;

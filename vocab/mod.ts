@@ -54,6 +54,13 @@ export {
   findingsJsonLd,
   findingsQuads,
 } from "./findings.ts";
+export {
+  type IdentityInput,
+  identityIri,
+  identityJsonLd,
+  identityNode,
+  identityQuads,
+} from "./identities.ts";
 export { VOCAB_INDEX_CSP, vocabularyIndexHtml } from "./html.ts";
 export {
   type ValidateAnswer,

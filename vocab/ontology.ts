@@ -164,7 +164,7 @@ ${subs}  rdfs:isDefinedBy <${ONTOLOGY_URL}> .
   for (const [prop, comment] of Object.entries(LOG_PROPS)) {
     // verifierConfig names an entry (an IRI); the others are literals
     const kind = prop === "verifierConfig" ? "owl:ObjectProperty" : "owl:DatatypeProperty";
-    const range = prop === "logIndex"
+    const range = prop === "logIndex" || prop === "integratedAt"
       ? "xsd:nonNegativeInteger"
       : prop === "verifierConfig"
       ? "rdfs:Resource"

@@ -17,6 +17,7 @@ import { type Quad, type Term, toJsonLd, toQuads, VocabError } from "./jsonld.ts
 import { CONTEXT_URL, JC, JCP_OBJECT_CLASS } from "./schema/mod.ts";
 import { fastQuads } from "./fast.ts";
 import {
+  blake3,
   decodeCbor,
   entryLeafHash,
   loggedVerdict,
@@ -34,6 +35,13 @@ const XSD_STRING = "http://www.w3.org/2001/XMLSchema#string";
 export interface EntryInput {
   index: number;
   leafHash: string;
+  /** Issue 30: JCP §3, the envelope's content id (BLAKE3 of its bytes), lowercase hex. */
+  contentId?: string;
+  /**
+   * Issue 30: JCP §11, the timestamp (ms) of the first signed head covering the entry, when the
+   * log keeps it (a store with stream state): the time an accounts window reads.
+   */
+  integratedAt?: number;
   /** the entry's verdict class (verify/'s loggedVerdict), when known */
   verdict?: string;
   /** the receipt's JSON projection (verify/'s report `receipt`), or null when it could not be read */
@@ -123,6 +131,8 @@ function logOpts(e: EntryInput) {
     id: e.url,
     logIndex: e.index,
     leafHash: e.leafHash,
+    contentId: e.contentId,
+    integratedAt: e.integratedAt,
     verdict: e.verdict,
     verifierConfig: e.verifierConfig,
     cls: e.cls,
@@ -141,6 +151,8 @@ export function entryJsonLd(e: EntryInput): Record<string, unknown> {
       "@id": e.url,
       log_index: e.index,
       leaf_hash: e.leafHash,
+      ...(e.contentId !== undefined ? { content_id: e.contentId } : {}),
+      ...(e.integratedAt !== undefined ? { integrated_at: e.integratedAt } : {}),
       ...(e.verdict !== undefined ? { verification_verdict: e.verdict } : {}),
       ...(e.verifierConfig ? { verifier_config: { "@id": e.verifierConfig } } : {}),
     };
@@ -160,7 +172,7 @@ export function entryQuads(e: EntryInput): Promise<Quad[]> {
   return fast ? Promise.resolve(fast) : toQuads(doc);
 }
 
-/** `jc:logIndex`, `jc:leafHash` (and the verdict) of an entry whose receipt has no RDF form. */
+/** `jc:logIndex`, `jc:leafHash`, `jc:contentId`, `jc:integratedAt` (and the verdict) of an entry whose receipt has no RDF form. */
 function logFacts(e: EntryInput): Quad[] {
   const s: Term = { termType: "NamedNode", value: e.url };
   const g: Term = { termType: "DefaultGraph", value: "" };
@@ -182,9 +194,34 @@ function logFacts(e: EntryInput): Quad[] {
       graph: g,
     }]
     : [];
+  const str = (p: string, v: string): Quad => ({
+    subject: s,
+    predicate: { termType: "NamedNode", value: JC + p },
+    object: {
+      termType: "Literal",
+      value: v,
+      datatype: { termType: "NamedNode", value: XSD_STRING },
+    },
+    graph: g,
+  });
+  const at: Quad[] = e.integratedAt === undefined ? [] : [{
+    subject: s,
+    predicate: { termType: "NamedNode", value: JC + "integratedAt" },
+    object: {
+      termType: "Literal",
+      value: String(e.integratedAt),
+      datatype: {
+        termType: "NamedNode",
+        value: "http://www.w3.org/2001/XMLSchema#nonNegativeInteger",
+      },
+    },
+    graph: g,
+  }];
   return [
     ...verdict,
     ...config,
+    ...(e.contentId !== undefined ? [str("contentId", e.contentId)] : []),
+    ...at,
     {
       subject: s,
       predicate: { termType: "NamedNode", value: JC + "leafHash" },
@@ -262,7 +299,8 @@ export function jcpEntryClass(envelope: Uint8Array): { jcp: boolean; cls?: strin
  * that cannot be decoded gives `receipt: null`, whose RDF is the log facts only. Given the
  * options of the configuration it was judged under, the entry carries its verdict class
  * (loggedVerdict: step 6 under them), and `verifierConfig`, that configuration entry's IRI
- * (issue 23; jc:verifierConfig).
+ * (issue 23; jc:verifierConfig). Every entry carries its envelope's content id, and its
+ * integration time when the caller knows it (issue 30: what the accounts queries join and window on).
  */
 export function entryInputFromEnvelope(
   index: number,
@@ -270,6 +308,7 @@ export function entryInputFromEnvelope(
   url: string,
   verifier?: ProfileOptions,
   verifierConfig?: string,
+  integratedAt?: number,
 ): EntryInput {
   let receipt: unknown = null;
   try {
@@ -283,11 +322,13 @@ export function entryInputFromEnvelope(
   const e: EntryInput = {
     index,
     leafHash: toHex(entryLeafHash(envelope)),
+    contentId: toHex(blake3(envelope)),
     verdict,
     receipt,
     url,
     verifierConfig,
   };
+  if (integratedAt !== undefined) e.integratedAt = integratedAt;
   if (cls) e.cls = cls;
   return e;
 }

@@ -47,11 +47,12 @@ const refuse = (code: string, detail: string, extra?: Record<string, unknown>) =
   new ApiError(code, detail, { status: 422, ...(extra ? { extra } : {}) });
 
 /**
- * POST /v1/log/entries and its bulk form: a JCP object is logged only by its own route, which
- * checks it against the log; refused with a code naming that route. Bytes that are no JCP
- * object (or no envelope at all) pass on to the verifier, which reports them.
+ * POST /v1/log/entries and its bulk form, and POST /v1/verify: a JCP object is no receipt; it is
+ * judged and logged only by its own route, which checks it against the log; refused with a code
+ * naming that route (and `kind`, `route` members). Bytes that are no JCP object (or no envelope
+ * at all) pass on to the verifier, which reports them.
  */
-export function refuseJcpObject(envelope: Uint8Array): void {
+export function refuseJcpObject(envelope: Uint8Array, doing = "append the envelope"): void {
   if (!mayBeJcpObject(envelope)) return; // no marker field: not decoded (issue 29)
   let o;
   try {
@@ -63,8 +64,8 @@ export function refuseJcpObject(envelope: Uint8Array): void {
   const route = JCP_ROUTES[o.kind];
   throw refuse(
     ROUTE_ONLY[o.kind],
-    `Cannot append the envelope: a JCP ${o.kind} is logged through POST ${route}`,
-    { route },
+    `Cannot ${doing}: it is a JCP ${o.kind}, not a receipt; POST ${route} judges and logs it`,
+    { route, kind: o.kind },
   );
 }
 

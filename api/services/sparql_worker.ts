@@ -18,7 +18,8 @@
 //   the Worker is ended (its memory freed) and queries are answered 507 `sparql-log-too-large`,
 //   pointing to `deno task rdf:sync` into an external store (docs/RDF.md).
 // Deno-only (module Workers).
-import type { Log } from "../../log/mod.ts";
+import { type IdentityJson, identityJson, integrationTimes, type Log } from "../../log/mod.ts";
+import { readJcpObject } from "../../verify/mod.ts";
 import type { FindingInput } from "../../vocab/mod.ts";
 import {
   GRAPH_TYPES,
@@ -77,6 +78,17 @@ export interface SparqlHandle {
   query(q: string, mediaType: string): Promise<{ body: Uint8Array; size: number }>;
   status(): SparqlStatus;
   close(): void;
+}
+
+/** The identity a key-event entry extends (issue 25), undefined for any other entry. */
+function keyEventIdentity(envelope: Uint8Array): string | undefined {
+  try {
+    const o = readJcpObject(envelope);
+    const id = o?.kind === "key-event" ? o.core.get("identity") : undefined;
+    return typeof id === "string" ? id : undefined;
+  } catch {
+    return undefined; // not a JCP object the log could have logged: no identity moved
+  }
 }
 
 /**
@@ -240,8 +252,26 @@ export class EmbeddedSparql implements SparqlHandle {
       for (let i = start; log.streamReads && i < end; i++) {
         for (const f of await log.streamReads.entryFindings(i)) findings.set(f.id ?? -1 - i, f);
       }
+      // issue 30: each entry's integration time (JCP §11), a log fact of its graph
+      const at = integrationTimes(log.streamReads);
+      const integrated: (number | null)[] = [];
+      for (let i = start; i < end; i++) integrated.push(await at(i) ?? null);
+      // issue 25: the identities whose key events these entries are, as the log resolves them
+      const identities: IdentityJson[] = [];
+      for (const id of new Set(envelopes.map(keyEventIdentity))) {
+        const rec = id && await log.streamReads?.identity(id);
+        if (id && rec) identities.push(identityJson(id, rec));
+      }
       const job: SparqlJob = {
-        load: { start, envelopes, origin, judged: segs, findings: [...findings.values()] },
+        load: {
+          start,
+          envelopes,
+          origin,
+          judged: segs,
+          findings: [...findings.values()],
+          integrated,
+          identities,
+        },
       };
       let a: SparqlLoadAnswer;
       try {

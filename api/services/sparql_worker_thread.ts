@@ -6,7 +6,7 @@
 // happens here; the main thread's time limit ends this Worker when a query runs too long. An init
 // or a job of another shape is refused with a stable code (api/services/worker_message.ts).
 /// <reference lib="deno.worker" />
-import { entryInputFromEnvelope, type FindingInput } from "../../vocab/mod.ts";
+import { entryInputFromEnvelope, type FindingInput, type IdentityInput } from "../../vocab/mod.ts";
 import type { ProfileOptions } from "../../verify/mod.ts";
 import { SparqlError, SparqlStore } from "../../vocab/sparql/mod.ts";
 import { serveJobs } from "./off_loop_worker.ts";
@@ -33,6 +33,10 @@ export type SparqlJob =
       origin: string;
       judged: LoadSegment[];
       findings?: FindingInput[];
+      /** Issue 30: each entry's integration time (ms), null where the log keeps none. */
+      integrated?: (number | null)[];
+      /** Issue 25: the identities whose key events the batch holds, as the log resolves them. */
+      identities?: IdentityInput[];
     };
   }
   | { query: string; mediaType: string; maxBytes: number };
@@ -75,11 +79,20 @@ function isFinding(f: unknown): f is FindingInput {
     int(f.cleared_by) && (f.stream === undefined || typeof f.stream === "string");
 }
 
+/** Whether `i` is an identity as log/keys answers one (the members the RDF reads). */
+function isIdentity(i: unknown): i is IdentityInput {
+  return isRecord(i) && typeof i.identity === "string" &&
+    /^did:key:z[1-9A-HJ-NP-Za-km-z]+$/.test(i.identity) && Number.isSafeInteger(i.seq) &&
+    typeof i.current === "string" && typeof i.next_hash === "string" && Array.isArray(i.events) &&
+    i.events.every((n) => Number.isSafeInteger(n)) &&
+    (i.forked_at === undefined || Number.isSafeInteger(i.forked_at));
+}
+
 /** Whether `m` is a job of this Worker (the fields of SparqlJob, with their types). */
 function isJob(m: unknown): m is SparqlJob {
   if (!isRecord(m)) return false;
   if (isRecord(m.load)) {
-    const { start, envelopes, origin, judged, findings } = m.load;
+    const { start, envelopes, origin, judged, findings, integrated, identities } = m.load;
     return Number.isSafeInteger(start) && typeof origin === "string" &&
       Array.isArray(envelopes) && envelopes.every((e) => e instanceof Uint8Array) &&
       Array.isArray(judged) && judged.length > 0 &&
@@ -87,7 +100,10 @@ function isJob(m: unknown): m is SparqlJob {
         isRecord(g) && Number.isSafeInteger(g.from) && isRecord(g.referenceVectors) &&
         (g.config === undefined || typeof g.config === "string")
       ) &&
-      (findings === undefined || Array.isArray(findings) && findings.every(isFinding));
+      (findings === undefined || Array.isArray(findings) && findings.every(isFinding)) &&
+      (integrated === undefined || Array.isArray(integrated) &&
+          integrated.every((t) => t === null || Number.isSafeInteger(t) && t >= 0)) &&
+      (identities === undefined || Array.isArray(identities) && identities.every(isIdentity));
   }
   return typeof m.query === "string" && typeof m.mediaType === "string" &&
     typeof m.maxBytes === "number";
@@ -104,13 +120,13 @@ serveJobs((config) => {
   if (!isJob(msg)) {
     throw new UnexpectedMessageError(
       msg,
-      "a job of {load: {start, envelopes, origin, judged, findings?}} or " +
+      "a job of {load: {start, envelopes, origin, judged, findings?, integrated?, identities?}} or " +
         "{query, mediaType, maxBytes}",
     );
   }
   const m = msg;
   if ("load" in m) {
-    const { start, envelopes, origin, judged, findings } = m.load;
+    const { start, envelopes, origin, judged, findings, integrated, identities } = m.load;
     try {
       const store = storeOf(origin);
       // the entries ascend: each one's segment is the current one or a later one (O(1) amortized)
@@ -120,10 +136,13 @@ serveJobs((config) => {
         while (g + 1 < judged.length && judged[g + 1].from <= i) g++;
         const { referenceVectors, config } = judged[g];
         const url = `${origin}/v1/log/entries/${i}`;
-        return entryInputFromEnvelope(i, e, url, { referenceVectors }, config);
+        const at = integrated?.[k] ?? undefined;
+        return entryInputFromEnvelope(i, e, url, { referenceVectors }, config, at);
       }));
       // issue 24: the findings the batch's entries caused, are the other side of or cleared
       await store.putFindings(findings ?? [], origin);
+      // issue 25: the identities the batch's key events moved, their state replaced
+      await store.putIdentities(identities ?? [], origin);
       const answer: SparqlLoadAnswer = { size, memory: oxigraphMemoryBytes() };
       return { value: answer };
     } catch (e) {

@@ -3,6 +3,7 @@
 // state it keeps per identity, the codes of its refusals, and what an append under an identity
 // answers. Pure data; log/keys/read.ts reads the facts from an envelope, log/keys/judge.ts judges
 // them against the state inside the sequencer's step.
+import { toHex } from "../../verify/mod.ts";
 
 /** A key event's facts (JCP §2.1 `KeyEvent`), its fields already checked (read.ts). */
 export interface KeyEventFact {
@@ -146,4 +147,35 @@ export interface CarriedKeys {
   heads: { identity: string; seq: number; forked: number | null; forkedShard: string | null }[];
   events: { identity: string; event: KeyChainEvent & { shard: string } }[];
   forks: { identity: string; fork: KeyFork & { shard: string; first_shard: string } }[];
+}
+
+/** An identity as GET /v1/keys/{identity} answers it (the JSON, and the RDF's input). */
+export interface IdentityJson {
+  identity: string;
+  seq: number;
+  current: string;
+  /** lowercase hex */
+  next_hash: string;
+  events: number[];
+  /** docs/SHARDS.md "Carried state": each event's shard when some lie in an earlier one. */
+  event_shards?: (string | null)[];
+  forks: KeyFork[];
+  forked_at?: number;
+  forked_shard?: string;
+}
+
+/** The answer of GET /v1/keys/{identity} from its record (one form for the route and the RDF). */
+export function identityJson(identity: string, rec: IdentityRecord): IdentityJson {
+  const h = rec.head;
+  return {
+    identity,
+    seq: h.seq,
+    current: h.current,
+    next_hash: toHex(h.nextHash),
+    events: rec.events,
+    ...(rec.eventShards ? { event_shards: rec.eventShards } : {}),
+    forks: rec.forks,
+    ...(h.forkedAt !== undefined ? { forked_at: h.forkedAt } : {}),
+    ...(h.forkedShard !== undefined ? { forked_shard: h.forkedShard } : {}),
+  };
 }

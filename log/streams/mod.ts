@@ -18,5 +18,6 @@ export {
 } from "./read_facts.ts";
 export type { CoreGet } from "./read_facts.ts";
 export { findContent, findContentEntry, LogStreams } from "./reads.ts";
+export { integrationTimes } from "./integration_times.ts";
 export { answerStreamQuery, queriedStreamReads } from "./query.ts";
 export type { GrantAnswer, Integration, SearchQuery, StreamQuery, StreamReads } from "./query.ts";

@@ -96,22 +96,41 @@ export async function documentedQuery(): Promise<string> {
   return m[1];
 }
 
-/** SPARQL JSON bindings as accounts by `steward grant` (numbers as numbers). */
-export function sparqlRows(bindings: Record<string, { value: string }>[]): Map<string, Sums> {
+/**
+ * The documented query over the window [from, to) (ms; null: open): its `VALUES` line set, the
+ * rest as written.
+ */
+export function windowedQuery(q: string, from: number | null, to: number | null): string {
+  const line = /VALUES \(\?from \?to\) \{ \(0 9007199254740991\) \}/;
+  assert.match(q, line, "the documented query has its window line");
+  return q.replace(line, `VALUES (?from ?to) { (${from ?? 0} ${to ?? 9007199254740991}) }`);
+}
+
+/** SPARQL JSON bindings as accounts by `steward grant` (numbers as numbers, booleans). */
+export function sparqlRows(
+  bindings: Record<string, { value: string; datatype?: string }>[],
+): Map<string, Sums> {
   const out = new Map<string, Sums>();
   for (const b of bindings) {
     const row: Sums = {};
     for (const [k, v] of Object.entries(b)) {
-      row[k] = k === "steward" || k === "grant" ? v.value : Number(v.value);
+      row[k] = k === "steward" || k === "grant"
+        ? v.value
+        : v.datatype?.endsWith("#boolean")
+        ? v.value === "true" || v.value === "1"
+        : Number(v.value);
     }
     out.set(`${b.steward.value} ${b.grant.value}`, row);
   }
   return out;
 }
 
-/** The documented query against /v1/sparql once its store has loaded `size` entries. */
-export async function sparqlAccounts(url: string, size: number): Promise<Map<string, Sums>> {
-  const q = await documentedQuery();
+/** A query against /v1/sparql once its store has loaded `size` entries. */
+export async function sparqlAccounts(
+  url: string,
+  size: number,
+  q: string,
+): Promise<Map<string, Sums>> {
   const deadline = Date.now() + 60_000;
   for (;;) {
     const r = await fetch(`${url}/v1/sparql`, {
@@ -133,4 +152,35 @@ export async function sparqlAccounts(url: string, size: number): Promise<Map<str
     assert.equal(loaded, size, "the store covers the whole log");
     return sparqlRows(body.results.bindings);
   }
+}
+
+/**
+ * The SPARQL accounts of a window against the service's and the replay's: the same accounts, each
+ * member the service answers (but `saturated`: SPARQL's integers do not saturate) computed and
+ * equal, and equal to the replay's where it has the member. The number of figures compared.
+ */
+export function compareRdf(
+  what: string,
+  rows: Map<string, Sums>,
+  served: Map<string, Sums>,
+  py: Map<string, Sums>,
+): number {
+  assert.deepEqual([...rows.keys()].sort(), [...py.keys()].sort(), `${what}: the accounts`);
+  assert.deepEqual([...rows.keys()].sort(), [...served.keys()].sort(), `${what}: the accounts`);
+  let n = 0;
+  for (const [k, row] of rows) {
+    const svc = served.get(k)!;
+    for (const f of Object.keys(svc)) {
+      if (f === "grant" || f === "saturated") continue;
+      assert.ok(f in row, `${what} ${k}: the query computes ${f}`);
+      // Virtuoso answers a boolean as an integer, 1 or 0
+      const v = typeof svc[f] === "boolean" && typeof row[f] === "number" ? row[f] !== 0 : row[f];
+      assert.equal(v, svc[f], `${what} ${k} ${f} (the service)`);
+      if (py.get(k)![f] !== undefined) {
+        assert.equal(v, py.get(k)![f], `${what} ${k} ${f} (the replay)`);
+      }
+      n++;
+    }
+  }
+  return n;
 }

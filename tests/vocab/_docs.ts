@@ -243,6 +243,7 @@ export function handDocs(): Doc[] {
         seq: 1,
         current: DID,
         next_hash: H("3"),
+        events: ["https://log.example/v1/log/entries/2", "https://log.example/v1/log/entries/5"],
         forked_at: "https://log.example/v1/log/entries/9",
       },
     },

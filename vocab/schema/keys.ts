@@ -41,6 +41,13 @@ export const KEY_CLASSES: ClassDef[] = [
       req("seq", "seq", u64, "The seq of the chain's last event."),
       req("current", "currentKey", s(DID_KEY), "The key in force."),
       req("next_hash", "nextKeyHash", s(HEX64), "BLAKE3 of the pre-committed next key."),
+      req(
+        "events",
+        "keyEvents",
+        iri,
+        "The entries of its key-event chain (their URLs), in seq order.",
+        { list: true },
+      ),
       opt(
         "forked_at",
         "forkedAt",

@@ -63,6 +63,10 @@ export const LOG_PROPS = {
     "The entry's verdict class (JCR-1 §6, SPEC §6): valid, joule-unverified or alert (joules outside the drift band, a DriftAlert); invalid receipts are never logged.",
   verifierConfig:
     "The log entry of the verifier-config/1 document the entry was judged under (issue 23).",
+  contentId:
+    "JCP §3: the content id of the entry's envelope, BLAKE3 of its bytes (lowercase hex): what a receipt's settles and prev name (issue 30).",
+  integratedAt:
+    "JCP §11: the entry's integration time, the timestamp of the first signed tree head that covers it, in milliseconds since the Unix epoch: the time accounts windows read (docs/ACCOUNTING.md).",
 } as const;
 
 /** Classes by name. */

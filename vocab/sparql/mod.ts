@@ -11,6 +11,7 @@ import { CodedError } from "../../net/mod.ts";
 import { Store } from "oxigraph";
 import { type EntryInput, entryNQuads, toNQuads } from "../rdf.ts";
 import { type FindingInput, findingIri, findingQuads } from "../findings.ts";
+import { type IdentityInput, identityIri, identityQuads } from "../identities.ts";
 import { type QueryForm, queryForm } from "./query_form.ts";
 
 export { type QueryForm, queryForm };
@@ -125,6 +126,25 @@ export class SparqlStore {
       // internal, over an IRI we built (no user text): the finding's previous state goes
       this.#store.update(`DROP SILENT GRAPH <${g}>`);
       parts.push(toNQuads(await findingQuads(f, origin), { graph: g }));
+    }
+    this.#store.load(parts.join(""), { format: "application/n-quads", lenient: true });
+  }
+
+  /**
+   * Puts the current state of identities (issue 25; docs/RDF.md "Identities"), each as its own
+   * named graph whose IRI is the identity's (vocab/identities.ts): an identity seen again (a
+   * rotation since) replaces its graph. Its blank nodes (its events' list) are labelled by the
+   * identity, so two identities' lists never share a node.
+   */
+  async putIdentities(ids: IdentityInput[], origin: string): Promise<void> {
+    if (ids.length === 0) return;
+    const parts: string[] = [];
+    for (const i of ids) {
+      const g = identityIri(i.identity, origin);
+      // internal, over an IRI built from a did:key the log checked (base58 characters only)
+      this.#store.update(`DROP SILENT GRAPH <${g}>`);
+      const bnodePrefix = `id_${i.identity.slice("did:key:".length)}_`;
+      parts.push(toNQuads(await identityQuads(i, origin), { graph: g, bnodePrefix }));
     }
     this.#store.load(parts.join(""), { format: "application/n-quads", lenient: true });
   }

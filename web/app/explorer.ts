@@ -5,14 +5,19 @@
 /// <reference lib="dom" />
 import { el, replace } from "./dom.ts";
 import { getBytes, getJson } from "./net.ts";
+import { kindCell } from "./jcp_view.ts";
 
 interface EntrySummary {
   index: number;
   leaf_hash: string;
   /** the entry's verdict class (JCR-1 §6, SPEC §6): valid, joule-unverified or alert */
   verdict?: string;
-  schema: string | null;
+  schema?: string | null;
   steward: string | null;
+  /** issue 25: a JCP object's kind (key-event, grant, revocation), its object and content id */
+  kind?: string;
+  object?: Record<string, unknown>;
+  content_id?: string;
 }
 
 interface EntriesPage {
@@ -209,7 +214,13 @@ async function showNewest(list: HTMLElement, shards: ShardRow[], sharded: boolea
                   { "data-shard": r.shard },
                   sharded ? el("td", {}, r.shard) : null,
                   el("td", {}, el("a", { href: entryLink(r.shard, r.index) }, String(r.index))),
-                  el("td", {}, el("code", {}, r.schema ?? "")),
+                  el(
+                    "td",
+                    {},
+                    ...(r.kind
+                      ? kindCell(r.kind, r.object ?? {}, r.content_id)
+                      : [el("code", {}, r.schema ?? "")]),
+                  ),
                   el("td", { "data-field": "verdict" }, r.verdict ?? ""),
                   el("td", {}, el("code", { class: "wrap" }, r.steward ?? "")),
                   el("td", {}, el("code", { class: "wrap" }, r.leaf_hash)),

@@ -5,7 +5,14 @@
 // `&shard=sN`), `/?leaf=<hex>` (in whichever shard holds it), `/?url=<receipt URL>`;
 // `/?view=explore` is the explorer.
 /// <reference lib="dom" />
-import { envelopeFromInput } from "../../verify/mod.ts";
+import {
+  blake3,
+  entryLeafHash,
+  envelopeFromInput,
+  readJcpObject,
+  toHex,
+  toJson,
+} from "../../verify/mod.ts";
 import {
   mergeOptions,
   optionsFromConfig,
@@ -21,6 +28,7 @@ import { checkInLog } from "./log_panel.ts";
 import { type PolicyView, readPolicy } from "./policy.ts";
 import { shardParam, shardPath, showEntryViews, showExplorer } from "./explorer.ts";
 import { findShard } from "./shards.ts";
+import { renderJcpObject } from "./jcp_view.ts";
 
 /** Largest input the page reads (the CLI's limit is 16 MiB; an entry is at most 65,535 bytes). */
 const MAX_INPUT = 16 * 1024 * 1024;
@@ -95,6 +103,15 @@ async function readFile(f: File): Promise<Uint8Array> {
   return new Uint8Array(await f.arrayBuffer());
 }
 
+/** The JCP object an envelope holds, or undefined (a receipt, or bytes the verifier reports). */
+function jcpObjectOf(envelope: Uint8Array) {
+  try {
+    return readJcpObject(envelope);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Verifies input bytes (raw COSE, hex, or {"envelope": hex}) and shows the verdict. */
 export async function verifyInput(input: Uint8Array, source: string): Promise<Verdict> {
   const region = byId("result");
@@ -107,6 +124,14 @@ export async function verifyInput(input: Uint8Array, source: string): Promise<Ve
       envelope = envelopeFromInput(input);
     } catch (e) {
       return renderUnusable(region, `${source}: ${(e as Error).message}`);
+    }
+    // issue 25: a key event, a grant or a revocation is no receipt: say what it is instead
+    const jcp = jcpObjectOf(envelope);
+    if (jcp) {
+      const object = toJson(jcp.core) as Record<string, unknown>;
+      renderJcpObject(region, jcp.kind, object, toHex(blake3(jcp.payload)));
+      void checkInLog(envelope, toHex(entryLeafHash(envelope)), await currentPolicy());
+      return "unusable";
     }
     const report = await verifyEnvelope(envelope, await judgingOptions());
     const verdict = renderReport(region, report);

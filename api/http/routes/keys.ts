@@ -4,8 +4,11 @@
 // /v1/keys/{identity} answers the chain as the log resolves it. The checks that need no state
 // run here (log/keys/read.ts); the chain's (seq, parent, next_hash, fork) run in the sequencer,
 // in log order, atomically with the append (log/keys/judge.ts).
-import { checkKeyEvent, type EntryFacts, PushbackError } from "../../../log/mod.ts";
-import { blake3, resolveDidKey, toHex } from "../../../verify/mod.ts";
+import { checkKeyEvent, type EntryFacts, identityJson, PushbackError } from "../../../log/mod.ts";
+import { identityJsonLd, identityQuads } from "../../../vocab/mod.ts";
+import { NOT_ACCEPTABLE, rdfAnswer } from "../findings_formats.ts";
+import { publicBase } from "../public_url.ts";
+import { blake3, resolveDidKey } from "../../../verify/mod.ts";
 import { CodedError } from "../../../net/mod.ts";
 import { ApiError } from "../errors.ts";
 import { readEnvelope } from "../envelope_input.ts";
@@ -123,13 +126,15 @@ export const keyRoutes: RouteGroup = {
           "the active shard, which holds every chain (carried at each rotation of the log); " +
           "when an event lies in an earlier shard, event_shards names each event's shard " +
           "(null: the active shard's) and forks and forked_at name theirs (shard, " +
-          "first_shard, forked_shard).",
+          "first_shard, forked_shard). By content negotiation JSON-LD, N-Quads or " +
+          "Turtle: a jc:Identity node, its key events by URL.",
         expects: "owl:Nothing",
         returns: "jc:Identity",
         possibleStatus: [
           { status: 200, description: "Found." },
           { status: 400, description: "The identity is not an Ed25519 did:key." },
           { status: 404, description: "No key event of this identity is logged." },
+          NOT_ACCEPTABLE,
         ],
         toolId: "jouleclaw:keys.resolve",
         mutating: false,
@@ -141,20 +146,14 @@ export const keyRoutes: RouteGroup = {
         if (!rec) {
           throw new ApiError("not-found", `Cannot find identity ${identity}: no key event logged`);
         }
-        const h = rec.head;
-        c.header("cache-control", "no-cache");
-        return c.json({
-          identity,
-          seq: h.seq,
-          current: h.current,
-          next_hash: toHex(h.nextHash),
-          events: rec.events,
-          // docs/SHARDS.md "Carried state": each event's shard when some lie in an earlier one
-          ...(rec.eventShards ? { event_shards: rec.eventShards } : {}),
-          forks: rec.forks,
-          ...(h.forkedAt !== undefined ? { forked_at: h.forkedAt } : {}),
-          ...(h.forkedShard !== undefined ? { forked_shard: h.forkedShard } : {}),
-        });
+        // docs/RDF.md "Identities": JSON, or by content negotiation a jc:Identity node
+        const json = identityJson(identity, rec);
+        return await rdfAnswer(
+          c,
+          json,
+          () => identityJsonLd(json, publicBase(c.get("deps"))),
+          () => identityQuads(json, publicBase(c.get("deps"))),
+        );
       },
     },
   ],

@@ -12,6 +12,8 @@ import {
   toNQuads,
   toTurtle,
 } from "../../../vocab/mod.ts";
+import { blake3, toHex } from "../../../verify/mod.ts";
+import { integrationTimes } from "../../../log/mod.ts";
 import type { EntryFormat, EntryView } from "../entry_format.ts";
 import { ApiError } from "../errors.ts";
 import { optIntParam } from "../params.ts";
@@ -22,9 +24,12 @@ import { judgedTable } from "../judged_configs.ts";
 async function input(v: EntryView) {
   const under = await v.judgedUnder();
   const { cls } = jcpEntryClass(v.envelope); // issue 25: a Grant, a Revocation
+  const at = await v.integrated?.(); // issue 30: JCP §11, the integration time
   return {
     index: v.index,
     leafHash: v.leafHash,
+    contentId: toHex(blake3(v.envelope)),
+    ...(at ? { integratedAt: at.timestamp } : {}),
     verdict: await v.verdict(),
     receipt: (await v.report()).receipt,
     url: v.url,
@@ -81,13 +86,16 @@ async function exportHandler(c: Context<AppEnv>): Promise<Response> {
   const base = publicBase(c.get("deps"));
   // issue 23: the configurations the entries were judged under, resolved once per export
   const table = await judgedTable(c.get("deps"));
+  // issue 30: each entry's integration time (one point read per batch of the log)
+  const integrated = integrationTimes(log.streamReads);
   const read = async (i: number) => {
     const bytes = await log.entry(i);
     if (!bytes) throw new Error(`Cannot export entry ${i}: the log no longer has it`);
     // each entry's verdict class and configuration, as its own views show them (verify/'s
     // loggedVerdict: step 6 under that configuration's reference vectors; a binary search)
     const j = table.at(i);
-    return entryInputFromEnvelope(i, bytes, `${base}/v1/log/entries/${i}`, j.options, j.ref?.url);
+    const url = `${base}/v1/log/entries/${i}`;
+    return entryInputFromEnvelope(i, bytes, url, j.options, j.ref?.url, await integrated(i));
   };
   const gen = exportNQuads(start, end, read);
   // The first entry before the answer: a store fault there is a 503 (storage-unavailable), not a

@@ -1,7 +1,10 @@
 // POST /v1/verify (API.md "Verification"; JCR-1 §6): a verification outcome is data, not an
-// error, so any envelope that could be read is answered 200 with its report.
+// error, so any envelope that could be read is answered 200 with its report. A JCP object (a key
+// event, a grant, a revocation: issue 25) is no receipt: 422 with the code naming the route that
+// judges it (`key-events-route-only`, `grants-route-only`, `revocations-route-only`).
 import type { VerificationReport } from "../../../verify/mod.ts";
 import { readEnvelope } from "../envelope_input.ts";
+import { refuseJcpObject } from "../jcp_admission.ts";
 import type { RouteGroup } from "../route.ts";
 import { verifierConfigRef, verifyUnderIdentities } from "../verifier_options.ts";
 
@@ -39,6 +42,12 @@ export const verifyRoutes: RouteGroup = {
         { status: 200, description: "The verification report (valid or not)." },
         { status: 400, description: "No body, bad JSON or bad hex." },
         { status: 415, description: "Neither application/cose nor application/json." },
+        {
+          status: 422,
+          description: "A JCP key event, grant or revocation, not a receipt: " +
+            "key-events-route-only, grants-route-only or revocations-route-only, with {kind, " +
+            "route}, the route that judges it.",
+        },
       ],
       toolId: "jouleclaw:verify",
       mutating: false,
@@ -46,6 +55,7 @@ export const verifyRoutes: RouteGroup = {
     handler: async (c) => {
       const deps = c.get("deps");
       const envelope = await readEnvelope(c.req.raw, deps.config.bodyLimit);
+      refuseJcpObject(envelope, "verify the envelope as a receipt"); // issue 25: its own route
       // issue 25: a steward with a key-event chain is judged under its current key (docs/KEYS.md)
       const { report } = await verifyUnderIdentities(deps, envelope, true);
       deps.metrics.verification(outcomeCode(report));
