@@ -192,7 +192,9 @@ Deno.test("targets: the validator visits exactly the shapes targeting the classe
   ]);
   assert.deepEqual(visit([]), []);
   const all = sel.shapesFor({}); // a data graph never prepared: every targeted shape
-  assert.equal(all.length, 39); // + InterceptReceipt, EfficiencyReceipt (issue 30)
+  // + InterceptReceipt, EfficiencyReceipt (issue 30); Grant, GrantCapability, Revocation, KeyEvent,
+  // Identity (issue 25)
+  assert.equal(all.length, 44);
   const sub: Quad = {
     subject: nn("urn:ex:Sub"),
     predicate: nn("http://www.w3.org/2000/01/rdf-schema#subClassOf"),
