@@ -243,7 +243,10 @@ Deno.test("targets: concurrent validations each get their own selection", async 
   const inputs = docs.flatMap((d) => [d.quads, d.quads.filter((_, i) => i !== 1)]);
   const expected = [];
   for (const q of inputs) expected.push((await whole.validate(q)).results);
-  assert.ok(expected.filter((r) => r.length).length >= docs.length - 2);
+  // nearly every input with its second quad dropped violates (in three documents that quad is
+  // an optional property: 53 of 56 at issue 25)
+  const violating = expected.filter((r) => r.length).length;
+  assert.ok(violating >= docs.length - 3, `${violating} of ${docs.length} violate`);
   const got = await Promise.all(inputs.map((q) => fast.validate(q)));
   assert.deepEqual(got.map((o) => o.results), expected);
 });
