@@ -37,7 +37,10 @@ interface Answer {
   body: unknown;
 }
 
-const MASKED = new Set(["signature", "timestamp"]);
+// integrated_at (jc:integratedAt) is the timestamp of the head that integrated the entry (issue 30)
+const MASKED = new Set(["signature", "timestamp", "integrated_at"]);
+/** jc:integratedAt in N-Quads and Turtle: a head's timestamp, like `timestamp` in JSON. */
+const INTEGRATED_AT = /(integratedAt>? +)("\d+"(\^\^\S+)?|\d+)/g;
 // The operator key of the shard directory (docs/SHARDS.md) is each deployment's own: not compared.
 const DROPPED = new Set(["operator_vkey"]);
 const cose = { "content-type": "application/cose", accept: "application/json" };
@@ -64,8 +67,9 @@ async function ask(base: string, s: Step): Promise<Answer> {
   const subst = (t: string) => t.replaceAll(base, "{BASE}");
   let body: unknown;
   if (/json/.test(type)) body = mask(await res.json(), subst);
-  else if (/^text\/|n-quads|turtle/.test(type)) body = subst(await res.text());
-  else body = toHex(new Uint8Array(await res.arrayBuffer()));
+  else if (/^text\/|n-quads|turtle/.test(type)) {
+    body = subst(await res.text()).replace(INTEGRATED_AT, "$1<integrated_at>");
+  } else body = toHex(new Uint8Array(await res.arrayBuffer()));
   return { status: res.status, type, cacheControl: res.headers.get("cache-control") ?? "", body };
 }
 
