@@ -7,6 +7,7 @@
 // behind the entries.
 import assert from "node:assert/strict";
 import { startService } from "../../fixtures/service.ts";
+import { killUnderLoad } from "./_kill_under_load.ts";
 import { openSqliteStorage } from "../../log/sqlite/mod.ts";
 import { steward } from "../../fixtures/app.ts";
 import { cidOf, jcpEnvelope } from "../_streams.ts";
@@ -74,29 +75,15 @@ Deno.test({
     const env = { DATA_DIR: dir, JC_BATCH_AGE_MS: "2" };
     let svc = await startService(env);
     const gens = Array.from({ length: WORKERS }, (_, w) => receipts(w));
-    let acked = 0, killed = false;
+    let acked = 0;
     try {
-      const load = (url: string, until: () => boolean) =>
-        Promise.all(gens.map(async (g) => {
-          while (!until()) {
-            try {
-              if ((await post(url, g.next().value!)) === 201) acked++;
-            } catch (e) {
-              if (!killed) throw e;
-              return; // the service is gone: expected after the kill
-            }
-          }
-        }));
-      const running = load(svc.url, () => killed);
-      while (acked < 300) await new Promise((r) => setTimeout(r, 10));
-      killed = true;
-      const st = await svc.stop("SIGKILL");
-      assert.equal(st.success, false);
-      await running;
-      killed = false;
-      svc = await startService(env);
-      const more = acked + 200;
-      await load(svc.url, () => acked >= more);
+      svc = await killUnderLoad(
+        { env, lanes: WORKERS, acked: () => acked, first: 300, more: 200 },
+        async (w, url) => {
+          if ((await post(url, gens[w].next().value!)) === 201) acked++;
+        },
+        svc,
+      );
       // the restarted service answers the same accounts its store holds
       const did0 = steward(60).did;
       const live = await (await fetch(

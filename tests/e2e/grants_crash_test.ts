@@ -6,6 +6,7 @@
 // (tests/_streams_recompute.ts): they move in each batch's commit transaction with the entries.
 import assert from "node:assert/strict";
 import { startService } from "../../fixtures/service.ts";
+import { killUnderLoad } from "./_kill_under_load.ts";
 import { openSqliteStorage } from "../../log/sqlite/mod.ts";
 import { fromHex } from "../../verify/mod.ts";
 import { actor, allow, grant, revocation } from "../_grants.ts";
@@ -32,48 +33,35 @@ Deno.test({
     const env = { DATA_DIR: dir, JC_BATCH_AGE_MS: "2" };
     let svc = await startService(env);
     const grants = new Map<string, number>(), revs = new Map<string, number>();
-    let acked = 0, killed = false, n = 0;
-    const worker = async (w: number, url: string, until: () => boolean) => {
+    let acked = 0, n = 0;
+    const step = async (w: number, url: string) => {
       const root = actor(60 + w), alice = actor(70 + w), bob = actor(80), gw = actor(90 + w);
       const ok = (r: { status: number }) => r.status === 200 || r.status === 201;
-      while (!until()) {
-        try {
-          const i = n++;
-          const g = grant(root, alice, { delegate_depth: 3 });
-          const rg = await post(url, "/v1/grants", g.envelope);
-          if (ok(rg)) (grants.set(g.id, rg.index!), acked++);
-          const c = grant(alice, bob, { parent: g.id, delegate_depth: 2 });
-          const rc = await post(url, "/v1/grants", c.envelope);
-          if (ok(rc)) (grants.set(c.id, rc.index!), acked++);
-          else assert.equal(rc.status, 422); // its parent was lost unacknowledged in the kill
-          await post(url, "/v1/log/entries", allow(gw, c.id, 2 * i, { issuer: alice.did }));
-          if (i % 3 === 0) {
-            const rr = await post(url, "/v1/revocations", revocation(g.id, root));
-            if (rr.status === 201) (revs.set(g.id, rr.index!), acked++);
-            await post(url, "/v1/log/entries", allow(gw, c.id, 2 * i + 1, { issuer: alice.did }));
-          }
-          if (i % 5 === 0) {
-            const unlogged = grant(root, alice).id;
-            await post(url, "/v1/log/entries", allow(gw, unlogged, 2 * i, { issuer: root.did }));
-          }
-        } catch (e) {
-          if (!killed) throw e;
-          return; // the service is gone: expected after the kill
-        }
+      const i = n++;
+      const g = grant(root, alice, { delegate_depth: 3 });
+      const rg = await post(url, "/v1/grants", g.envelope);
+      if (ok(rg)) (grants.set(g.id, rg.index!), acked++);
+      const c = grant(alice, bob, { parent: g.id, delegate_depth: 2 });
+      const rc = await post(url, "/v1/grants", c.envelope);
+      if (ok(rc)) (grants.set(c.id, rc.index!), acked++);
+      else assert.equal(rc.status, 422); // its parent was lost unacknowledged in the kill
+      await post(url, "/v1/log/entries", allow(gw, c.id, 2 * i, { issuer: alice.did }));
+      if (i % 3 === 0) {
+        const rr = await post(url, "/v1/revocations", revocation(g.id, root));
+        if (rr.status === 201) (revs.set(g.id, rr.index!), acked++);
+        await post(url, "/v1/log/entries", allow(gw, c.id, 2 * i + 1, { issuer: alice.did }));
+      }
+      if (i % 5 === 0) {
+        const unlogged = grant(root, alice).id;
+        await post(url, "/v1/log/entries", allow(gw, unlogged, 2 * i, { issuer: root.did }));
       }
     };
     try {
-      const load = (url: string, until: () => boolean) =>
-        Promise.all(Array.from({ length: WORKERS }, (_, w) => worker(w, url, until)));
-      const running = load(svc.url, () => killed);
-      while (acked < 300) await new Promise((r) => setTimeout(r, 10));
-      killed = true;
-      assert.equal((await svc.stop("SIGKILL")).success, false);
-      await running;
-      killed = false;
-      svc = await startService(env);
-      const more = acked + 150;
-      await load(svc.url, () => acked >= more);
+      svc = await killUnderLoad(
+        { env, lanes: WORKERS, acked: () => acked, first: 300, more: 150 },
+        step,
+        svc,
+      );
       await svc.stop();
 
       const s = openSqliteStorage(`${dir}/log.sqlite`);
