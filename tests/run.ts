@@ -98,16 +98,72 @@ export async function testFiles(): Promise<string[]> {
   return out;
 }
 
-async function denoTest(args: string[], env: Record<string, string> = {}): Promise<number> {
+/** What a failed pass printed that says why: its ERRORS and FAILURES sections, bounded. */
+export class FailureDigest {
+  #section: string[] = [];
+  #inSection = false;
+  #errors: string[] = [];
+  #carry = "";
+  static readonly MAX_CHARS = 8000;
+
+  push(text: string): void {
+    const lines = (this.#carry + text).split("\n");
+    this.#carry = lines.pop() ?? "";
+    for (const line of lines) this.#line(line);
+  }
+
+  #line(raw: string): void {
+    // deno test ends a failed run with " ERRORS ", the errors, " FAILURES ", one line per failure.
+    const line = raw.replace(/\x1b\[[0-9;]*m/g, "");
+    if (/^\s*ERRORS\s*$/.test(line)) {
+      this.#inSection = true;
+      this.#section = [];
+    }
+    if (this.#inSection) this.#section.push(line);
+    else if (/^error: /.test(line) && this.#errors.length < 20) this.#errors.push(line);
+  }
+
+  /** The digest, FAILURES kept whole where the bound cuts the ERRORS before it. */
+  text(): string {
+    if (this.#carry) this.#line(this.#carry), this.#carry = "";
+    let body = this.#section.join("\n");
+    if (body.length > FailureDigest.MAX_CHARS) {
+      const f = body.lastIndexOf("FAILURES");
+      const tail = f >= 0 ? body.slice(f) : "";
+      const room = Math.max(0, FailureDigest.MAX_CHARS - tail.length);
+      body = body.slice(0, room) + "\n[... cut ...]\n" + tail;
+    }
+    return [...this.#errors, body].filter((x) => x).join("\n");
+  }
+}
+
+async function denoTest(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; digest: string }> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["test", "-A", "--quiet", ...args],
     cwd: ROOT,
     env,
     stdin: "null",
-    stdout: "inherit",
-    stderr: "inherit",
+    stdout: "piped",
+    stderr: "piped",
   }).spawn();
-  return (await child.status).code;
+  const digest = new FailureDigest();
+  const pump = async (from: ReadableStream<Uint8Array>, to: typeof Deno.stdout) => {
+    const d = new TextDecoder();
+    for await (const chunk of from) {
+      await writeAll(to, chunk);
+      digest.push(d.decode(chunk, { stream: true }));
+    }
+  };
+  await Promise.all([pump(child.stdout, Deno.stdout), pump(child.stderr, Deno.stderr)]);
+  const code = (await child.status).code;
+  return { code, digest: code === 0 ? "" : digest.text() };
+}
+
+async function writeAll(to: typeof Deno.stdout, bytes: Uint8Array): Promise<void> {
+  for (let off = 0; off < bytes.length;) off += await to.write(bytes.subarray(off));
 }
 
 function minutes(ms: number): string {
@@ -116,7 +172,7 @@ function minutes(ms: number): string {
 }
 
 async function main(args: string[]): Promise<number> {
-  if (args.length > 0) return await denoTest(args);
+  if (args.length > 0) return (await denoTest(args)).code;
   const serial = Object.keys(SERIAL);
   for (const f of serial) {
     // A renamed or deleted file must not silently leave the suite or the list.
@@ -139,11 +195,18 @@ async function main(args: string[]): Promise<number> {
   console.log(`tests/run.ts: pass 2, serial: ${serial.join(" ")}`);
   const ser = await denoTest(serial);
   const t2 = performance.now();
+  // Each failed pass's reasons again at the very end: CI keeps only the tail of the output.
+  for (const [name, pass] of [["parallel", par], ["serial", ser]] as const) {
+    if (pass.code !== 0) {
+      console.log(`tests/run.ts: ${name} pass failed (exit ${pass.code}); what it said:`);
+      console.log(pass.digest || "(no ERRORS section: see the pass's output above)");
+    }
+  }
   console.log(
-    `tests/run.ts: parallel pass exit ${par} (${minutes(t1 - t0)}), serial pass exit ${ser} ` +
-      `(${minutes(t2 - t1)}), total ${minutes(t2 - t0)}`,
+    `tests/run.ts: parallel pass exit ${par.code} (${minutes(t1 - t0)}), serial pass exit ` +
+      `${ser.code} (${minutes(t2 - t1)}), total ${minutes(t2 - t0)}`,
   );
-  return par !== 0 ? par : ser;
+  return par.code !== 0 ? par.code : ser.code;
 }
 
 if (import.meta.main) Deno.exit(await main(Deno.args));
