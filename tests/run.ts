@@ -114,6 +114,7 @@ export class FailureDigest {
 
   #line(raw: string): void {
     // deno test ends a failed run with " ERRORS ", the errors, " FAILURES ", one line per failure.
+    // deno-lint-ignore no-control-regex -- ANSI colour codes, on purpose
     const line = raw.replace(/\x1b\[[0-9;]*m/g, "");
     if (/^\s*ERRORS\s*$/.test(line)) {
       this.#inSection = true;

@@ -29,6 +29,7 @@ Deno.test("run.ts: the digest keeps deno test's ERRORS and FAILURES, however the
     assert.match(text, /^error: Uncaught \(in worker ""\) Error: drill: crash$/m, `cut ${cut}`);
     assert.match(text, /ERRORS[\s\S]*AssertionError: 1 !== 2[\s\S]*FAILURES[\s\S]*b => /);
     assert.match(text, /FAILED \| 1 passed \| 1 failed/);
+    // deno-lint-ignore no-control-regex -- ANSI colour codes, on purpose
     assert.doesNotMatch(text, /\x1b\[/, "colours stripped");
     assert.doesNotMatch(text, /a \.\.\. ok/, "passing lines are not repeated");
   }
