@@ -228,10 +228,14 @@ export function toJsonLd(json: unknown, opts: ToJsonLdOptions = {}): Record<stri
  */
 export async function toQuads(doc: unknown): Promise<Quad[]> {
   try {
-    return await jsonld.toRDF(
+    const quads = await jsonld.toRDF(
       doc as any,
       { documentLoader: documentLoader as any, base: null } as any,
-    ) as unknown as Quad[];
+    ) as unknown as (Quad | { subject: null; predicate: null; object: null })[];
+    // JSON-LD 1.1 API §8.5 (List to RDF): "unless object is null" a list item gets its rdf:first;
+    // jsonld.js emits that triple with a null object for an item that converts to nothing (a
+    // relative IRI such as "" under `@type: @id`), which no RDF consumer can take.
+    return quads.filter((q): q is Quad => !!(q.subject && q.predicate && q.object));
   } catch (e) {
     throw asVocabError(e);
   }

@@ -9,6 +9,8 @@ import { V1_JSONLD, V1_SHAPES_TTL, V1_TTL } from "./assets.ts";
 import { ENUMS, JC, toJsonLd, toQuads, UNKNOWN_BASE, VocabError } from "./mod.ts";
 import { CLASSES, U64_MAX, WORKSPACE_PATH } from "./schema/mod.ts";
 import { queryForm } from "./sparql/query_form.ts";
+import { ShapeValidator } from "./shacl.ts";
+import { allDocs } from "../tests/vocab/_docs.ts";
 
 Deno.test("vocab: v1.jsonld, v1.ttl, v1.shapes.ttl and assets.ts are what vocab/schema/ generates", async () => {
   const files = generateAll();
@@ -148,4 +150,16 @@ Deno.test("vocab: the SPARQL query form is read past prologue, comments, IRIs an
     assert.equal(queryForm(u), "update", u);
   }
   assert.equal(queryForm("hello"), "unknown");
+});
+
+Deno.test("vocab: a list item that converts to nothing gets no rdf:first (JSON-LD 1.1 API §8.5)", async () => {
+  // found by targets_test's JSON-level mutations: an identity whose `events` is "" (a relative
+  // IRI under @type @id) made jsonld.js emit an rdf:first with a null object, and the SHACL
+  // validator threw on it
+  const doc = allDocs().find((d) => d.json.events !== undefined && d.cls === "Identity")!;
+  const quads = await toQuads(toJsonLd({ ...doc.json, events: "" }, { cls: "Identity" }));
+  assert.ok(quads.length > 0);
+  for (const q of quads) assert.ok(q.subject && q.predicate && q.object, JSON.stringify(q));
+  const out = await new ShapeValidator().validate(quads);
+  assert.equal(typeof out.conforms, "boolean");
 });
