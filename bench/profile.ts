@@ -83,6 +83,8 @@ async function profileService(
       JC_RATE_WRITE: "0",
       NO_COLOR: "1",
       DATA_DIR: data,
+      // JC_STREAM_CHECKS=off: the stream checks' "before" (issue 24)
+      JC_STREAM_CHECKS: Deno.env.get("JC_STREAM_CHECKS") ?? "on",
     },
     stdout: "piped",
     stderr: "null",

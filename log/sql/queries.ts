@@ -72,7 +72,52 @@ export function insertPairs(
   one: string,
   args: SqlParam[],
 ): void {
-  const full = rows > 1 ? args.length - (args.length % (2 * rows)) : 0;
-  for (let off = 0; off < full; off += 2 * rows) x.run(many, ...args.slice(off, off + 2 * rows));
-  for (let off = full; off < args.length; off += 2) x.run(one, args[off], args[off + 1]);
+  insertRows(x, rows, 2, many, one, args);
+}
+
+// `one` with its single row of placeholders repeated n times, by (one, n)
+const manyOf = new Map<string, string>();
+
+/**
+ * Runs `many` (`rows` rows of `cols` values a call) over the flat rows in `args`, then the rest in
+ * statements of 32, 16, ..., 1 rows (`one`'s VALUES tuple repeated): a batch's remainder costs at
+ * most log2(rows) + 1 calls instead of one per row.
+ */
+export function insertRows(
+  x: SqlExecutor,
+  rows: number,
+  cols: number,
+  many: string,
+  one: string,
+  args: SqlParam[],
+): void {
+  if (args.length % cols !== 0) {
+    throw new RangeError(`insertRows: ${args.length} values are not rows of ${cols}`);
+  }
+  const width = rows * cols;
+  let off = 0;
+  if (rows > 1) {
+    for (; off + width <= args.length; off += width) x.run(many, ...args.slice(off, off + width));
+  }
+  for (let n = Math.max(1, rows >> 1); off < args.length; n >>= 1) {
+    if (n === 0) n = 1;
+    while (off + n * cols <= args.length) {
+      x.run(n === 1 ? one : repeated(one, n), ...args.slice(off, off + n * cols));
+      off += n * cols;
+    }
+  }
+}
+
+/** `one` (an INSERT ending in one VALUES tuple) with that tuple repeated `n` times. */
+function repeated(one: string, n: number): string {
+  const key = `${n}\u0000${one}`;
+  let sql = manyOf.get(key);
+  if (sql === undefined) {
+    const at = one.lastIndexOf("VALUES ");
+    if (at < 0) throw new Error(`insertRows: not an INSERT ... VALUES (...): ${one}`);
+    const tuple = one.slice(at + 7).trim();
+    sql = one.slice(0, at + 7) + Array.from({ length: n }, () => tuple).join(", ");
+    manyOf.set(key, sql);
+  }
+  return sql;
 }

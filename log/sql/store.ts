@@ -38,6 +38,7 @@ import { openSchema, type SchemaLineage } from "./schema.ts";
 import { LEVEL1, viewTables, ViewTiles } from "./tiles.ts";
 import { LeafTail } from "./leaf_tail.ts";
 import { SqlStreams } from "./streams.ts";
+import { SEARCH_KEY_LAG } from "./search_tail.ts";
 import { SqlStreamsBackfill } from "./streams_backfill.ts";
 import { SqlAccounts } from "./accounts.ts";
 import { type AccountPage, type AccountQuery, foldAccounts } from "../accounts/mod.ts";
@@ -76,6 +77,12 @@ export interface SqlStoreOptions {
    * 0 writes them with every batch. Default LEAF_INDEX_LAG.
    */
   leafIndexLag?: number;
+  /**
+   * Most entries whose search keys wait in `search_tail` before one sorted move into
+   * `search_keys` (log/sql/search_tail.ts); 0 writes them with every batch. Default
+   * SEARCH_KEY_LAG, and 0 with `roundRows` (a move writes each key twice).
+   */
+  searchKeyLag?: number;
   /** Rows per multi-row INSERT (default 64: 128 bound parameters). */
   rowsPerInsert?: number;
   /**
@@ -178,8 +185,10 @@ export class SqlStore
     openSchema(x, p, o.lineage ?? "sqlite", o.name ?? "");
     const t = viewTables(p);
     this.views = [new ViewTiles(x, t.blake3), new ViewTiles(x, t.sha256)];
-    this.#streams = new SqlStreams(x, p, o.rowsPerInsert ?? 64);
-    this.#backfill = new SqlStreamsBackfill(x, p, o.rowsPerInsert ?? 64);
+    const searchLag = o.searchKeyLag ?? (o.roundRows ? 0 : SEARCH_KEY_LAG);
+    const rows = o.rowsPerInsert ?? 64;
+    this.#streams = new SqlStreams(x, p, { rows, lag: searchLag });
+    this.#backfill = new SqlStreamsBackfill(x, p, { rows, lag: searchLag });
     this.#accounts = new SqlAccounts(x, p);
     this.rounds = o.roundRows ? new EntryRounds(x, p) : undefined;
     this.#grants = new SqlGrants(x, p);
@@ -404,6 +413,7 @@ export class SqlStore
   #commit(batch: Batch): void {
     let prefixes: number[] = [];
     let ids: [string, number][] = [];
+    let streamTx: { committed(): void } | undefined;
     const flush = this.x.transaction(() => {
       const latest = this.x.all(this.q.latestSize)[0];
       checkBatchExtends(batch, latest?.size as number | undefined);
@@ -437,7 +447,7 @@ export class SqlStore
       const st = batch.streams;
       if (st) {
         // issue 24: the stream checks' state moves in the entries' own transaction
-        const tx = this.#streams.tx();
+        const tx = streamTx = this.#streams.tx();
         tx.grants = this.#grants.tx(); // issue 25: grants and revocations, in the same order
         st.revocations = new Map();
         st.findings = checkStreams(tx, st.entries, h.timestamp, st.skewMs, st.revocations);
@@ -477,6 +487,7 @@ export class SqlStore
       return flush;
     });
     this.rounds?.remember(ids);
+    streamTx?.committed();
     if (flush) this.#tail.reset(batch.head.size);
     else for (const lp of prefixes) this.#tail.push(lp);
   }

@@ -12,6 +12,21 @@ import type {
 } from "../streams/mod.ts";
 import type { SqlExecutor, SqlParam, SqlRow } from "./executor.ts";
 import { insertPairs } from "./queries.ts";
+import { addIndex, keyString, SearchTail } from "./search_tail.ts";
+
+/** Options of `SqlStreams`. */
+export interface SqlStreamsOptions {
+  /** Rows per multi-row INSERT. */
+  rows: number;
+  /**
+   * Entries whose search keys wait in `search_tail` before one sorted move into `search_keys`
+   * (log/sql/search_tail.ts); 0 writes them straight into `search_keys` (a Durable Object, billed
+   * per row written: a move would write each key twice).
+   */
+  lag: number;
+  /** The store's own table prefix (its `meta`), when the stream tables' differs (the backfill). */
+  metaPrefix?: string;
+}
 
 /** The tables (CREATE ... IF NOT EXISTS, like the content index). */
 export function streamSchema(p: string): string[] {
@@ -55,6 +70,9 @@ export function streamTables(p: string): string[] {
     // search keys (log/streams/check.ts searchKey, receiptIdKey): a kind byte and 8 or 16 bytes
     `CREATE TABLE IF NOT EXISTS ${p}search_keys (k BLOB NOT NULL, idx INTEGER NOT NULL,` +
     ` PRIMARY KEY (k, idx)) WITHOUT ROWID`,
+    // the newest entries' keys, in log order, until they move to search_keys (search_tail.ts)
+    // (an entry's keys in one BLOB, each after its length byte)
+    `CREATE TABLE IF NOT EXISTS ${p}search_tail (idx INTEGER PRIMARY KEY, keys BLOB NOT NULL)`,
     `CREATE TABLE IF NOT EXISTS ${p}audit_heads (steward TEXT NOT NULL, engine TEXT NOT NULL,` +
     ` seq INTEGER NOT NULL, idx INTEGER NOT NULL, PRIMARY KEY (steward, engine))`,
     `CREATE TABLE IF NOT EXISTS ${p}stream_findings (id INTEGER PRIMARY KEY, steward TEXT NOT NULL,` +
@@ -74,6 +92,7 @@ export const STREAM_TABLES = [
   "streams",
   "stream_links",
   "search_keys",
+  "search_tail",
   "audit_heads",
   "stream_findings",
 ] as const;
@@ -101,28 +120,34 @@ function toFinding(r: SqlRow): StreamFinding {
 export class SqlStreams {
   readonly #x: SqlExecutor;
   readonly #q: ReturnType<typeof streamQueries>;
-  constructor(x: SqlExecutor, p: string, rows: number) {
+  readonly #lag: number;
+  readonly #tail: SearchTail;
+  constructor(x: SqlExecutor, p: string, o: SqlStreamsOptions) {
+    if (!Number.isSafeInteger(o.lag) || o.lag < 0) {
+      throw new RangeError(
+        `Cannot open the stream state: lag must be an integer >= 0, got ${o.lag}`,
+      );
+    }
     this.#x = x;
-    this.#q = streamQueries(p, rows);
+    this.#q = streamQueries(p, o.rows);
+    this.#lag = o.lag;
+    this.#tail = new SearchTail(p, o.metaPrefix ?? p, o.rows);
   }
 
   /**
    * The check's view of the state; valid inside the caller's transaction only. Search keys are
-   * held until `flush` and written as multi-row inserts (one call per 64 rows, not per row); the
-   * batch's own keys are answered from memory meanwhile.
+   * held until `flush` and written as multi-row inserts (to the tail, or with lag 0 to
+   * `search_keys`); the batch's own keys are answered from memory meanwhile. `committed`, once
+   * the transaction committed, brings this connection's copy of the tail up to it.
    */
-  tx(): StreamTx & { flush(): void } {
-    const x = this.#x, q = this.#q;
-    const pending: SqlParam[] = [];
+  tx(): StreamTx & { flush(): void; committed(): void } {
+    const x = this.#x, q = this.#q, tail = this.#tail, lag = this.#lag;
+    tail.sync(x);
+    const batch: { idx: number; keys: Uint8Array[]; checked: number }[] = [];
     const mem = new Map<string, number[]>();
-    // a key (a kind byte and 8 or 16 bytes) as a short string: its kind and its 32-bit words
-    const str = (k: Uint8Array) => {
-      let s = `${k[0]}`;
-      for (let j = 1; j + 3 < k.length; j += 4) {
-        s += `.${((k[j] << 24) | (k[j + 1] << 16) | (k[j + 2] << 8) | k[j + 3]) >>> 0}`;
-      }
-      return s;
-    };
+    // prefetched first indices in search_keys (which the checks do not write before `flush`)
+    const first = new Map<string, number | undefined>();
+    let adopt = () => {};
     return {
       countLink: (steward, key, seq, index) => {
         x.run(q.countLink, steward, key, seq, index, index);
@@ -135,21 +160,43 @@ export class SqlStreams {
           prev: r.prev as Uint8Array,
         })),
       putLink: (sid, seq, l) => void x.run(q.putLink, sid, seq, l.index, l.cid, l.prev),
+      prefetch: (keys) => {
+        for (let off = 0; off < keys.length; off += q.rows) {
+          const part = keys.slice(off, off + q.rows);
+          for (const r of x.all(q.firstMany(part.length), ...part)) {
+            first.set(keyString(r.k as Uint8Array), Number(r.idx));
+          }
+          for (const k of part) {
+            const s = keyString(k);
+            if (!first.has(s)) first.set(s, undefined);
+          }
+        }
+      },
       keyed: (k, limit) => {
-        const out = x.all(q.keyed, k, -1, limit).map((r) => Number(r.idx));
-        const more = mem.get(str(k));
+        const s = keyString(k);
+        const known = limit === 1 && first.has(s);
+        const at = known ? first.get(s) : undefined;
+        const out = known
+          ? (at === undefined ? [] : [at])
+          : x.all(q.keyed, k, -1, limit).map((r) => Number(r.idx));
+        if (out.length < limit) out.push(...tail.checked(s, -1, limit - out.length));
+        const more = mem.get(s);
         return more ? [...out, ...more].slice(0, limit) : out;
       },
       putKeys: (index, keys, plain = []) => {
-        for (const k of plain) pending.push(k, index);
-        for (const k of keys) {
-          pending.push(k, index);
-          const s = str(k), l = mem.get(s);
-          if (!l) mem.set(s, [index]);
-          else if (!l.includes(index)) l.push(index);
-        }
+        batch.push({ idx: index, keys: [...keys, ...plain], checked: keys.length });
+        for (const k of keys) addIndex(mem, keyString(k), index);
       },
-      flush: () => insertPairs(x, q.rows, q.putKeys, q.putKey, pending),
+      flush: () => {
+        if (lag > 0) {
+          adopt = tail.write(x, batch, lag).adopt;
+          return;
+        }
+        const pairs: SqlParam[] = [];
+        for (const e of batch) for (const k of e.keys) pairs.push(k, e.idx);
+        insertPairs(x, q.rows, q.putKeys, q.putKey, pairs);
+      },
+      committed: () => adopt(),
       auditHead: (steward, engine) => {
         const r = x.all(q.audit, steward, engine)[0];
         return r && { seq: Number(r.seq), index: Number(r.idx) };
@@ -186,11 +233,32 @@ export class SqlStreams {
     return this.#x.all(this.#q.entryFindings, index, index, index).map(toFinding);
   }
 
-  /** Indices under every key (1-3), after `after`, ascending, at most `limit`. */
+  /**
+   * Indices under every key (1-3), after `after`, ascending, at most `limit`: an index seek in
+   * `search_keys` and map reads in the tail (an entry's keys are all in one of the two).
+   */
   search(keys: Uint8Array[], after: number, limit: number): number[] {
     const sql = this.#q.search[keys.length - 1];
     if (!sql) throw new RangeError(`Cannot search: ${keys.length} keys, 1 to 3`);
-    return this.#x.all(sql, keys[0], after, ...keys.slice(1), limit).map((r) => Number(r.idx));
+    const found = this.#x.all(sql, keys[0], after, ...keys.slice(1), limit).map((r) =>
+      Number(r.idx)
+    );
+    const tail = this.#tail;
+    tail.sync(this.#x);
+    if (tail.entries === 0) return found;
+    // the tail's entries under its rarest key, in order, until `limit` have every other key
+    const ks = keys.map(keyString).sort((a, b) => tail.count(a) - tail.count(b));
+    const [first, ...rest] = ks;
+    const more: number[] = [];
+    for (let from = after; more.length < limit;) {
+      const page = tail.under(first, from, limit);
+      for (const i of page) if (rest.every((k) => tail.has(k, i))) more.push(i);
+      if (page.length < limit) break;
+      from = page[page.length - 1];
+    }
+    if (more.length === 0) return found;
+    const all = [...new Set([...found, ...more])].sort((a, b) => a - b);
+    return all.slice(0, limit);
   }
 
   /** Records a committed batch's first index and its head (inside the commit transaction). */
@@ -219,6 +287,7 @@ export class SqlStreams {
 }
 
 function streamQueries(p: string, rows: number) {
+  const firstMany: string[] = [];
   const and = (n: number) =>
     Array.from(
       { length: n },
@@ -236,6 +305,10 @@ function streamQueries(p: string, rows: number) {
     links: `SELECT idx, cid, prev FROM ${p}stream_links WHERE sid = ? AND seq = ? ORDER BY idx`,
     putLink: `INSERT INTO ${p}stream_links (sid, seq, idx, cid, prev) VALUES (?, ?, ?, ?, ?)`,
     keyed: `SELECT idx FROM ${p}search_keys WHERE k = ? AND idx > ? ORDER BY idx LIMIT ?`,
+    // the first index under each of n keys: one seek each (the primary key's order)
+    firstMany: (n: number) =>
+      firstMany[n] ??= `SELECT k, min(idx) AS idx FROM ${p}search_keys WHERE k IN (` +
+        `${Array.from({ length: n }, () => "?").join(", ")}) GROUP BY k`,
     rows,
     putKey: `INSERT OR IGNORE INTO ${p}search_keys (k, idx) VALUES (?, ?)`,
     putKeys: `INSERT OR IGNORE INTO ${p}search_keys (k, idx) VALUES ` +

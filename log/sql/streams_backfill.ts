@@ -11,7 +11,14 @@
 import { checkStreams, type EntryFacts } from "../streams/mod.ts";
 import { StorageConflictError, type StreamBackfillStep } from "../storage.ts";
 import type { SqlExecutor } from "./executor.ts";
-import { SqlStreams, STREAM_INDEXES, STREAM_TABLES, streamTables } from "./streams.ts";
+import {
+  SqlStreams,
+  type SqlStreamsOptions,
+  STREAM_INDEXES,
+  STREAM_TABLES,
+  streamTables,
+} from "./streams.ts";
+import { bumpTailGen } from "./search_tail.ts";
 import { SqlGrants } from "./grants.ts";
 
 /** The rebuilt tables' prefix, after the store's. */
@@ -24,10 +31,10 @@ export class SqlStreamsBackfill {
   readonly #shadow: SqlStreams;
   readonly #grants: SqlGrants;
 
-  constructor(x: SqlExecutor, p: string, rows: number) {
+  constructor(x: SqlExecutor, p: string, o: SqlStreamsOptions) {
     this.#x = x;
     this.#p = p;
-    this.#shadow = new SqlStreams(x, p + SHADOW, rows);
+    this.#shadow = new SqlStreams(x, p + SHADOW, { ...o, metaPrefix: p });
     // issue 25: the grant findings are stream findings, so the recomputation makes them too,
     // against the grant state as it stood at each entry (the live tables, read "as of")
     this.#grants = new SqlGrants(x, p);
@@ -67,6 +74,7 @@ export class SqlStreamsBackfill {
       // the first step creates the rebuilt tables (empty), in its own transaction
       for (const t of STREAM_TABLES) x.run(`DROP TABLE IF EXISTS ${p}${SHADOW}${t}`);
       for (const sql of streamTables(p + SHADOW)) x.run(sql);
+      bumpTailGen(x, p + SHADOW, p); // a copy of an earlier run's tail is void
     }
     const tx = this.#shadow.tx();
     let now = 0;
@@ -129,6 +137,7 @@ export class SqlStreamsBackfill {
       x.run(`ALTER TABLE ${p}${SHADOW}${t} RENAME TO ${p}${t}`);
     }
     for (const sql of streamTables(p)) x.run(sql); // the findings' indexes, under their names
+    bumpTailGen(x, p, p); // every connection reads the (rebuilt) tail again
     x.run(`DELETE FROM ${p}meta WHERE k = 'streams_rebuilt'`);
     this.#putMeta("streams_upto", "all");
   }

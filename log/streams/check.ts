@@ -31,6 +31,11 @@ export interface StreamTx {
   /** Indices under a search key, ascending, at most `limit`. */
   keyed(key: Uint8Array, limit: number): number[];
   /**
+   * Reads the first index under each of `keys` at once (one statement for many point reads);
+   * a later `keyed(k, 1)` of one of them answers from it. Optional: without it each is read alone.
+   */
+  prefetch?(keys: Uint8Array[]): void;
+  /**
    * Writes `index` under `keys` (a later check of the batch may look them up) and `plain` (keys
    * no check looks up: content ids, input hashes; only the reads do).
    */
@@ -58,8 +63,55 @@ const enc = new TextEncoder();
 /** Each kind's first byte: keys of two kinds never collide. */
 const KIND = { s: 1, i: 2, n: 3, c: 4, h: 5, r: 6 } as const;
 
-/** Stewards recur: their keys are kept (bounded; cleared when full). */
-const stewardKeys = new Map<string, Uint8Array>();
+/** A steward's key and UTF-8 bytes. Stewards recur: kept (bounded; cleared when full). */
+const stewards = new Map<string, { key: Uint8Array; utf8: Uint8Array }>();
+
+function stewardOf(steward: string): { key: Uint8Array; utf8: Uint8Array } {
+  let hit = stewards.get(steward);
+  if (!hit) {
+    const utf8 = enc.encode(steward);
+    if (stewards.size >= 4096) stewards.clear();
+    stewards.set(steward, hit = { key: hashedKey("s", utf8), utf8 });
+  }
+  return hit;
+}
+
+// Hash input scratch: kind, 0x00, then the value's UTF-8 (grown when a value needs more).
+let scratch = new Uint8Array(1024);
+
+/** The kind's byte and the first 8 bytes of BLAKE3(kind || 0x00 || utf8). */
+function hashedKey(kind: "s" | "i", utf8: Uint8Array): Uint8Array {
+  const pre = new Uint8Array(utf8.length + 2);
+  pre[0] = kind.charCodeAt(0);
+  pre.set(utf8, 2);
+  return keyOf(KIND[kind], blake3(pre), 8);
+}
+
+function keyOf(kind: number, digest: Uint8Array, n: number): Uint8Array {
+  const b = new Uint8Array(1 + n);
+  b[0] = kind;
+  b.set(digest.subarray(0, n), 1);
+  return b;
+}
+
+/** Writes `value`'s UTF-8 into the scratch at `at`; the end offset. */
+function utf8Into(value: string, at: number): number {
+  for (;;) {
+    const r = enc.encodeInto(value, scratch.subarray(at));
+    if (r.read === value.length) return at + r.written;
+    const grown = new Uint8Array(scratch.length * 2 + value.length * 3);
+    grown.set(scratch.subarray(0, at));
+    scratch = grown;
+  }
+}
+
+/** A hex digit's value (ASCII), or -1. */
+function hexDigit(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  if (c >= 97 && c <= 102) return c - 87;
+  if (c >= 65 && c <= 70) return c - 55;
+  return -1;
+}
 
 /**
  * A search key (docs/STREAMS.md "Lookups"): the kind's byte, then 8 bytes. A steward (`s`) and a
@@ -72,25 +124,18 @@ export function searchKey(kind: "s" | "i" | "n", value: string): Uint8Array {
   if (kind === "n") {
     const b = new Uint8Array(9);
     b[0] = KIND.n;
-    for (let j = 0; j < 8; j++) b[1 + j] = parseInt(value.slice(2 * j, 2 * j + 2), 16) | 0;
+    // (as parseInt of each pair, | 0: a non-hex pair is 0; the routes refuse those before this)
+    for (let j = 0; j < 8; j++) {
+      const hi = hexDigit(value.charCodeAt(2 * j)), lo = hexDigit(value.charCodeAt(2 * j + 1));
+      b[1 + j] = hi < 0 ? 0 : lo < 0 ? hi : (hi << 4) | lo;
+    }
     return b;
   }
-  if (kind === "s") {
-    const hit = stewardKeys.get(value);
-    if (hit) return hit;
-  }
-  const v = enc.encode(value);
-  const pre = new Uint8Array(v.length + 2);
-  pre[0] = kind.charCodeAt(0);
-  pre.set(v, 2);
-  const b = new Uint8Array(9);
-  b[0] = KIND[kind];
-  b.set(blake3(pre).subarray(0, 8), 1);
-  if (kind === "s") {
-    if (stewardKeys.size >= 4096) stewardKeys.clear();
-    stewardKeys.set(value, b);
-  }
-  return b;
+  if (kind === "s") return stewardOf(value).key;
+  scratch[0] = 0x69; // "i"
+  scratch[1] = 0;
+  const end = utf8Into(value, 2);
+  return keyOf(KIND.i, blake3(scratch.subarray(0, end)), 8);
 }
 
 /**
@@ -103,16 +148,15 @@ export function searchKey(kind: "s" | "i" | "n", value: string): Uint8Array {
  * a 128-bit hash.
  */
 export function receiptIdKey(steward: string, id: string): Uint8Array {
-  const s = enc.encode(steward), v = enc.encode(id);
-  const pre = new Uint8Array(6 + s.length + v.length);
-  pre[0] = 0x72; // "r"
-  new DataView(pre.buffer).setUint32(2, s.length);
-  pre.set(s, 6);
-  pre.set(v, 6 + s.length);
-  const b = new Uint8Array(17);
-  b[0] = KIND.r;
-  b.set(blake3(pre).subarray(0, 16), 1);
-  return b;
+  const s = stewardOf(steward).utf8;
+  if (scratch.length < 6 + s.length) scratch = new Uint8Array(2 * (6 + s.length));
+  scratch[0] = 0x72; // "r"
+  scratch[1] = 0;
+  scratch[2] = s.length >>> 24, scratch[3] = s.length >>> 16;
+  scratch[4] = s.length >>> 8, scratch[5] = s.length;
+  scratch.set(s, 6);
+  const end = utf8Into(id, 6 + s.length);
+  return keyOf(KIND.r, blake3(scratch.subarray(0, end)), 16);
 }
 
 /** The search key of a content id (`c`) or of a hold's (`h`), 32 bytes. */
@@ -136,12 +180,17 @@ export function checkStreams(
   revocations?: Map<number, RevocationStatus>,
 ): Map<number, StreamFinding[]> {
   const by = new Map<number, StreamFinding[]>();
-  for (const e of entries) {
+  // the batch's (steward, id) keys, read at once: the one lookup nearly every receipt needs
+  const rks = entries.map(({ facts: f }) =>
+    f.receiptId !== undefined && f.steward ? receiptIdKey(f.steward, f.receiptId) : undefined
+  );
+  if (tx.prefetch) tx.prefetch(rks.filter((k) => k !== undefined));
+  entries.forEach((e, k) => {
     const out: StreamFinding[] = [];
-    const r = checkOne(tx, e, headTimestamp, skewMs, out);
+    const r = checkOne(tx, e, headTimestamp, skewMs, out, rks[k]);
     if (out.length) by.set(e.index, out);
     if (r && revocations) revocations.set(e.index, r);
-  }
+  });
   return by;
 }
 
@@ -151,6 +200,7 @@ function checkOne(
   headTs: number,
   skewMs: number,
   out: StreamFinding[],
+  rk: Uint8Array | undefined,
 ): RevocationStatus | undefined {
   const steward = f.steward ?? "";
   const add = (code: FindingCode, more: Partial<StreamFinding> = {}) => {
@@ -162,10 +212,9 @@ function checkOne(
   const plain = [cidKey("c", f.cid)]; // looked up by the reads only, never by a check
   if (f.steward) plain.push(searchKey("s", f.steward));
   if (f.inputHash) plain.push(searchKey("n", f.inputHash));
-  if (f.receiptId !== undefined && f.steward) {
+  if (rk && f.receiptId !== undefined) {
     // JCR-1 §2: `id` is unique per steward. A resubmitted same content never gets here (the
     // content index answers it), so an earlier entry under (steward, id) is another content.
-    const rk = receiptIdKey(f.steward, f.receiptId);
     const [first] = tx.keyed(rk, 1);
     if (first !== undefined) add("receipt-id-reused", { other: first });
     keys.push(rk);
