@@ -119,6 +119,7 @@ export {
   type SequencerOptions,
 } from "./log.ts";
 export { openLog } from "./open.ts";
+export { SEARCH_KEY_LAG } from "./sql/search_tail.ts";
 export { OUTCOME_REFUSALS } from "./outcomes.ts";
 export {
   headJson,

@@ -18,6 +18,8 @@ export interface Recomputed {
   findings: StreamFinding[];
   /** Issue 25: every logged grant (by its id, hex) with its first revocation. */
   grants: Map<string, GrantRecord>;
+  /** Every search key (hex) with its entries, ascending: what a search must answer. */
+  keys: Map<string, number[]>;
 }
 
 /** Replays `size` entries of `s` through the checks, `skewMs` as the service's. */
@@ -105,5 +107,5 @@ export async function recompute(s: LogStorage, size: number, skewMs: number): Pr
   for (const { steward, sid: _sid, ...st } of streams.values()) {
     (bySteward.get(steward) ?? bySteward.set(steward, []).get(steward)!).push(st);
   }
-  return { streams: bySteward, findings, grants };
+  return { streams: bySteward, findings, grants, keys };
 }

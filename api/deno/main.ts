@@ -109,6 +109,7 @@ export async function startService(
     if (config.store === "sqlite") dirLock = await lockDataDir(config.dataDir);
     const sequencer = {
       batchMax: config.batchMax,
+      searchKeyLag: config.searchKeyLag,
       batchAgeMs: config.batchAgeMs,
       pendingMax: config.pendingMax,
       closedSkewMs: config.closedSkewMs,

@@ -86,7 +86,11 @@ export interface ShardMeta {
 }
 
 /** Options every shard's log opens with. */
-export type ShardLogOptions = SequencerOptions & { cpuClock?: () => number };
+export type ShardLogOptions = SequencerOptions & {
+  cpuClock?: () => number;
+  /** SQLite stores: docs/STORAGE.md "Lagging search index" (`search_key_lag`). */
+  searchKeyLag?: number;
+};
 
 /** The shards' files disagree with each other (issue 27): the start stops; `code` is stable. */
 export class ShardStateError extends Error {

@@ -3,7 +3,7 @@
 // so the Worker entry can build the same ServiceConfig from its bindings. Documented for users in
 // docs/CONFIG.md; every key there is parsed here and nowhere else.
 import { CodedError } from "../../net/mod.ts";
-import { SEQUENCER_DEFAULTS } from "../../log/mod.ts";
+import { SEARCH_KEY_LAG, SEQUENCER_DEFAULTS } from "../../log/mod.ts";
 import {
   type CollectorWitnessSetting,
   parseCollectorWitnesses,
@@ -65,6 +65,8 @@ export interface ServiceConfig extends ShardSettings, ConnSettings {
   rate: { read: RateSpec; write: RateSpec };
   /** Sequencer: most entries per batch, longest wait for a batch, bound on pending appends. */
   batchMax: number;
+  /** Entries whose search keys wait in the SQLite store's tail (docs/STORAGE.md). */
+  searchKeyLag: number;
   batchAgeMs: number;
   pendingMax: number;
   /** Stream checks (issue 24): `closed-after-integration` skew, ms; "off" turns them off. */
@@ -144,6 +146,7 @@ export function defaultConfig(): ServiceConfig {
     bulkMaxEnvelopes: 1000,
     rate: { read: { perSecond: 200, burst: 400 }, write: { perSecond: 50, burst: 100 } },
     batchMax: SEQUENCER_DEFAULTS.batchMax,
+    searchKeyLag: SEARCH_KEY_LAG,
     batchAgeMs: SEQUENCER_DEFAULTS.batchAgeMs,
     closedSkewMs: 300_000,
     streamChecks: "on",
@@ -267,6 +270,7 @@ const FILE_KEYS: Record<string, (c: ServiceConfig, v: unknown) => void> = {
   rate_read: (c, v) => c.rate.read = rate("rate_read", v),
   rate_write: (c, v) => c.rate.write = rate("rate_write", v),
   batch_max: (c, v) => c.batchMax = int("batch_max", v, 1, 1_000_000),
+  search_key_lag: (c, v) => c.searchKeyLag = int("search_key_lag", v, 0, 1_000_000),
   batch_age_ms: (c, v) => c.batchAgeMs = int("batch_age_ms", v, 0, 60_000),
   closed_skew_ms: (c, v) => c.closedSkewMs = int("closed_skew_ms", v, 0, 86_400_000),
   stream_checks: (c, v) => {
@@ -390,6 +394,7 @@ export const ENV_KEYS: Record<string, string> = {
   JC_RATE_READ: "rate_read",
   JC_RATE_WRITE: "rate_write",
   JC_BATCH_MAX: "batch_max",
+  JC_SEARCH_KEY_LAG: "search_key_lag",
   JC_BATCH_AGE_MS: "batch_age_ms",
   JC_CLOSED_SKEW_MS: "closed_skew_ms",
   JC_STREAM_CHECKS: "stream_checks",

@@ -164,6 +164,7 @@ export async function openSqliteDataDir(
   try {
     store = openSqliteStorage(dbPath, {
       leafIndexLag: o.leafIndexLag,
+      searchKeyLag: o.searchKeyLag,
       groupSnapshot: o.groupSnapshot,
     });
   } catch (err) {

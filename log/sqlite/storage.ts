@@ -35,6 +35,12 @@ export interface SqliteStorageOptions {
    */
   leafIndexLag?: number;
   /**
+   * Most entries whose search keys wait in `search_tail` before one sorted move into
+   * `search_keys` (docs/STORAGE.md "Lagging search index"); 0 writes them with every batch.
+   * Default SEARCH_KEY_LAG.
+   */
+  searchKeyLag?: number;
+  /**
    * How long one read transaction of the tile-group reader may serve (default
    * GROUP_SNAPSHOT_MS, GROUP_READS_PER_SNAPSHOT reads): whichever comes first ends it.
    */
@@ -85,6 +91,7 @@ class SqliteStore extends SqlStore implements SqliteStorage {
     super(x, {
       name: path,
       leafIndexLag: o.leafIndexLag,
+      searchKeyLag: o.searchKeyLag,
       sync,
       tileGroup: (level, group, view) => groups.read(view, level * 2 ** 48 + group),
       onClose: () => {

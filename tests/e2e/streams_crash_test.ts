@@ -3,7 +3,9 @@
 // service is SIGKILLed mid-load, restarted, appended to again and stopped; then the state its
 // store holds (streams and findings of every steward) equals the state recomputed from the
 // log's entries alone (tests/_streams_recompute.ts). The checks run in each batch's commit
-// transaction, so no crash can leave the state ahead of or behind the entries.
+// transaction, so no crash can leave the state ahead of or behind the entries. Each steward's
+// receipts are then searched (GET /v1/log/search) and must answer exactly the steward's entries,
+// wherever their keys were when the kill came (docs/STORAGE.md "Lagging search index").
 import assert from "node:assert/strict";
 import { startService } from "../../fixtures/service.ts";
 import { killUnderLoad } from "./_kill_under_load.ts";
@@ -11,6 +13,7 @@ import { openSqliteStorage } from "../../log/sqlite/mod.ts";
 import { steward } from "../../fixtures/app.ts";
 import { cidOf, jcpEnvelope, ZEROS } from "../_streams.ts";
 import { recompute } from "../_streams_recompute.ts";
+import { fromHex } from "../../verify/mod.ts";
 
 const WORKERS = 8;
 
@@ -43,7 +46,8 @@ Deno.test({
   sanitizeOps: false,
   async fn() {
     const dir = await Deno.makeTempDir({ prefix: "jc-streams-crash-" });
-    const env = { DATA_DIR: dir, JC_BATCH_AGE_MS: "2" };
+    // search_key_lag 16: the search keys move every few batches, so kills also land in moves
+    const env = { DATA_DIR: dir, JC_BATCH_AGE_MS: "2", JC_SEARCH_KEY_LAG: "16" };
     let svc = await startService(env);
     const gens = Array.from({ length: WORKERS }, (_, w) => links(w));
     let acked = 0;
@@ -74,6 +78,16 @@ Deno.test({
           gaps += exp.filter((f) => (f as { code: string }).code === "stream-gap").length;
         }
         assert.ok(forks > 0 && gaps > 0, `the load made forks (${forks}) and gaps (${gaps})`);
+        // every search key the recomputation wrote answers exactly its entries, wherever the
+        // kills left it (search_tail or search_keys)
+        let searched = 0;
+        for (const [hex, list] of want.keys) {
+          assert.deepEqual(await x.search([fromHex(hex)], -1, 1_000_000), list, `search ${hex}`);
+          searched++;
+        }
+        assert.ok(searched > WORKERS, `${searched} keys searched`);
+        const tail = s.db.prepare("SELECT count(*) AS n FROM search_tail").get() as { n: number };
+        assert.ok(tail.n <= 16, `${tail.n} entries in the tail, lag 16`);
       } finally {
         await s.close();
       }
