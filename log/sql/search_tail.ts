@@ -10,10 +10,11 @@
 // the entries' own transaction: nothing is recomputed after a crash, and an entry's keys are
 // always all in one of the two tables.
 //
-// Every connection (the writer's and each reader's) holds the tail in memory, by key, and brings
-// it up to the table before it answers: rows past the last one it read, or the whole tail again
-// once its generation (`meta`, bumped by every move and by a backfill's replacement of the
-// tables) changed. A lookup is then one index seek in `search_keys` and a map read here.
+// Every connection (the writer's and each reader's) holds the tail's rows in memory, and the keys
+// the checks look up by key, and brings them up to the table before it answers: rows past the
+// last one it read, or the whole tail again once its generation (`meta`, bumped by every move and
+// by a backfill's replacement of the tables) changed. A check's lookup is then one index seek in
+// `search_keys` and a map read here; a search, one index seek and a scan of at most the lag's rows.
 import type { SqlExecutor, SqlParam } from "./executor.ts";
 import { insertPairs } from "./queries.ts";
 
@@ -92,16 +93,15 @@ function eachKey(b: Uint8Array, fn: (k: Uint8Array, checked: boolean) => void): 
 }
 
 /**
- * One connection's copy of `search_tail`: its rows, the checked keys by key (what a commit's
- * checks look up), and every key by key once a search needed them (kept up to date after).
+ * One connection's copy of `search_tail`: its rows, in entry order, and the checked keys by key
+ * (what a commit's checks look up). A search scans the rows (at most the lag's entries: a bounded
+ * pass over bytes, never a map of every key built on a request's time).
  */
 export class SearchTail {
   readonly #q: TailQueries;
   #rows: Held[] = [];
   /** checked key → the tail entries under it, ascending */
   #checked = new Map<string, number[]>();
-  /** every key → the tail entries under it, ascending; built by the first search */
-  #all: Map<string, number[]> | undefined = undefined;
   /** the generation read; undefined: never read */
   #gen: string | undefined = undefined;
   /** the next entry to read from the table */
@@ -119,19 +119,14 @@ export class SearchTail {
   #clear(gen: string | undefined, next: number): void {
     this.#rows = [];
     this.#checked = new Map();
-    this.#all = undefined;
     this.#gen = gen;
     this.#next = next;
   }
 
   #hold(h: Held): void {
     this.#rows.push(h);
-    const all = this.#all;
     eachKey(h.keys, (k, checked) => {
-      if (!checked && !all) return;
-      const name = keyString(k);
-      if (checked) addIndex(this.#checked, name, h.idx);
-      if (all) addIndex(all, name, h.idx);
+      if (checked) addIndex(this.#checked, keyString(k), h.idx);
     });
   }
 
@@ -151,30 +146,19 @@ export class SearchTail {
     return slice(this.#checked.get(key), after, limit);
   }
 
-  #byKey(): Map<string, number[]> {
-    if (!this.#all) {
-      const all = this.#all = new Map<string, number[]>();
-      for (const h of this.#rows) eachKey(h.keys, (k) => addIndex(all, keyString(k), h.idx));
+  /** The held entries after `after` that have every one of `keys`, ascending, at most `limit`. */
+  find(keys: Uint8Array[], after: number, limit: number): number[] {
+    const rows = this.#rows, out: number[] = [];
+    let lo = 0, hi = rows.length; // the first row past `after` (rows ascend by entry)
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (rows[mid].idx > after) hi = mid;
+      else lo = mid + 1;
     }
-    return this.#all;
-  }
-
-  /** The held entries under `key` after `after`, ascending, at most `limit`. */
-  under(key: string, after: number, limit: number): number[] {
-    return slice(this.#byKey().get(key), after, limit);
-  }
-
-  /** How many held entries are under `key`. */
-  count(key: string): number {
-    return this.#byKey().get(key)?.length ?? 0;
-  }
-
-  /** Whether entry `index` is held under `key`. */
-  has(key: string, index: number): boolean {
-    const l = this.#byKey().get(key);
-    if (!l) return false;
-    const at = firstAbove(l, index - 1);
-    return at < l.length && l[at] === index;
+    for (let r = lo; r < rows.length && out.length < limit; r++) {
+      if (keys.every((k) => holds(rows[r].keys, k))) out.push(rows[r].idx);
+    }
+    return out;
   }
 
   /**
@@ -235,6 +219,20 @@ export class SearchTail {
       },
     };
   }
+}
+
+/** Whether a row's keys include `k`. */
+function holds(b: Uint8Array, k: Uint8Array): boolean {
+  for (let o = 0; o < b.length;) {
+    const n = b[o] & ~CHECKED;
+    if (n === k.length) {
+      let j = 0;
+      while (j < n && b[o + 1 + j] === k[j]) j++;
+      if (j === n) return true;
+    }
+    o += 1 + n;
+  }
+  return false;
 }
 
 /** The entries of ascending `l` after `after`, at most `limit`. */

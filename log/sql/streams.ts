@@ -235,7 +235,7 @@ export class SqlStreams {
 
   /**
    * Indices under every key (1-3), after `after`, ascending, at most `limit`: an index seek in
-   * `search_keys` and map reads in the tail (an entry's keys are all in one of the two).
+   * `search_keys` and a bounded scan of the tail (an entry's keys are all in one of the two).
    */
   search(keys: Uint8Array[], after: number, limit: number): number[] {
     const sql = this.#q.search[keys.length - 1];
@@ -246,16 +246,7 @@ export class SqlStreams {
     const tail = this.#tail;
     tail.sync(this.#x);
     if (tail.entries === 0) return found;
-    // the tail's entries under its rarest key, in order, until `limit` have every other key
-    const ks = keys.map(keyString).sort((a, b) => tail.count(a) - tail.count(b));
-    const [first, ...rest] = ks;
-    const more: number[] = [];
-    for (let from = after; more.length < limit;) {
-      const page = tail.under(first, from, limit);
-      for (const i of page) if (rest.every((k) => tail.has(k, i))) more.push(i);
-      if (page.length < limit) break;
-      from = page[page.length - 1];
-    }
+    const more = tail.find(keys, after, limit);
     if (more.length === 0) return found;
     const all = [...new Set([...found, ...more])].sort((a, b) => a - b);
     return all.slice(0, limit);
