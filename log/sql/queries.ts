@@ -94,17 +94,10 @@ export function insertRows(
   if (args.length % cols !== 0) {
     throw new RangeError(`insertRows: ${args.length} values are not rows of ${cols}`);
   }
-  const width = rows * cols;
-  let off = 0;
-  if (rows > 1) {
-    for (; off + width <= args.length; off += width) x.run(many, ...args.slice(off, off + width));
-  }
-  for (let n = Math.max(1, rows >> 1); off < args.length; n >>= 1) {
-    if (n === 0) n = 1;
-    while (off + n * cols <= args.length) {
-      x.run(n === 1 ? one : repeated(one, n), ...args.slice(off, off + n * cols));
-      off += n * cols;
-    }
+  for (let off = 0, n = rows; off < args.length; off += n * cols) {
+    while (n > 1 && off + n * cols > args.length) n >>= 1;
+    const sql = n === rows ? many : n === 1 ? one : repeated(one, n);
+    x.run(sql, ...args.slice(off, off + n * cols));
   }
 }
 

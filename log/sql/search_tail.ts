@@ -52,16 +52,12 @@ function firstAbove(l: number[], after: number): number {
 export function tailQueries(p: string, m: string, rows: number) {
   const genKey = `search_tail_gen:${p}`;
   return {
-    genKey,
     gen: `SELECT v FROM ${m}meta WHERE k = '${genKey}'`,
     bump: `INSERT INTO ${m}meta (k, v) VALUES ('${genKey}', '1') ON CONFLICT (k)` +
       " DO UPDATE SET v = CAST(CAST(v AS INTEGER) + 1 AS TEXT)",
     rowsFrom: `SELECT idx, keys FROM ${p}search_tail WHERE idx >= ? ORDER BY idx`,
     put: `INSERT INTO ${p}search_tail (idx, keys) VALUES (?, ?)`,
     putMany: `INSERT INTO ${p}search_tail (idx, keys) VALUES ${"(?, ?), ".repeat(rows - 1)}(?, ?)`,
-    putKey: `INSERT OR IGNORE INTO ${p}search_keys (k, idx) VALUES (?, ?)`,
-    putKeys: `INSERT OR IGNORE INTO ${p}search_keys (k, idx) VALUES ` +
-      `${"(?, ?), ".repeat(rows - 1)}(?, ?)`,
     empty: `DELETE FROM ${p}search_tail`,
     rows,
   };
@@ -164,13 +160,15 @@ export class SearchTail {
   /**
    * Writes a batch's keys to the tail, one row per entry (`keys` of each entry first: the
    * checked ones, flagged), and moves the whole tail into `search_keys` when it would then hold
-   * more than `lag` entries. Inside the commit transaction, after `sync`; `adopt`, once the
-   * transaction committed, brings the copy up to it.
+   * more than `lag` entries (`toKeys` writes flat (key, entry) pairs into `search_keys`). Inside
+   * the commit transaction, after `sync`; `adopt`, once the transaction committed, brings the copy
+   * up to it.
    */
   write(
     x: SqlExecutor,
     batch: { idx: number; keys: Uint8Array[]; checked: number }[],
     lag: number,
+    toKeys: (pairs: SqlParam[]) => void,
   ): {
     adopt(): void;
   } {
@@ -199,7 +197,7 @@ export class SearchTail {
       pairs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.idx - b.idx));
       const flat: SqlParam[] = [];
       for (const p of pairs) flat.push(p.key, p.idx);
-      insertPairs(x, q.rows, q.putKeys, q.putKey, flat);
+      toKeys(flat);
       x.run(q.empty);
       x.run(q.bump);
     } else {

@@ -188,13 +188,14 @@ export class SqlStreams {
         for (const k of keys) addIndex(mem, keyString(k), index);
       },
       flush: () => {
+        const toKeys = (pairs: SqlParam[]) => insertPairs(x, q.rows, q.putKeys, q.putKey, pairs);
         if (lag > 0) {
-          adopt = tail.write(x, batch, lag).adopt;
+          adopt = tail.write(x, batch, lag, toKeys).adopt;
           return;
         }
         const pairs: SqlParam[] = [];
         for (const e of batch) for (const k of e.keys) pairs.push(k, e.idx);
-        insertPairs(x, q.rows, q.putKeys, q.putKey, pairs);
+        toKeys(pairs);
       },
       committed: () => adopt(),
       auditHead: (steward, engine) => {
@@ -240,11 +241,13 @@ export class SqlStreams {
   search(keys: Uint8Array[], after: number, limit: number): number[] {
     const sql = this.#q.search[keys.length - 1];
     if (!sql) throw new RangeError(`Cannot search: ${keys.length} keys, 1 to 3`);
+    // the tail first: a move between the two reads then shows its keys twice (deduplicated
+    // below), never in neither
+    const tail = this.#tail;
+    tail.sync(this.#x);
     const found = this.#x.all(sql, keys[0], after, ...keys.slice(1), limit).map((r) =>
       Number(r.idx)
     );
-    const tail = this.#tail;
-    tail.sync(this.#x);
     if (tail.entries === 0) return found;
     const more = tail.find(keys, after, limit);
     if (more.length === 0) return found;

@@ -7,7 +7,7 @@
 // behind the entries.
 import assert from "node:assert/strict";
 import { startService } from "../../fixtures/service.ts";
-import { killUnderLoad } from "./_kill_under_load.ts";
+import { appendStatus, killUnderLoad } from "./_kill_under_load.ts";
 import { openSqliteStorage } from "../../log/sqlite/mod.ts";
 import { steward } from "../../fixtures/app.ts";
 import { cidOf, jcpEnvelope } from "../_streams.ts";
@@ -56,16 +56,6 @@ function* receipts(w: number) {
   }
 }
 
-async function post(url: string, e: Uint8Array<ArrayBuffer>): Promise<number> {
-  const r = await fetch(`${url}/v1/log/entries`, {
-    method: "POST",
-    headers: { "content-type": "application/cose" },
-    body: e,
-  });
-  await r.body?.cancel();
-  return r.status;
-}
-
 Deno.test({
   name: "e2e accounts: the accounts survive SIGKILL and restart, equal to a recomputation",
   sanitizeResources: false,
@@ -80,7 +70,7 @@ Deno.test({
       svc = await killUnderLoad(
         { env, lanes: WORKERS, acked: () => acked, first: 300, more: 200 },
         async (w, url) => {
-          if ((await post(url, gens[w].next().value!)) === 201) acked++;
+          if ((await appendStatus(url, gens[w].next().value!)) === 201) acked++;
         },
         svc,
       );

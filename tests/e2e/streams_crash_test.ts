@@ -8,7 +8,7 @@
 // wherever their keys were when the kill came (docs/STORAGE.md "Lagging search index").
 import assert from "node:assert/strict";
 import { startService } from "../../fixtures/service.ts";
-import { killUnderLoad } from "./_kill_under_load.ts";
+import { appendStatus, killUnderLoad } from "./_kill_under_load.ts";
 import { openSqliteStorage } from "../../log/sqlite/mod.ts";
 import { steward } from "../../fixtures/app.ts";
 import { cidOf, jcpEnvelope, ZEROS } from "../_streams.ts";
@@ -30,16 +30,6 @@ function* links(w: number) {
   }
 }
 
-async function post(url: string, e: Uint8Array<ArrayBuffer>): Promise<number> {
-  const r = await fetch(`${url}/v1/log/entries`, {
-    method: "POST",
-    headers: { "content-type": "application/cose" },
-    body: e,
-  });
-  await r.body?.cancel();
-  return r.status;
-}
-
 Deno.test({
   name: "e2e streams: the stream state survives SIGKILL under load, equal to a recomputation",
   sanitizeResources: false,
@@ -55,7 +45,7 @@ Deno.test({
       svc = await killUnderLoad(
         { env, lanes: WORKERS, acked: () => acked, first: 400, more: 200 },
         async (w, url) => {
-          if ((await post(url, gens[w].next().value!)) === 201) acked++;
+          if ((await appendStatus(url, gens[w].next().value!)) === 201) acked++;
         },
         svc,
       );
